@@ -1,0 +1,203 @@
+//! The simulation's configuration: everything fixed at start, validated with
+//! errors that name the field.
+
+use crate::partitioner::KeylessStrategy;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Hard limits: every queue, log and loop in the engine is bounded by one of these.
+pub mod limits {
+    pub const PARTITIONS_MAX: u32 = 256;
+    pub const CONSUMERS_MAX: u32 = 64;
+    pub const KEYS_MAX: u32 = 10_000;
+    pub const RECORDS_PER_POLL_MAX: u32 = 10_000;
+    pub const HANDLE_PER_TICK_MAX: u32 = 10_000;
+    pub const RETENTION_RECORDS_MAX: u64 = 100_000;
+    /// Partitions × retention: caps the records held at once (about 64 MiB).
+    pub const RETAINED_RECORDS_MAX: u64 = 2_000_000;
+    pub const SEND_COUNT_MAX: u32 = 100_000;
+    pub const SEND_RATE_MAX: u32 = 100_000;
+    pub const SESSION_TIMEOUT_TICKS_MAX: u64 = 100_000;
+    pub const AUTO_COMMIT_INTERVAL_TICKS_MAX: u64 = 100_000;
+    pub const STICKY_BATCH_RECORDS_MAX: u32 = 100_000;
+    /// Events waiting for `poll_event`; older ones are dropped (and counted) past this.
+    pub const EVENTS_QUEUED_MAX: usize = 100_000;
+    /// Handled records kept for the sink strip.
+    pub const SINK_RECENT_MAX: usize = 512;
+    /// Ticks one `handle_tick` call may advance.
+    pub const CATCH_UP_TICKS_MAX: u64 = 1_000_000;
+}
+
+/// When the consumer loop commits its position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum CommitMode {
+    /// poll → handle the batch → commit: at-least-once.
+    After,
+    /// poll → commit → handle: at-most-once.
+    Before,
+    /// `enable.auto.commit=true`: every `interval_ticks`, the next `poll()`
+    /// commits the positions of the records earlier polls returned.
+    Auto { interval_ticks: u64 },
+}
+
+impl CommitMode {
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            CommitMode::After => "after",
+            CommitMode::Before => "before",
+            CommitMode::Auto { .. } => "auto",
+        }
+    }
+}
+
+/// The partition assignor the group uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Assignor {
+    /// Kafka's `RangeAssignor`.
+    #[default]
+    Range,
+}
+
+/// Everything fixed when a simulation starts. Inputs change some of it later
+/// (records per poll, commit mode, …); the rest stays.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Seeds every random choice (keyless partitions, keys, member ids).
+    pub seed: u64,
+    /// Partitions of topic `orders`.
+    pub partitions: u32,
+    /// Records kept per partition; older ones are deleted and the log start advances.
+    pub retention_records: u64,
+    /// Consumers `c1`…`cN` started in group `demo` at tick 0.
+    pub consumers: u32,
+    pub records_per_poll: u32,
+    /// Records each consumer handles per tick.
+    pub handle_per_tick: u32,
+    pub commit: CommitMode,
+    pub idempotent: bool,
+    /// A crashed consumer stays in the group this long before the coordinator removes it.
+    pub session_timeout_ticks: u64,
+    /// A stopping consumer gets this long to finish its batch before it abandons it.
+    pub shutdown_deadline_ticks: u64,
+    pub assignor: Assignor,
+    pub producer: ProducerConfig,
+}
+
+/// The producer `orders-api`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ProducerConfig {
+    /// Send the record's subject (`user-N`) as its Kafka key.
+    pub use_keys: bool,
+    /// Subjects `user-0`…`user-(K-1)`.
+    pub key_count: u32,
+    /// Share of traffic (percent) that goes to `user-0`; 0 = none hot.
+    pub hot_key_share_percent: u8,
+    /// Records sent every tick ("Keep sending"); 0 = off.
+    pub send_per_tick: u32,
+    pub keyless: KeylessStrategy,
+}
+
+impl Default for ProducerConfig {
+    fn default() -> Self {
+        Self {
+            use_keys: true,
+            key_count: 6,
+            hot_key_share_percent: 0,
+            send_per_tick: 0,
+            keyless: KeylessStrategy::default(),
+        }
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            seed: 1,
+            partitions: 3,
+            retention_records: 10_000,
+            consumers: 2,
+            records_per_poll: 3,
+            handle_per_tick: 1,
+            commit: CommitMode::After,
+            idempotent: false,
+            session_timeout_ticks: 10,
+            shutdown_deadline_ticks: 30,
+            assignor: Assignor::Range,
+            producer: ProducerConfig::default(),
+        }
+    }
+}
+
+/// A config value out of its range: names the field, the value and the range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub field: &'static str,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "config.{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+pub(crate) fn check_range<T: PartialOrd + fmt::Display + Copy>(
+    field: &'static str,
+    value: T,
+    min: T,
+    max: T,
+) -> Result<(), ConfigError> {
+    if value < min || value > max {
+        return Err(ConfigError {
+            field,
+            message: format!("must be between {min} and {max}, got {value}"),
+        });
+    }
+    Ok(())
+}
+
+pub(crate) fn check_commit_mode(field: &'static str, mode: CommitMode) -> Result<(), ConfigError> {
+    if let CommitMode::Auto { interval_ticks } = mode {
+        check_range(field, interval_ticks, 1, limits::AUTO_COMMIT_INTERVAL_TICKS_MAX)?;
+    }
+    Ok(())
+}
+
+impl Config {
+    /// Checks every field against its limit.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        use limits::*;
+        check_range("partitions", self.partitions, 1, PARTITIONS_MAX)?;
+        check_range("retention_records", self.retention_records, 1, RETENTION_RECORDS_MAX)?;
+        if u64::from(self.partitions) * self.retention_records > RETAINED_RECORDS_MAX {
+            return Err(ConfigError {
+                field: "retention_records",
+                message: format!(
+                    "partitions × retention_records must be at most {RETAINED_RECORDS_MAX}, got {} × {}",
+                    self.partitions, self.retention_records
+                ),
+            });
+        }
+        check_range("consumers", self.consumers, 0, CONSUMERS_MAX)?;
+        check_range("records_per_poll", self.records_per_poll, 1, RECORDS_PER_POLL_MAX)?;
+        check_range("handle_per_tick", self.handle_per_tick, 1, HANDLE_PER_TICK_MAX)?;
+        check_commit_mode("commit.interval_ticks", self.commit)?;
+        check_range("session_timeout_ticks", self.session_timeout_ticks, 1, SESSION_TIMEOUT_TICKS_MAX)?;
+        check_range("shutdown_deadline_ticks", self.shutdown_deadline_ticks, 0, SESSION_TIMEOUT_TICKS_MAX)?;
+        let p = &self.producer;
+        check_range("producer.key_count", p.key_count, 1, KEYS_MAX)?;
+        check_range("producer.hot_key_share_percent", p.hot_key_share_percent, 0, 100)?;
+        check_range("producer.send_per_tick", p.send_per_tick, 0, SEND_RATE_MAX)?;
+        if let KeylessStrategy::Sticky { batch_records } = p.keyless {
+            check_range("producer.keyless.batch_records", batch_records, 1, STICKY_BATCH_RECORDS_MAX)?;
+        }
+        Ok(())
+    }
+}

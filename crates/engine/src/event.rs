@@ -1,0 +1,253 @@
+//! What happened: one event per change, for the page to animate and tests to
+//! assert on. Every event also feeds the trace hash.
+
+use crate::input::{ConsumerId, ResetSpec};
+use serde::Serialize;
+
+pub type Tick = u64;
+
+/// Why a rebalance began.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RebalanceReason {
+    MemberJoined,
+    MemberLeft,
+    SessionExpired,
+}
+
+/// One change in the simulation. `tick` is when it happened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
+pub enum Event {
+    Produced { tick: Tick, partition: u32, offset: u64, record_id: u64, subject: u32, keyed: bool },
+    /// `poll()` returned records `from..to` of `partition`.
+    Fetched { tick: Tick, consumer: ConsumerId, partition: u32, from: u64, to: u64 },
+    Handled {
+        tick: Tick,
+        consumer: ConsumerId,
+        partition: u32,
+        offset: u64,
+        record_id: u64,
+        duplicate: bool,
+        out_of_key_order: bool,
+        /// The application's effect took place (false when the idempotent
+        /// application dropped a duplicate).
+        effect: bool,
+    },
+    /// A commit request: the offsets it wrote (partition, next offset to read).
+    Committed { tick: Tick, consumer: ConsumerId, offsets: Vec<(u32, u64)> },
+    /// The consumer's position fell below the log start (retention) and
+    /// `auto.offset.reset=earliest` moved it there.
+    PositionReset { tick: Tick, consumer: ConsumerId, partition: u32, from: u64, to: u64 },
+    Paused { tick: Tick, consumer: ConsumerId },
+    Resumed { tick: Tick, consumer: ConsumerId },
+    /// The in-flight batch is gone: `abandoned` records were fetched but not handled.
+    Crashed { tick: Tick, consumer: ConsumerId, member_id: String, abandoned: u32 },
+    Stopping { tick: Tick, consumer: ConsumerId },
+    /// A stopping consumer ran out of shutdown time with records unhandled.
+    ShutdownDeadlinePassed { tick: Tick, consumer: ConsumerId, abandoned: u32 },
+    Left { tick: Tick, consumer: ConsumerId, member_id: String },
+    Started { tick: Tick, consumer: ConsumerId, member_id: String },
+    Removed { tick: Tick, consumer: ConsumerId },
+    SessionExpired { tick: Tick, consumer: ConsumerId, member_id: String },
+    RebalanceStarted { tick: Tick, reason: RebalanceReason },
+    /// A new generation and who owns what (client ids, partitions ascending).
+    RebalanceCompleted { tick: Tick, generation: u32, assignment: Vec<(ConsumerId, Vec<u32>)> },
+    OffsetsReset { tick: Tick, reset: ResetSpec, offsets: Vec<(u32, u64)> },
+    /// Retention deleted records; `lost` of them were never handled.
+    RetentionDeleted { tick: Tick, partition: u32, new_log_start: u64, lost: u32 },
+    SettingChanged { tick: Tick, setting: &'static str, value: String },
+}
+
+/// A fast, platform-independent 64-bit hash of the event stream: the same
+/// seed and inputs give the same value natively and in wasm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TraceHasher(u64);
+
+impl Default for TraceHasher {
+    fn default() -> Self {
+        TraceHasher(0x6f66_6673_6574_6c61) // "offsetla"
+    }
+}
+
+impl TraceHasher {
+    #[inline]
+    pub fn word(&mut self, w: u64) {
+        // A multiply-xorshift mix; u64 on every target (never usize).
+        self.0 = (self.0 ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 ^= self.0 >> 29;
+    }
+
+    pub fn bytes(&mut self, b: &[u8]) {
+        self.word(b.len() as u64);
+        for chunk in b.chunks(8) {
+            let mut buf = [0u8; 8];
+            buf[..chunk.len()].copy_from_slice(chunk);
+            self.word(u64::from_le_bytes(buf));
+        }
+    }
+
+    #[must_use]
+    pub fn finish(self) -> u64 {
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+fn reset_words(reset: &ResetSpec) -> [u64; 3] {
+    match *reset {
+        ResetSpec::Earliest => [1, 0, 0],
+        ResetSpec::Latest => [2, 0, 0],
+        ResetSpec::Offset { partition, offset } => {
+            [3, partition.map_or(u64::MAX, u64::from), offset]
+        }
+        ResetSpec::ShiftBy { by } => [4, by as u64, 0],
+    }
+}
+
+impl Event {
+    #[must_use]
+    pub fn tick(&self) -> Tick {
+        match self {
+            Event::Produced { tick, .. }
+            | Event::Fetched { tick, .. }
+            | Event::Handled { tick, .. }
+            | Event::Committed { tick, .. }
+            | Event::PositionReset { tick, .. }
+            | Event::Paused { tick, .. }
+            | Event::Resumed { tick, .. }
+            | Event::Crashed { tick, .. }
+            | Event::Stopping { tick, .. }
+            | Event::ShutdownDeadlinePassed { tick, .. }
+            | Event::Left { tick, .. }
+            | Event::Started { tick, .. }
+            | Event::Removed { tick, .. }
+            | Event::SessionExpired { tick, .. }
+            | Event::RebalanceStarted { tick, .. }
+            | Event::RebalanceCompleted { tick, .. }
+            | Event::OffsetsReset { tick, .. }
+            | Event::RetentionDeleted { tick, .. }
+            | Event::SettingChanged { tick, .. } => *tick,
+        }
+    }
+
+    /// Feeds every field into the trace hash.
+    pub fn hash_into(&self, h: &mut TraceHasher) {
+        h.word(self.tick());
+        match self {
+            Event::Produced { partition, offset, record_id, subject, keyed, .. } => {
+                h.word(1);
+                h.word(u64::from(*partition));
+                h.word(*offset);
+                h.word(*record_id);
+                h.word(u64::from(*subject) | (u64::from(*keyed) << 32));
+            }
+            Event::Fetched { consumer, partition, from, to, .. } => {
+                h.word(2);
+                h.word(u64::from(consumer.0) << 32 | u64::from(*partition));
+                h.word(*from);
+                h.word(*to);
+            }
+            Event::Handled {
+                consumer, partition, offset, record_id, duplicate, out_of_key_order, effect, ..
+            } => {
+                h.word(3);
+                h.word(u64::from(consumer.0) << 32 | u64::from(*partition));
+                h.word(*offset);
+                h.word(*record_id);
+                h.word(u64::from(*duplicate) | u64::from(*out_of_key_order) << 1 | u64::from(*effect) << 2);
+            }
+            Event::Committed { consumer, offsets, .. } => {
+                h.word(4);
+                h.word(u64::from(consumer.0));
+                for &(p, o) in offsets {
+                    h.word(u64::from(p));
+                    h.word(o);
+                }
+            }
+            Event::PositionReset { consumer, partition, from, to, .. } => {
+                h.word(5);
+                h.word(u64::from(consumer.0) << 32 | u64::from(*partition));
+                h.word(*from);
+                h.word(*to);
+            }
+            Event::Paused { consumer, .. } => {
+                h.word(6);
+                h.word(u64::from(consumer.0));
+            }
+            Event::Resumed { consumer, .. } => {
+                h.word(7);
+                h.word(u64::from(consumer.0));
+            }
+            Event::Crashed { consumer, member_id, abandoned, .. } => {
+                h.word(8);
+                h.word(u64::from(consumer.0) << 32 | u64::from(*abandoned));
+                h.bytes(member_id.as_bytes());
+            }
+            Event::Stopping { consumer, .. } => {
+                h.word(9);
+                h.word(u64::from(consumer.0));
+            }
+            Event::ShutdownDeadlinePassed { consumer, abandoned, .. } => {
+                h.word(10);
+                h.word(u64::from(consumer.0) << 32 | u64::from(*abandoned));
+            }
+            Event::Left { consumer, member_id, .. } => {
+                h.word(11);
+                h.word(u64::from(consumer.0));
+                h.bytes(member_id.as_bytes());
+            }
+            Event::Started { consumer, member_id, .. } => {
+                h.word(12);
+                h.word(u64::from(consumer.0));
+                h.bytes(member_id.as_bytes());
+            }
+            Event::Removed { consumer, .. } => {
+                h.word(13);
+                h.word(u64::from(consumer.0));
+            }
+            Event::SessionExpired { consumer, member_id, .. } => {
+                h.word(14);
+                h.word(u64::from(consumer.0));
+                h.bytes(member_id.as_bytes());
+            }
+            Event::RebalanceStarted { reason, .. } => {
+                h.word(15);
+                h.word(*reason as u64);
+            }
+            Event::RebalanceCompleted { generation, assignment, .. } => {
+                h.word(16);
+                h.word(u64::from(*generation));
+                for (c, parts) in assignment {
+                    h.word(u64::from(c.0));
+                    h.word(parts.len() as u64);
+                    for &p in parts {
+                        h.word(u64::from(p));
+                    }
+                }
+            }
+            Event::OffsetsReset { reset, offsets, .. } => {
+                h.word(17);
+                for w in reset_words(reset) {
+                    h.word(w);
+                }
+                for &(p, o) in offsets {
+                    h.word(u64::from(p));
+                    h.word(o);
+                }
+            }
+            Event::RetentionDeleted { partition, new_log_start, lost, .. } => {
+                h.word(18);
+                h.word(u64::from(*partition) << 32 | u64::from(*lost));
+                h.word(*new_log_start);
+            }
+            Event::SettingChanged { setting, value, .. } => {
+                h.word(19);
+                h.bytes(setting.as_bytes());
+                h.bytes(value.as_bytes());
+            }
+        }
+    }
+}

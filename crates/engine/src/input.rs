@@ -1,0 +1,137 @@
+//! Everything a user (or a scenario timeline) can do to the simulation.
+
+use crate::config::CommitMode;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// A consumer's client id, `c1`, `c2`, …: its card on the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ConsumerId(pub u32);
+
+impl fmt::Display for ConsumerId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "c{}", self.0)
+    }
+}
+
+impl std::str::FromStr for ConsumerId {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        s.strip_prefix('c')
+            .and_then(|n| n.parse::<u32>().ok())
+            .filter(|&n| n >= 1 && !s[1..].starts_with('0'))
+            .map(ConsumerId)
+            .ok_or_else(|| format!("a consumer is named c1, c2, …; got {s:?}"))
+    }
+}
+
+impl Serialize for ConsumerId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for ConsumerId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(deserializer)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Kafka's `--reset-offsets` modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "to", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum ResetSpec {
+    /// `--to-earliest`: every partition to its log start.
+    Earliest,
+    /// `--to-latest`: every partition to its log end.
+    Latest,
+    /// `--to-offset N` on one partition (`--topic orders:P`), or on all when
+    /// `partition` is absent. Out-of-range offsets are clamped to the log, as Kafka does.
+    Offset {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partition: Option<u32>,
+        offset: u64,
+    },
+    /// `--shift-by N` from the committed offset, clamped to the log.
+    ShiftBy { by: i64 },
+}
+
+/// One input. Applied at the simulation's current tick, before the next step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "do", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Input {
+    /// Send `count` records now.
+    Send { count: u32 },
+    /// Keep sending `per_tick` records every tick (0 stops).
+    KeepSending { per_tick: u32 },
+    UseKeys { on: bool },
+    KeyCount { keys: u32 },
+    HotKey { share_percent: u8 },
+    /// `consumer.pause()`: stays in the group, fetches nothing new.
+    Pause { consumer: ConsumerId },
+    Resume { consumer: ConsumerId },
+    /// The process dies silently: no commit, no leave; the coordinator notices
+    /// when the session times out.
+    Crash { consumer: ConsumerId },
+    /// A clean shutdown: finish the batch, commit, leave the group.
+    Stop { consumer: ConsumerId },
+    /// Start a stopped or crashed consumer again (a new member id).
+    Start { consumer: ConsumerId },
+    AddConsumer,
+    /// Stop the consumer if it runs, then remove its card.
+    RemoveConsumer { consumer: ConsumerId },
+    RecordsPerPoll { records: u32 },
+    HandlePerTick { records: u32 },
+    Commit { commit: CommitMode },
+    Idempotent { on: bool },
+    /// `kafka-consumer-groups --reset-offsets --execute`: refused while the group has members.
+    ResetOffsets { reset: ResetSpec },
+    /// The whole operator flow: stop every consumer, wait for the group to be
+    /// empty, reset, start them again.
+    RestartFrom { reset: ResetSpec },
+}
+
+/// Why an input was refused. Nothing changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputError {
+    NoSuchConsumer(ConsumerId),
+    /// The input does not apply to the consumer in its current state.
+    WrongState { consumer: ConsumerId, state: &'static str, wanted: &'static str },
+    OutOfRange { field: &'static str, message: String },
+    /// Kafka refuses a reset unless the group is Empty.
+    GroupNotInactive { state: &'static str },
+    NoCommittedOffset { partition: u32 },
+    NoSuchPartition { partition: u32 },
+    TooManyConsumers,
+    RestartPending,
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InputError::NoSuchConsumer(c) => write!(f, "no consumer named {c}"),
+            InputError::WrongState { consumer, state, wanted } => {
+                write!(f, "{consumer} is {state}; this needs it {wanted}")
+            }
+            InputError::OutOfRange { field, message } => write!(f, "{field}: {message}"),
+            InputError::GroupNotInactive { state } => write!(
+                f,
+                "Error: Assignments can only be reset if the group 'demo' is inactive, but the current state is {state}."
+            ),
+            InputError::NoCommittedOffset { partition } => write!(
+                f,
+                "Cannot shift offset for partition orders-{partition} since there is no current committed offset"
+            ),
+            InputError::NoSuchPartition { partition } => {
+                write!(f, "topic orders has no partition {partition}")
+            }
+            InputError::TooManyConsumers => {
+                write!(f, "a group holds at most {} consumers", crate::config::limits::CONSUMERS_MAX)
+            }
+            InputError::RestartPending => write!(f, "a restart is already in progress"),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}

@@ -1,0 +1,36 @@
+//! offsetlab's engine: a deterministic, sans-IO simulation of a partitioned
+//! log (topic `orders`), its producer, and a consumer group (`demo`) with
+//! the application behind it, following Kafka's rules.
+//!
+//! Inputs and ticks go in; events, a plain-data [`View`] and the
+//! `kafka-consumer-groups --describe` text come out. No clock, no entropy:
+//! randomness comes from a PRNG seeded by [`Config::seed`]. See [`Sim`] for
+//! the calling contract.
+
+mod assign;
+mod config;
+mod describe;
+mod event;
+mod input;
+mod log;
+mod partitioner;
+mod rng;
+mod scenario;
+mod sim;
+mod view;
+
+pub use assign::range as range_assignment;
+pub use config::{Assignor, CommitMode, Config, ConfigError, ProducerConfig, limits};
+pub use describe::describe;
+pub use event::{Event, RebalanceReason, Tick, TraceHasher};
+pub use input::{ConsumerId, Input, InputError, ResetSpec};
+pub use partitioner::{KeylessStrategy, murmur2, partition_for_key, to_positive};
+pub use scenario::{
+    BUILTINS, SCENARIO_BYTES_MAX, SCENARIO_TICKS_MAX, Scenario, ScenarioError, TIMELINE_INPUTS_MAX,
+    TimedInput, builtin, builtins,
+};
+pub use sim::{Sim, subject_key};
+pub use view::{
+    ConsumerState, ConsumerView, HandledRecord, InFlightRecord, LoopStep, Metrics, PartitionView,
+    ProducerView, RecordView, SettingsView, View,
+};

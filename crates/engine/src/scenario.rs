@@ -1,0 +1,216 @@
+//! Scenarios: a config plus a timeline of inputs at ticks, as JSON. The
+//! built-in ones ship in `scenarios/` and read through the same parser as
+//! user files.
+
+use crate::config::{Config, ConfigError};
+use crate::input::Input;
+use crate::sim::Sim;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Ticks a scenario may run.
+pub const SCENARIO_TICKS_MAX: u64 = 10_000_000;
+/// Inputs a timeline may hold.
+pub const TIMELINE_INPUTS_MAX: usize = 100_000;
+/// Bytes a scenario file may have.
+pub const SCENARIO_BYTES_MAX: usize = 16 * 1024 * 1024;
+
+fn default_ticks() -> u64 {
+    100
+}
+
+/// A runnable setup: the same JSON `offsetlab run --scenario FILE.json` reads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    /// One line: what it shows.
+    #[serde(default)]
+    pub summary: String,
+    /// What to watch while it runs.
+    #[serde(default)]
+    pub watch: String,
+    #[serde(default)]
+    pub config: Config,
+    /// How many ticks `run` advances.
+    #[serde(default = "default_ticks")]
+    pub ticks: u64,
+    #[serde(default)]
+    pub timeline: Vec<TimedInput>,
+}
+
+/// An input applied when the clock reads `tick` (before the step to `tick + 1`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimedInput {
+    pub tick: u64,
+    pub input: Input,
+}
+
+/// What is wrong with a scenario; every variant names the place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScenarioError {
+    /// JSON syntax or shape: the field path, the message, and where.
+    Json { path: String, message: String, line: usize, column: usize },
+    Config(ConfigError),
+    Invalid { field: String, message: String },
+    /// A timeline input the simulation refused when its tick came.
+    Refused { index: usize, tick: u64, message: String },
+    UnknownBuiltin(String),
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScenarioError::Json { path, message, line, column } => {
+                if path.is_empty() || path == "." {
+                    write!(f, "{message} (line {line}, column {column})")
+                } else {
+                    write!(f, "{path}: {message} (line {line}, column {column})")
+                }
+            }
+            ScenarioError::Config(e) => write!(f, "{e}"),
+            ScenarioError::Invalid { field, message } => write!(f, "{field}: {message}"),
+            ScenarioError::Refused { index, tick, message } => {
+                write!(f, "timeline[{index}] (tick {tick}): refused: {message}")
+            }
+            ScenarioError::UnknownBuiltin(name) => {
+                let names: Vec<&str> = BUILTINS.iter().map(|(n, _)| *n).collect();
+                write!(f, "no built-in scenario named {name:?}; the built-ins are {}", names.join(", "))
+            }
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+impl Scenario {
+    /// Parses and validates scenario JSON.
+    pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+        if text.len() > SCENARIO_BYTES_MAX {
+            return Err(ScenarioError::Invalid {
+                field: "file".into(),
+                message: format!("larger than {SCENARIO_BYTES_MAX} bytes"),
+            });
+        }
+        let json_error = |path: String, inner: serde_json::Error| ScenarioError::Json {
+            path,
+            message: strip_position(&inner.to_string()),
+            line: inner.line(),
+            column: inner.column(),
+        };
+        let mut de = serde_json::Deserializer::from_str(text);
+        let scenario: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            json_error(path, e.into_inner())
+        })?;
+        de.end().map_err(|e| json_error(String::new(), e))?;
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    /// Checks the config and the timeline's shape (not yet whether each input
+    /// will be accepted: that depends on the state when its tick comes).
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        self.config.validate().map_err(ScenarioError::Config)?;
+        if self.ticks > SCENARIO_TICKS_MAX {
+            return Err(ScenarioError::Invalid {
+                field: "ticks".into(),
+                message: format!("must be at most {SCENARIO_TICKS_MAX}, got {}", self.ticks),
+            });
+        }
+        if self.timeline.len() > TIMELINE_INPUTS_MAX {
+            return Err(ScenarioError::Invalid {
+                field: "timeline".into(),
+                message: format!("at most {TIMELINE_INPUTS_MAX} inputs, got {}", self.timeline.len()),
+            });
+        }
+        for (i, pair) in self.timeline.windows(2).enumerate() {
+            if pair[1].tick < pair[0].tick {
+                return Err(ScenarioError::Invalid {
+                    field: format!("timeline[{}].tick", i + 1),
+                    message: format!("ticks must not decrease: {} after {}", pair[1].tick, pair[0].tick),
+                });
+            }
+        }
+        if let Some((i, late)) = self.timeline.iter().enumerate().find(|(_, t)| t.tick >= self.ticks) {
+            return Err(ScenarioError::Invalid {
+                field: format!("timeline[{i}].tick"),
+                message: format!("tick {} is not before the scenario's end at tick {}", late.tick, self.ticks),
+            });
+        }
+        Ok(())
+    }
+
+    /// Runs the scenario: `seed` and `ticks` override the file's. Inputs past
+    /// a shorter `ticks` are not reached.
+    pub fn run(&self, seed: Option<u64>, ticks: Option<u64>) -> Result<Sim, ScenarioError> {
+        let mut config = self.config.clone();
+        if let Some(seed) = seed {
+            config.seed = seed;
+        }
+        let ticks = ticks.unwrap_or(self.ticks);
+        if ticks > SCENARIO_TICKS_MAX {
+            return Err(ScenarioError::Invalid {
+                field: "ticks".into(),
+                message: format!("must be at most {SCENARIO_TICKS_MAX}, got {ticks}"),
+            });
+        }
+        let mut sim = Sim::new(config).map_err(ScenarioError::Config)?;
+        let mut next = 0;
+        for tick in 0..ticks {
+            while let Some(timed) = self.timeline.get(next).filter(|t| t.tick == tick) {
+                sim.handle_input(timed.input.clone()).map_err(|e| ScenarioError::Refused {
+                    index: next,
+                    tick,
+                    message: e.to_string(),
+                })?;
+                next += 1;
+            }
+            sim.handle_tick(tick + 1);
+            // A headless run reads no events; keep the queue from filling.
+            while sim.poll_event().is_some() {}
+        }
+        Ok(sim)
+    }
+
+    /// The scenario as pretty JSON (what `parse` reads back).
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a scenario always serializes")
+    }
+}
+
+/// serde_json appends " at line L column C"; we report those apart.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message.to_string(),
+    }
+}
+
+/// The built-in scenarios, by name, as shipped JSON.
+pub const BUILTINS: &[(&str, &str)] = &[
+    ("default", include_str!("../scenarios/default.json")),
+    ("keys-keep-order", include_str!("../scenarios/keys-keep-order.json")),
+    ("no-keys-reorder", include_str!("../scenarios/no-keys-reorder.json")),
+    ("spare-consumers", include_str!("../scenarios/spare-consumers.json")),
+    ("crash-commit-after", include_str!("../scenarios/crash-commit-after.json")),
+    ("crash-commit-before", include_str!("../scenarios/crash-commit-before.json")),
+    ("idempotent-absorbs-duplicates", include_str!("../scenarios/idempotent-absorbs-duplicates.json")),
+];
+
+/// A built-in scenario by name.
+pub fn builtin(name: &str) -> Result<Scenario, ScenarioError> {
+    let (_, text) = BUILTINS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .ok_or_else(|| ScenarioError::UnknownBuiltin(name.to_string()))?;
+    Ok(Scenario::parse(text).expect("built-in scenarios are valid (tested)"))
+}
+
+/// Every built-in scenario, in listing order.
+#[must_use]
+pub fn builtins() -> Vec<Scenario> {
+    BUILTINS.iter().map(|(name, _)| builtin(name).expect("listed")).collect()
+}
