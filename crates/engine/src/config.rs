@@ -155,10 +155,7 @@ pub(crate) fn check_range<T: PartialOrd + fmt::Display + Copy>(
     max: T,
 ) -> Result<(), ConfigError> {
     if value < min || value > max {
-        return Err(ConfigError {
-            field,
-            message: format!("must be between {min} and {max}, got {value}"),
-        });
+        return Err(ConfigError { field, message: format!("must be between {min} and {max}, got {value}") });
     }
     Ok(())
 }

@@ -92,7 +92,17 @@ pub fn describe(sim: &Sim) -> String {
     };
     line(
         &mut out,
-        ["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"],
+        [
+            "GROUP",
+            "TOPIC",
+            "PARTITION",
+            "CURRENT-OFFSET",
+            "LOG-END-OFFSET",
+            "LAG",
+            "CONSUMER-ID",
+            "HOST",
+            "CLIENT-ID",
+        ],
     );
     for row in &rows {
         let current = row.current.map_or(MISSING.to_string(), |o| o.to_string());

@@ -19,9 +19,22 @@ pub enum RebalanceReason {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "event", rename_all = "kebab-case")]
 pub enum Event {
-    Produced { tick: Tick, partition: u32, offset: u64, record_id: u64, subject: u32, keyed: bool },
+    Produced {
+        tick: Tick,
+        partition: u32,
+        offset: u64,
+        record_id: u64,
+        subject: u32,
+        keyed: bool,
+    },
     /// `poll()` returned records `from..to` of `partition`.
-    Fetched { tick: Tick, consumer: ConsumerId, partition: u32, from: u64, to: u64 },
+    Fetched {
+        tick: Tick,
+        consumer: ConsumerId,
+        partition: u32,
+        from: u64,
+        to: u64,
+    },
     Handled {
         tick: Tick,
         consumer: ConsumerId,
@@ -35,28 +48,91 @@ pub enum Event {
         effect: bool,
     },
     /// A commit request: the offsets it wrote (partition, next offset to read).
-    Committed { tick: Tick, consumer: ConsumerId, offsets: Vec<(u32, u64)> },
+    Committed {
+        tick: Tick,
+        consumer: ConsumerId,
+        offsets: Vec<(u32, u64)>,
+    },
     /// The consumer's position fell below the log start (retention) and
     /// `auto.offset.reset=earliest` moved it there.
-    PositionReset { tick: Tick, consumer: ConsumerId, partition: u32, from: u64, to: u64 },
-    Paused { tick: Tick, consumer: ConsumerId },
-    Resumed { tick: Tick, consumer: ConsumerId },
+    PositionReset {
+        tick: Tick,
+        consumer: ConsumerId,
+        partition: u32,
+        from: u64,
+        to: u64,
+    },
+    Paused {
+        tick: Tick,
+        consumer: ConsumerId,
+    },
+    Resumed {
+        tick: Tick,
+        consumer: ConsumerId,
+    },
     /// The in-flight batch is gone: `abandoned` records were fetched but not handled.
-    Crashed { tick: Tick, consumer: ConsumerId, member_id: String, abandoned: u32 },
-    Stopping { tick: Tick, consumer: ConsumerId },
+    Crashed {
+        tick: Tick,
+        consumer: ConsumerId,
+        member_id: String,
+        abandoned: u32,
+    },
+    Stopping {
+        tick: Tick,
+        consumer: ConsumerId,
+    },
     /// A stopping consumer ran out of shutdown time with records unhandled.
-    ShutdownDeadlinePassed { tick: Tick, consumer: ConsumerId, abandoned: u32 },
-    Left { tick: Tick, consumer: ConsumerId, member_id: String },
-    Started { tick: Tick, consumer: ConsumerId, member_id: String },
-    Removed { tick: Tick, consumer: ConsumerId },
-    SessionExpired { tick: Tick, consumer: ConsumerId, member_id: String },
-    RebalanceStarted { tick: Tick, reason: RebalanceReason },
+    ShutdownDeadlinePassed {
+        tick: Tick,
+        consumer: ConsumerId,
+        abandoned: u32,
+    },
+    Left {
+        tick: Tick,
+        consumer: ConsumerId,
+        member_id: String,
+    },
+    Started {
+        tick: Tick,
+        consumer: ConsumerId,
+        member_id: String,
+    },
+    Removed {
+        tick: Tick,
+        consumer: ConsumerId,
+    },
+    SessionExpired {
+        tick: Tick,
+        consumer: ConsumerId,
+        member_id: String,
+    },
+    RebalanceStarted {
+        tick: Tick,
+        reason: RebalanceReason,
+    },
     /// A new generation and who owns what (client ids, partitions ascending).
-    RebalanceCompleted { tick: Tick, generation: u32, assignment: Vec<(ConsumerId, Vec<u32>)> },
-    OffsetsReset { tick: Tick, reset: ResetSpec, offsets: Vec<(u32, u64)> },
+    RebalanceCompleted {
+        tick: Tick,
+        generation: u32,
+        assignment: Vec<(ConsumerId, Vec<u32>)>,
+    },
+    OffsetsReset {
+        tick: Tick,
+        reset: ResetSpec,
+        offsets: Vec<(u32, u64)>,
+    },
     /// Retention deleted records; `lost` of them were never handled.
-    RetentionDeleted { tick: Tick, partition: u32, new_log_start: u64, lost: u32 },
-    SettingChanged { tick: Tick, setting: &'static str, value: String },
+    RetentionDeleted {
+        tick: Tick,
+        partition: u32,
+        new_log_start: u64,
+        lost: u32,
+    },
+    SettingChanged {
+        tick: Tick,
+        setting: &'static str,
+        value: String,
+    },
 }
 
 /// A fast, platform-independent 64-bit hash of the event stream: the same
@@ -100,9 +176,7 @@ fn reset_words(reset: &ResetSpec) -> [u64; 3] {
     match *reset {
         ResetSpec::Earliest => [1, 0, 0],
         ResetSpec::Latest => [2, 0, 0],
-        ResetSpec::Offset { partition, offset } => {
-            [3, partition.map_or(u64::MAX, u64::from), offset]
-        }
+        ResetSpec::Offset { partition, offset } => [3, partition.map_or(u64::MAX, u64::from), offset],
         ResetSpec::ShiftBy { by } => [4, by as u64, 0],
     }
 }
@@ -151,7 +225,14 @@ impl Event {
                 h.word(*to);
             }
             Event::Handled {
-                consumer, partition, offset, record_id, duplicate, out_of_key_order, effect, ..
+                consumer,
+                partition,
+                offset,
+                record_id,
+                duplicate,
+                out_of_key_order,
+                effect,
+                ..
             } => {
                 h.word(3);
                 h.word(u64::from(consumer.0) << 32 | u64::from(*partition));

@@ -62,34 +62,68 @@ pub enum ResetSpec {
 #[serde(tag = "do", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Input {
     /// Send `count` records now.
-    Send { count: u32 },
+    Send {
+        count: u32,
+    },
     /// Keep sending `per_tick` records every tick (0 stops).
-    KeepSending { per_tick: u32 },
-    UseKeys { on: bool },
-    KeyCount { keys: u32 },
-    HotKey { share_percent: u8 },
+    KeepSending {
+        per_tick: u32,
+    },
+    UseKeys {
+        on: bool,
+    },
+    KeyCount {
+        keys: u32,
+    },
+    HotKey {
+        share_percent: u8,
+    },
     /// `consumer.pause()`: stays in the group, fetches nothing new.
-    Pause { consumer: ConsumerId },
-    Resume { consumer: ConsumerId },
+    Pause {
+        consumer: ConsumerId,
+    },
+    Resume {
+        consumer: ConsumerId,
+    },
     /// The process dies silently: no commit, no leave; the coordinator notices
     /// when the session times out.
-    Crash { consumer: ConsumerId },
+    Crash {
+        consumer: ConsumerId,
+    },
     /// A clean shutdown: finish the batch, commit, leave the group.
-    Stop { consumer: ConsumerId },
+    Stop {
+        consumer: ConsumerId,
+    },
     /// Start a stopped or crashed consumer again (a new member id).
-    Start { consumer: ConsumerId },
+    Start {
+        consumer: ConsumerId,
+    },
     AddConsumer,
     /// Stop the consumer if it runs, then remove its card.
-    RemoveConsumer { consumer: ConsumerId },
-    RecordsPerPoll { records: u32 },
-    HandlePerTick { records: u32 },
-    Commit { commit: CommitMode },
-    Idempotent { on: bool },
+    RemoveConsumer {
+        consumer: ConsumerId,
+    },
+    RecordsPerPoll {
+        records: u32,
+    },
+    HandlePerTick {
+        records: u32,
+    },
+    Commit {
+        commit: CommitMode,
+    },
+    Idempotent {
+        on: bool,
+    },
     /// `kafka-consumer-groups --reset-offsets --execute`: refused while the group has members.
-    ResetOffsets { reset: ResetSpec },
+    ResetOffsets {
+        reset: ResetSpec,
+    },
     /// The whole operator flow: stop every consumer, wait for the group to be
     /// empty, reset, start them again.
-    RestartFrom { reset: ResetSpec },
+    RestartFrom {
+        reset: ResetSpec,
+    },
 }
 
 /// Why an input was refused. Nothing changed.
@@ -97,12 +131,25 @@ pub enum Input {
 pub enum InputError {
     NoSuchConsumer(ConsumerId),
     /// The input does not apply to the consumer in its current state.
-    WrongState { consumer: ConsumerId, state: &'static str, wanted: &'static str },
-    OutOfRange { field: &'static str, message: String },
+    WrongState {
+        consumer: ConsumerId,
+        state: &'static str,
+        wanted: &'static str,
+    },
+    OutOfRange {
+        field: &'static str,
+        message: String,
+    },
     /// Kafka refuses a reset unless the group is Empty.
-    GroupNotInactive { state: &'static str },
-    NoCommittedOffset { partition: u32 },
-    NoSuchPartition { partition: u32 },
+    GroupNotInactive {
+        state: &'static str,
+    },
+    NoCommittedOffset {
+        partition: u32,
+    },
+    NoSuchPartition {
+        partition: u32,
+    },
     TooManyConsumers,
     RestartPending,
 }

@@ -34,3 +34,7 @@ pub use view::{
     ConsumerState, ConsumerView, HandledRecord, InFlightRecord, LoopStep, Metrics, PartitionView,
     ProducerView, RecordView, SettingsView, View,
 };
+
+// The in-crate unit tests run in headless Chromium too (`cargo test --target wasm32-unknown-unknown`).
+#[cfg(all(test, target_arch = "wasm32"))]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

@@ -160,9 +160,8 @@ mod tests {
     fn round_robin_counts_from_zero() {
         let mut state = KeylessState::default();
         let mut rng = Rng::new(1);
-        let got: Vec<u32> = (0..7)
-            .map(|_| state.next_partition(KeylessStrategy::RoundRobin, 3, &mut rng))
-            .collect();
+        let got: Vec<u32> =
+            (0..7).map(|_| state.next_partition(KeylessStrategy::RoundRobin, 3, &mut rng)).collect();
         assert_eq!(got, vec![0, 1, 2, 0, 1, 2, 0]);
     }
 

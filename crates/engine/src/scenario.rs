@@ -51,11 +51,23 @@ pub struct TimedInput {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ScenarioError {
     /// JSON syntax or shape: the field path, the message, and where.
-    Json { path: String, message: String, line: usize, column: usize },
+    Json {
+        path: String,
+        message: String,
+        line: usize,
+        column: usize,
+    },
     Config(ConfigError),
-    Invalid { field: String, message: String },
+    Invalid {
+        field: String,
+        message: String,
+    },
     /// A timeline input the simulation refused when its tick came.
-    Refused { index: usize, tick: u64, message: String },
+    Refused {
+        index: usize,
+        tick: u64,
+        message: String,
+    },
     UnknownBuiltin(String),
 }
 
@@ -136,7 +148,10 @@ impl Scenario {
         if let Some((i, late)) = self.timeline.iter().enumerate().find(|(_, t)| t.tick >= self.ticks) {
             return Err(ScenarioError::Invalid {
                 field: format!("timeline[{i}].tick"),
-                message: format!("tick {} is not before the scenario's end at tick {}", late.tick, self.ticks),
+                message: format!(
+                    "tick {} is not before the scenario's end at tick {}",
+                    late.tick, self.ticks
+                ),
             });
         }
         Ok(())

@@ -51,7 +51,10 @@ enum Process {
     Running,
     Paused,
     /// Finishing its batch before it leaves; `remove` drops the card after.
-    Stopping { deadline: Tick, remove: bool },
+    Stopping {
+        deadline: Tick,
+        remove: bool,
+    },
     Crashed,
     Stopped,
 }
@@ -319,9 +322,8 @@ impl Sim {
                 self.setting_changed("handle_per_tick", records.to_string());
             }
             Input::Commit { commit } => {
-                check_commit_mode("commit.interval_ticks", commit).map_err(|e| {
-                    InputError::OutOfRange { field: e.field, message: e.message }
-                })?;
+                check_commit_mode("commit.interval_ticks", commit)
+                    .map_err(|e| InputError::OutOfRange { field: e.field, message: e.message })?;
                 self.config.commit = commit;
                 self.setting_changed("commit", commit.label().to_string());
             }
@@ -340,12 +342,8 @@ impl Sim {
                     return Err(InputError::RestartPending);
                 }
                 self.validate_reset(reset)?;
-                let restart: Vec<ConsumerId> = self
-                    .consumers
-                    .iter()
-                    .filter(|c| c.process != Process::Stopped)
-                    .map(|c| c.id)
-                    .collect();
+                let restart: Vec<ConsumerId> =
+                    self.consumers.iter().filter(|c| c.process != Process::Stopped).map(|c| c.id).collect();
                 for c in 0..self.consumers.len() {
                     if matches!(self.consumers[c].process, Process::Running | Process::Paused) {
                         self.begin_stop(c, false);
@@ -410,9 +408,8 @@ impl Sim {
     fn refresh_key_partitions(&mut self) {
         let keys = self.config.producer.key_count as usize;
         let partitions = self.config.partitions;
-        self.key_partitions = (0..keys)
-            .map(|i| partition_for_key(subject_key(i as u32).as_bytes(), partitions))
-            .collect();
+        self.key_partitions =
+            (0..keys).map(|i| partition_for_key(subject_key(i as u32).as_bytes(), partitions)).collect();
         if self.keyed_home.len() < keys {
             self.keyed_home.resize(keys, None);
         }
@@ -427,11 +424,7 @@ impl Sim {
         if hot == 0 || keys == 1 {
             return self.producer_rng.below(keys);
         }
-        if self.producer_rng.below(100) < hot {
-            0
-        } else {
-            1 + self.producer_rng.below(keys - 1)
-        }
+        if self.producer_rng.below(100) < hot { 0 } else { 1 + self.producer_rng.below(keys - 1) }
     }
 
     fn produce(&mut self, count: u32) {
@@ -496,12 +489,7 @@ impl Sim {
             let new_log_start = log.log_start;
             self.sink.metrics.never_processed += u64::from(lost);
             self.sink.metrics.lost_to_retention += u64::from(lost);
-            self.emit(Event::RetentionDeleted {
-                tick: self.now,
-                partition: p as u32,
-                new_log_start,
-                lost,
-            });
+            self.emit(Event::RetentionDeleted { tick: self.now, partition: p as u32, new_log_start, lost });
         }
     }
 
@@ -597,8 +585,7 @@ impl Sim {
         let abandoned = batch.len() as u32;
         for fetched in batch {
             let committed = self.committed[fetched.partition as usize];
-            let Some(record) = self.partitions[fetched.partition as usize].get_mut(fetched.offset)
-            else {
+            let Some(record) = self.partitions[fetched.partition as usize].get_mut(fetched.offset) else {
                 // Retention deleted it while in flight: nobody can read it again.
                 self.sink.metrics.never_processed += 1;
                 self.sink.metrics.lost_to_retention += 1;
@@ -1010,7 +997,11 @@ impl Sim {
         for member in &self.members {
             for &p in &member.assignment {
                 owners[p as usize] += 1;
-                assert!(owners[p as usize] == 1, "partition {p} has two owners in generation {}", self.generation);
+                assert!(
+                    owners[p as usize] == 1,
+                    "partition {p} has two owners in generation {}",
+                    self.generation
+                );
             }
         }
     }
@@ -1038,8 +1029,8 @@ impl Sim {
                     (partition.is_none_or(|q| q as usize == p)).then(|| clamp(offset))
                 }
                 ResetSpec::ShiftBy { by } => {
-                    let current = self.committed[p]
-                        .ok_or(InputError::NoCommittedOffset { partition: p as u32 })?;
+                    let current =
+                        self.committed[p].ok_or(InputError::NoCommittedOffset { partition: p as u32 })?;
                     Some(clamp(current.saturating_add_signed(by)))
                 }
             };
@@ -1104,11 +1095,8 @@ impl Sim {
                 log.log_end() - self.committed[p].unwrap_or(log.log_start)
             })
             .sum();
-        m.active_consumers = self
-            .members
-            .iter()
-            .filter(|m| m.expires_at.is_none() && !m.assignment.is_empty())
-            .count() as u32;
+        m.active_consumers =
+            self.members.iter().filter(|m| m.expires_at.is_none() && !m.assignment.is_empty()).count() as u32;
         m.generation = self.generation;
         m
     }
@@ -1138,9 +1126,7 @@ impl Sim {
     /// The whole state as plain data.
     #[must_use]
     pub fn view(&self) -> View {
-        let owner_of = |p: u32| {
-            self.members.iter().find(|m| m.assignment.contains(&p))
-        };
+        let owner_of = |p: u32| self.members.iter().find(|m| m.assignment.contains(&p));
         let partitions = (0..self.partition_count())
             .map(|p| {
                 let log = &self.partitions[p as usize];
@@ -1168,14 +1154,9 @@ impl Sim {
             .consumers
             .iter()
             .map(|c| {
-                let member = c
-                    .member_id
-                    .as_deref()
-                    .and_then(|id| self.members.iter().find(|m| m.member_id == id));
-                let ghost = self
-                    .members
-                    .iter()
-                    .find(|m| m.consumer == c.id && m.expires_at.is_some());
+                let member =
+                    c.member_id.as_deref().and_then(|id| self.members.iter().find(|m| m.member_id == id));
+                let ghost = self.members.iter().find(|m| m.consumer == c.id && m.expires_at.is_some());
                 let state = c.state();
                 ConsumerView {
                     id: c.id,
@@ -1253,11 +1234,8 @@ impl Sim {
             }
         }
         let in_flight: usize = self.consumers.iter().map(|c| c.batch.len()).sum();
-        let flagged: usize = self
-            .partitions
-            .iter()
-            .map(|log| log.records.iter().filter(|r| r.in_flight).count())
-            .sum();
+        let flagged: usize =
+            self.partitions.iter().map(|log| log.records.iter().filter(|r| r.in_flight).count()).sum();
         assert!(flagged <= in_flight, "every in-flight flag belongs to a batch");
         let m = &self.sink.metrics;
         assert!(m.never_processed >= lost_present, "never processed counts every lost record");

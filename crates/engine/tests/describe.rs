@@ -1,0 +1,79 @@
+//! `kafka-consumer-groups --describe --group demo` snapshots.
+#![cfg(not(target_arch = "wasm32"))]
+
+use expect_test::expect;
+use offsetlab_engine::{Config, ConsumerId, Input, Sim, describe};
+
+fn sim(config: Config) -> Sim {
+    Sim::new(Config { seed: 11, ..config }).expect("valid")
+}
+
+#[test]
+fn before_the_first_rebalance_the_group_is_rebalancing_with_no_rows() {
+    let s = sim(Config::default());
+    expect![[r#"
+        Warning: Consumer group 'demo' is rebalancing.
+
+    "#]]
+    .assert_eq(&describe(&s));
+}
+
+#[test]
+fn stable_group_before_any_commit_shows_dashes() {
+    let mut s = sim(Config::default());
+    s.handle_tick(1);
+    expect![[r#"
+        GROUP           TOPIC           PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG             CONSUMER-ID                             HOST            CLIENT-ID
+        demo            orders          0          -               0               -               c1-5d0325ef-59eb-4d3a-9f0d-81e2ed60b9ce /10.0.0.11      c1
+        demo            orders          1          -               0               -               c1-5d0325ef-59eb-4d3a-9f0d-81e2ed60b9ce /10.0.0.11      c1
+        demo            orders          2          -               0               -               c2-9a47871d-e169-4818-9aa2-c7d270d7eb80 /10.0.0.12      c2
+    "#]]
+    .assert_eq(&describe(&s));
+}
+
+#[test]
+fn stable_group_mid_batch_lags_behind_the_cursor() {
+    let mut s = sim(Config { records_per_poll: 5, ..Config::default() });
+    s.handle_tick(1);
+    s.handle_input(Input::Send { count: 12 }).unwrap();
+    s.handle_tick(3);
+    expect![[r#"
+        GROUP           TOPIC           PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG             CONSUMER-ID                             HOST            CLIENT-ID
+        demo            orders          0          -               0               -               c1-5d0325ef-59eb-4d3a-9f0d-81e2ed60b9ce /10.0.0.11      c1
+        demo            orders          1          -               6               -               c1-5d0325ef-59eb-4d3a-9f0d-81e2ed60b9ce /10.0.0.11      c1
+        demo            orders          2          -               6               -               c2-9a47871d-e169-4818-9aa2-c7d270d7eb80 /10.0.0.12      c2
+    "#]].assert_eq(&describe(&s));
+}
+
+#[test]
+fn crashed_member_keeps_rows_and_spares_get_none() {
+    let mut s = sim(Config { partitions: 2, consumers: 3, ..Config::default() });
+    s.handle_tick(1);
+    s.handle_input(Input::Send { count: 6 }).unwrap();
+    s.handle_tick(10);
+    s.handle_input(Input::Crash { consumer: ConsumerId(2) }).unwrap();
+    s.handle_tick(12);
+    expect![[r#"
+        GROUP           TOPIC           PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG             CONSUMER-ID                             HOST            CLIENT-ID
+        demo            orders          0          4               4               0               c1-5d0325ef-59eb-4d3a-9f0d-81e2ed60b9ce /10.0.0.11      c1
+        demo            orders          1          2               2               0               c2-9a47871d-e169-4818-9aa2-c7d270d7eb80 /10.0.0.12      c2
+    "#]].assert_eq(&describe(&s));
+}
+
+#[test]
+fn empty_group_shows_committed_offsets_without_owners() {
+    let mut s = sim(Config { partitions: 2, consumers: 1, ..Config::default() });
+    s.handle_tick(1);
+    s.handle_input(Input::Send { count: 6 }).unwrap();
+    s.handle_tick(20);
+    s.handle_input(Input::Stop { consumer: ConsumerId(1) }).unwrap();
+    s.handle_tick(22);
+    s.handle_input(Input::Send { count: 4 }).unwrap();
+    expect![[r#"
+        Consumer group 'demo' has no active members.
+
+        GROUP           TOPIC           PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG             CONSUMER-ID     HOST            CLIENT-ID
+        demo            orders          0          4               7               3               -               -               -
+        demo            orders          1          2               3               1               -               -               -
+    "#]].assert_eq(&describe(&s));
+}

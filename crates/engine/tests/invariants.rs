@@ -1,0 +1,192 @@
+//! Property tests: thousands of random input sequences, every invariant checked after every step.
+#![cfg(not(target_arch = "wasm32"))]
+
+use offsetlab_engine::{
+    CommitMode, Config, ConsumerId, Event, Input, KeylessStrategy, ProducerConfig, ResetSpec, Sim,
+};
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+
+fn commit_mode() -> impl Strategy<Value = CommitMode> {
+    prop_oneof![
+        Just(CommitMode::After),
+        Just(CommitMode::Before),
+        (1u64..6).prop_map(|interval_ticks| CommitMode::Auto { interval_ticks }),
+    ]
+}
+
+fn reset() -> impl Strategy<Value = ResetSpec> {
+    prop_oneof![
+        Just(ResetSpec::Earliest),
+        Just(ResetSpec::Latest),
+        (proptest::option::of(0u32..6), 0u64..40)
+            .prop_map(|(partition, offset)| ResetSpec::Offset { partition, offset }),
+        (-10i64..10).prop_map(|by| ResetSpec::ShiftBy { by }),
+    ]
+}
+
+fn config() -> impl Strategy<Value = Config> {
+    (
+        any::<u64>(),
+        1u32..7,
+        0u32..6,
+        1u32..6,
+        1u32..3,
+        commit_mode(),
+        any::<bool>(),
+        1u64..8,
+        prop_oneof![Just(10_000u64), 3u64..40],
+        (any::<bool>(), 1u32..8, prop_oneof![Just(0u8), 0u8..90], any::<bool>(), 1u32..5),
+    )
+        .prop_map(
+            |(
+                seed,
+                partitions,
+                consumers,
+                records_per_poll,
+                handle_per_tick,
+                commit,
+                idempotent,
+                session_timeout_ticks,
+                retention_records,
+                (use_keys, key_count, hot, round_robin, batch),
+            )| Config {
+                seed,
+                partitions,
+                consumers,
+                records_per_poll,
+                handle_per_tick,
+                commit,
+                idempotent,
+                session_timeout_ticks,
+                shutdown_deadline_ticks: 3,
+                retention_records,
+                producer: ProducerConfig {
+                    use_keys,
+                    key_count,
+                    hot_key_share_percent: hot,
+                    send_per_tick: 0,
+                    keyless: if round_robin {
+                        KeylessStrategy::RoundRobin
+                    } else {
+                        KeylessStrategy::Sticky { batch_records: batch }
+                    },
+                },
+                ..Config::default()
+            },
+        )
+}
+
+fn input() -> impl Strategy<Value = Input> {
+    let consumer = (1u32..6).prop_map(ConsumerId);
+    prop_oneof![
+        4 => (1u32..12).prop_map(|count| Input::Send { count }),
+        1 => (0u32..4).prop_map(|per_tick| Input::KeepSending { per_tick }),
+        1 => any::<bool>().prop_map(|on| Input::UseKeys { on }),
+        1 => (1u32..8).prop_map(|keys| Input::KeyCount { keys }),
+        2 => consumer.clone().prop_map(|consumer| Input::Pause { consumer }),
+        2 => consumer.clone().prop_map(|consumer| Input::Resume { consumer }),
+        2 => consumer.clone().prop_map(|consumer| Input::Crash { consumer }),
+        2 => consumer.clone().prop_map(|consumer| Input::Stop { consumer }),
+        2 => consumer.clone().prop_map(|consumer| Input::Start { consumer }),
+        1 => Just(Input::AddConsumer),
+        1 => consumer.prop_map(|consumer| Input::RemoveConsumer { consumer }),
+        1 => (1u32..6).prop_map(|records| Input::RecordsPerPoll { records }),
+        1 => commit_mode().prop_map(|commit| Input::Commit { commit }),
+        1 => any::<bool>().prop_map(|on| Input::Idempotent { on }),
+        1 => reset().prop_map(|reset| Input::ResetOffsets { reset }),
+        1 => reset().prop_map(|reset| Input::RestartFrom { reset }),
+    ]
+}
+
+/// Runs the sequence, checking invariants after every input and tick.
+fn run(config: &Config, steps: &[(u8, Input)]) -> Sim {
+    let mut sim = Sim::new(config.clone()).expect("valid");
+    let mut next_offset: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut keyed_home: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut generation_owner: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    let mut drain = |sim: &mut Sim| {
+        while let Some(event) = sim.poll_event() {
+            match event {
+                Event::Produced { partition, offset, subject, keyed, .. } => {
+                    let expected = next_offset.entry(partition).or_insert(0);
+                    assert_eq!(offset, *expected, "offsets in partition {partition} increase by one");
+                    *expected += 1;
+                    if keyed {
+                        let home = *keyed_home.entry(subject).or_insert(partition);
+                        assert_eq!(home, partition, "user-{subject} stays on one partition");
+                    }
+                }
+                Event::RebalanceCompleted { generation, assignment, .. } => {
+                    let mut owned: Vec<u32> = assignment.iter().flat_map(|(_, p)| p.clone()).collect();
+                    owned.sort_unstable();
+                    let before = owned.len();
+                    owned.dedup();
+                    assert_eq!(before, owned.len(), "one owner per partition in generation {generation}");
+                    assert!(generation_owner.insert(generation, owned).is_none(), "generations are new");
+                }
+                _ => {}
+            }
+        }
+    };
+    for (ticks, input) in steps {
+        let _ = sim.handle_input(input.clone());
+        sim.check_invariants();
+        drain(&mut sim);
+        sim.handle_tick(sim.now() + u64::from(*ticks));
+        sim.check_invariants();
+        drain(&mut sim);
+    }
+    // Let everything settle: resume the paused, run until quiet.
+    sim.handle_tick(sim.now() + 50);
+    sim.check_invariants();
+    drain(&mut sim);
+    sim
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn invariants_hold_for_any_inputs(config in config(), steps in prop::collection::vec((0u8..5, input()), 0..40)) {
+        run(&config, &steps);
+    }
+
+    #[test]
+    fn commit_after_loses_nothing_but_to_retention(
+        config in config(),
+        steps in prop::collection::vec((0u8..5, input()), 0..40),
+    ) {
+        let config = Config { commit: CommitMode::After, ..config };
+        let steps: Vec<_> = steps
+            .into_iter()
+            .filter(|(_, i)| !matches!(i, Input::Commit { .. } | Input::ResetOffsets { .. } | Input::RestartFrom { .. }))
+            .collect();
+        let sim = run(&config, &steps);
+        let m = sim.metrics();
+        prop_assert_eq!(m.never_processed, m.lost_to_retention, "{:?}", m);
+    }
+
+    #[test]
+    fn idempotence_makes_effects_equal_distinct_records(
+        config in config(),
+        steps in prop::collection::vec((0u8..5, input()), 0..40),
+    ) {
+        let config = Config { idempotent: true, ..config };
+        let steps: Vec<_> = steps.into_iter().filter(|(_, i)| !matches!(i, Input::Idempotent { .. })).collect();
+        let sim = run(&config, &steps);
+        let m = sim.metrics();
+        prop_assert_eq!(m.effects, m.distinct_handled, "{:?}", m);
+    }
+
+    #[test]
+    fn the_same_seed_and_inputs_give_the_same_trace(
+        config in config(),
+        steps in prop::collection::vec((0u8..5, input()), 0..30),
+    ) {
+        let a = run(&config, &steps);
+        let b = run(&config, &steps);
+        prop_assert_eq!(a.trace_hash(), b.trace_hash());
+        prop_assert_eq!(a.view(), b.view());
+    }
+}

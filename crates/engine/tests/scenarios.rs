@@ -1,0 +1,82 @@
+//! Each built-in scenario's teaching outcome.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+use offsetlab_engine::{Metrics, Sim, builtin, builtins, describe};
+
+fn run(name: &str) -> (Sim, Metrics) {
+    let sim = builtin(name).expect("built-in").run(None, None).expect("runs");
+    sim.check_invariants();
+    let metrics = sim.metrics();
+    (sim, metrics)
+}
+
+#[test]
+fn every_builtin_parses_and_runs() {
+    let all = builtins();
+    assert!(all.len() >= 7);
+    for scenario in all {
+        assert!(!scenario.summary.is_empty(), "{} has a summary", scenario.name);
+        assert!(!scenario.watch.is_empty(), "{} says what to watch", scenario.name);
+        let sim = scenario.run(None, None).unwrap_or_else(|e| panic!("{}: {e}", scenario.name));
+        sim.check_invariants();
+        // A scenario serializes back to the JSON it came from.
+        let again = offsetlab_engine::Scenario::parse(&scenario.to_json()).expect("round trip");
+        assert_eq!(again, scenario);
+    }
+}
+
+#[test]
+fn keys_keep_order() {
+    let (_, m) = run("keys-keep-order");
+    assert!(m.delivered > 100, "{m:?}");
+    assert_eq!(m.out_of_key_order, 0, "{m:?}");
+    assert_eq!(m.duplicates, 0);
+    assert_eq!(m.never_processed, 0);
+}
+
+#[test]
+fn no_keys_reorder() {
+    let (_, m) = run("no-keys-reorder");
+    assert!(m.out_of_key_order > 0, "{m:?}");
+    assert_eq!(m.never_processed, 0);
+}
+
+#[test]
+fn spare_consumers() {
+    let (sim, m) = run("spare-consumers");
+    assert_eq!(m.active_consumers, 6, "{m:?}");
+    let view = sim.view();
+    let spares: Vec<String> =
+        view.consumers.iter().filter(|c| c.idle_spare).map(|c| c.id.to_string()).collect();
+    assert_eq!(spares.len(), 2, "{spares:?}");
+}
+
+#[test]
+fn crash_commit_after() {
+    let (sim, m) = run("crash-commit-after");
+    eprintln!("{}\n{m:?}", describe(&sim));
+    assert!(m.duplicates > 0, "{m:?}");
+    assert_eq!(m.never_processed, 0, "{m:?}");
+    assert_eq!(m.distinct_handled, m.produced, "everything was handled at least once: {m:?}");
+}
+
+#[test]
+fn crash_commit_before() {
+    let (sim, m) = run("crash-commit-before");
+    eprintln!("{}\n{m:?}", describe(&sim));
+    assert!(m.never_processed > 0, "{m:?}");
+    assert_eq!(m.duplicates, 0, "{m:?}");
+    assert_eq!(m.distinct_handled + m.never_processed, m.produced, "{m:?}");
+}
+
+#[test]
+fn idempotent_absorbs_duplicates() {
+    let (_, m) = run("idempotent-absorbs-duplicates");
+    assert!(m.duplicates > 0, "{m:?}");
+    assert_eq!(m.effects, m.distinct_handled, "{m:?}");
+    assert!(m.delivered > m.effects);
+}
