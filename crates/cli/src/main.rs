@@ -1,1 +1,258 @@
-fn main() {}
+//! `offsetlab`: Kafka's default partitioner, what growing a topic moves, and
+//! headless runs of the consumer-group simulation.
+//!
+//! Errors go to stderr as `offsetlab: <problem>` with exit code 2.
+
+mod keys;
+mod run;
+
+use clap::{Args, Parser, Subcommand};
+use keys::Key;
+use offsetlab_engine::{murmur2, partition_for_key, to_positive};
+use std::io::{self, Write as _};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Partition counts the `partition` and `expand` commands accept.
+const PARTITIONS_MAX: u32 = 1_000_000;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "offsetlab",
+    version,
+    about = "Kafka's partitioner, partition growth, and headless consumer-group runs."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the partition Kafka's default partitioner picks for each key.
+    ///
+    /// One line per key, in input order: the key as given, a tab, the
+    /// partition (`toPositive(murmur2(key)) % N`).
+    Partition(PartitionArgs),
+    /// Show which keys change partition when a topic grows from N to M partitions.
+    ///
+    /// Prints `moved K of T keys (x.y%)`; with --verbose, first one line per
+    /// moved key: `KEY OLD -> NEW`.
+    Expand(ExpandArgs),
+    /// Run a scenario headless and print the group's offsets and the counters.
+    ///
+    /// Prints `scenario NAME seed S ticks T`, the `kafka-consumer-groups
+    /// --describe` table, then one counter per line; with --json, one JSON object.
+    Run(RunArgs),
+    /// List the built-in scenarios: name, then what it shows.
+    Scenarios,
+}
+
+#[derive(Debug, Args)]
+struct KeyArgs {
+    /// Keys: UTF-8 text, or hex bytes with --hex. Put `--` before keys that start with `-`.
+    #[arg(value_name = "KEY")]
+    keys: Vec<String>,
+    /// Also read keys from FILE (`-` for stdin), one per line, after the KEY arguments.
+    ///
+    /// Keys from the arguments come first, then the file's, in order. Empty
+    /// lines are skipped (give the empty key as an argument: ""); a line's
+    /// trailing CR is dropped; other lines are keys exactly as written, spaces
+    /// included. With --hex, each line is one hex key.
+    #[arg(long, value_name = "FILE")]
+    keys_file: Option<PathBuf>,
+    /// Keys are hex bytes, two digits per byte (`666f6f` is "foo"), in arguments and file.
+    #[arg(long)]
+    hex: bool,
+}
+
+#[derive(Debug, Args)]
+struct PartitionArgs {
+    /// Partitions of the topic (1 to 1000000).
+    #[arg(long, value_name = "N", value_parser = parse_partitions)]
+    partitions: u32,
+    #[command(flatten)]
+    keys: KeyArgs,
+}
+
+#[derive(Debug, Args)]
+struct ExpandArgs {
+    /// Partitions before (1 to 1000000).
+    #[arg(long, value_name = "N", value_parser = parse_partitions)]
+    from: u32,
+    /// Partitions after: more than --from, since Kafka can only add partitions.
+    #[arg(long, value_name = "M", value_parser = parse_partitions)]
+    to: u32,
+    /// Also print each moved key: `KEY OLD -> NEW`.
+    #[arg(long, short)]
+    verbose: bool,
+    #[command(flatten)]
+    keys: KeyArgs,
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// A built-in scenario's name (see `offsetlab scenarios`) or the path of a scenario JSON file.
+    ///
+    /// A built-in's name wins over a file of the same name; write `./NAME` for the file.
+    #[arg(long, value_name = "NAME|FILE.json")]
+    scenario: String,
+    /// Seed for every random choice; defaults to the scenario's config.seed.
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
+    /// Ticks to run; defaults to the scenario's ticks.
+    #[arg(long, value_name = "T")]
+    ticks: Option<u64>,
+    /// Print one JSON object on one line: scenario, seed, tick, metrics, describe.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_partitions(text: &str) -> Result<u32, String> {
+    let range = || format!("a topic has 1 to {PARTITIONS_MAX} partitions");
+    match text.parse::<u64>() {
+        Ok(n) if (1..=u64::from(PARTITIONS_MAX)).contains(&n) => Ok(n as u32),
+        Ok(n) => Err(format!("{}; got {n}", range())),
+        Err(_) => Err(format!("{}; {text:?} is not a whole number", range())),
+    }
+}
+
+/// Why the command failed: printed as `offsetlab: <message>`, exit code 2.
+#[derive(Debug)]
+pub enum Failure {
+    Message(String),
+    /// Writing to stdout failed (a closed pipe ends quietly).
+    Output(io::Error),
+}
+
+impl Failure {
+    pub fn new(message: impl Into<String>) -> Failure {
+        Failure::Message(message.into())
+    }
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Failure {
+        Failure::Output(e)
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help and --version.
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            eprint!("offsetlab: no command given\n\n{}", e.render());
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            let text = e.render().to_string();
+            eprint!("offsetlab: {}", text.strip_prefix("error: ").unwrap_or(&text));
+            return ExitCode::from(2);
+        }
+    };
+    match execute(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(Failure::Output(e)) => {
+            eprintln!("offsetlab: cannot write the output: {e}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Message(message)) => {
+            eprintln!("offsetlab: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn execute(command: Command) -> Result<(), Failure> {
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    match command {
+        Command::Partition(args) => {
+            let keys = read_keys(&args.keys)?;
+            for key in &keys {
+                writeln!(out, "{}\t{}", key.shown, partition_for_key(&key.bytes, args.partitions))?;
+            }
+        }
+        Command::Expand(args) => {
+            if args.to <= args.from {
+                return Err(Failure::new(format!(
+                    "--to must be more than --from: Kafka can only add partitions (got --from {} --to {})",
+                    args.from, args.to
+                )));
+            }
+            let keys = read_keys(&args.keys)?;
+            let mut moved: u64 = 0;
+            for key in &keys {
+                let hash = to_positive(murmur2(&key.bytes));
+                let (old, new) = (hash % args.from, hash % args.to);
+                if old != new {
+                    moved += 1;
+                    if args.verbose {
+                        writeln!(out, "{} {old} -> {new}", key.shown)?;
+                    }
+                }
+            }
+            writeln!(out, "{}", moved_summary(moved, keys.len() as u64))?;
+        }
+        Command::Run(args) => {
+            let loaded = run::load(&args.scenario)?;
+            let outcome = run::run(loaded, args.seed, args.ticks)?;
+            if args.json {
+                writeln!(out, "{}", outcome.json())?;
+            } else {
+                write!(out, "{}", outcome.text())?;
+            }
+        }
+        Command::Scenarios => write!(out, "{}", run::listing())?,
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn read_keys(args: &KeyArgs) -> Result<Vec<Key>, Failure> {
+    keys::collect(&args.keys, args.keys_file.as_deref(), args.hex)
+}
+
+/// `moved K of T keys (x.y%)`, the percentage rounded half up to one decimal.
+fn moved_summary(moved: u64, total: u64) -> String {
+    let tenths =
+        if total == 0 { 0 } else { (u128::from(moved) * 1000 + u128::from(total) / 2) / u128::from(total) };
+    format!("moved {moved} of {total} keys ({}.{}%)", tenths / 10, tenths % 10)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_rounds_to_one_decimal() {
+        assert_eq!(moved_summary(2, 4), "moved 2 of 4 keys (50.0%)");
+        assert_eq!(moved_summary(1, 3), "moved 1 of 3 keys (33.3%)");
+        assert_eq!(moved_summary(2, 3), "moved 2 of 3 keys (66.7%)");
+        assert_eq!(moved_summary(1, 8), "moved 1 of 8 keys (12.5%)");
+        assert_eq!(moved_summary(1, 16), "moved 1 of 16 keys (6.3%)");
+        assert_eq!(moved_summary(0, 0), "moved 0 of 0 keys (0.0%)");
+        assert_eq!(moved_summary(7, 7), "moved 7 of 7 keys (100.0%)");
+    }
+
+    #[test]
+    fn partition_counts_are_checked() {
+        assert_eq!(parse_partitions("1"), Ok(1));
+        assert_eq!(parse_partitions("1000000"), Ok(1_000_000));
+        assert!(parse_partitions("0").unwrap_err().contains("got 0"));
+        assert!(parse_partitions("1000001").is_err());
+        assert!(parse_partitions("-3").unwrap_err().contains("not a whole number"));
+        assert!(parse_partitions("99999999999999999999999").is_err());
+    }
+
+    #[test]
+    fn the_cli_is_well_formed() {
+        use clap::CommandFactory as _;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,429 @@
+//! The `offsetlab` binary, run as a user runs it.
+
+use offsetlab_engine::{BUILTINS, murmur2, partition_for_key, to_positive};
+use serde_json::Value;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+fn offsetlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_offsetlab")).args(args).output().unwrap()
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let output = offsetlab(args);
+    assert!(
+        output.status.success(),
+        "offsetlab {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.stderr.is_empty(), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Runs a command that must fail: exit code 2, nothing on stdout, and an
+/// `offsetlab: ` message on stderr, which is returned.
+fn failure_of(args: &[&str]) -> String {
+    let output = offsetlab(args);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(2), "offsetlab {args:?}: {stderr}");
+    assert!(output.stdout.is_empty(), "{}", String::from_utf8_lossy(&output.stdout));
+    assert!(stderr.starts_with("offsetlab: "), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
+}
+
+/// A file under the temp dir with a name no other test uses.
+fn temp_file(name: &str, contents: &[u8]) -> TempFile {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("offsetlab-cli-{}-{n}-{name}", std::process::id()));
+    std::fs::write(&path, contents).unwrap();
+    TempFile(path)
+}
+
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+// ---------------------------------------------------------------- partition
+
+#[test]
+fn partition_prints_each_key_a_tab_and_its_partition_in_input_order() {
+    let out = stdout_of(&["partition", "--partitions", "12", "foobar", "21", "abc", "user-1"]);
+    // From Kafka's murmur2 vectors: toPositive(-790332482) = 1357151166, and so on.
+    let expected = format!(
+        "foobar\t{}\n21\t{}\nabc\t{}\nuser-1\t{}\n",
+        1_357_151_166 % 12,
+        (2_147_483_648u64 - 973_932_308) % 12,
+        479_470_107 % 12,
+        partition_for_key(b"user-1", 12)
+    );
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn hex_keys_hash_their_bytes() {
+    for n in ["1", "7", "12", "100", "1000000"] {
+        let text = stdout_of(&["partition", "--partitions", n, "foobar"]);
+        let hex = stdout_of(&["partition", "--partitions", n, "--hex", "666f6f626172", "666F6F626172"]);
+        let part = text.trim_end().split('\t').nth(1).unwrap();
+        assert_eq!(hex, format!("666f6f626172\t{part}\n666F6F626172\t{part}\n"), "over {n} partitions");
+    }
+    let empty = stdout_of(&["partition", "--partitions", "100", "--hex", ""]);
+    assert_eq!(empty, format!("\t{}\n", partition_for_key(b"", 100)));
+    // Bytes that are not UTF-8 are fine as hex.
+    let raw = stdout_of(&["partition", "--partitions", "100", "--hex", "ff00fe"]);
+    assert_eq!(raw, format!("ff00fe\t{}\n", partition_for_key(&[0xff, 0x00, 0xfe], 100)));
+}
+
+#[test]
+fn argument_keys_come_before_file_keys_and_empty_lines_are_skipped() {
+    let file = temp_file("keys.txt", b"b\n\nc\r\n d \n\n");
+    let out = stdout_of(&["partition", "--partitions", "1000", "--keys-file", file.path(), "a", ""]);
+    let expected: String = ["a", "", "b", "c", " d "]
+        .iter()
+        .map(|k| format!("{k}\t{}\n", partition_for_key(k.as_bytes(), 1000)))
+        .collect();
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn hex_keys_file_and_stdin() {
+    let file = temp_file("hex.txt", b"666f6f626172\n\n3231\n");
+    let out = stdout_of(&["partition", "--partitions", "6", "--hex", "--keys-file", file.path()]);
+    let expected =
+        format!("666f6f626172\t{}\n3231\t{}\n", partition_for_key(b"foobar", 6), partition_for_key(b"21", 6));
+    assert_eq!(out, expected);
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_offsetlab"))
+        .args(["partition", "--partitions", "6", "--keys-file", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"foobar\n21\n").unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let text = format!("foobar\t{}\n21\t{}\n", partition_for_key(b"foobar", 6), partition_for_key(b"21", 6));
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), text);
+}
+
+#[test]
+fn an_empty_keys_file_prints_nothing() {
+    let file = temp_file("empty.txt", b"\n\n");
+    assert_eq!(stdout_of(&["partition", "--partitions", "3", "--keys-file", file.path()]), "");
+    assert_eq!(
+        stdout_of(&["expand", "--from", "3", "--to", "4", "--keys-file", file.path()]),
+        "moved 0 of 0 keys (0.0%)\n"
+    );
+}
+
+// ------------------------------------------------------------------- expand
+
+#[test]
+fn expand_counts_the_keys_that_move() {
+    let keys = ["user-0", "user-1", "user-3", "user-5"];
+    let moved: Vec<&str> = keys
+        .iter()
+        .copied()
+        .filter(|k| partition_for_key(k.as_bytes(), 3) != partition_for_key(k.as_bytes(), 6))
+        .collect();
+    assert_eq!(moved, ["user-3", "user-5"], "the case this test is built on");
+
+    let mut args = vec!["expand", "--from", "3", "--to", "6"];
+    args.extend(keys);
+    assert_eq!(stdout_of(&args), "moved 2 of 4 keys (50.0%)\n");
+
+    args.push("--verbose");
+    let mut expected = String::new();
+    for k in &moved {
+        let (old, new) = (partition_for_key(k.as_bytes(), 3), partition_for_key(k.as_bytes(), 6));
+        expected += &format!("{k} {old} -> {new}\n");
+    }
+    expected += "moved 2 of 4 keys (50.0%)\n";
+    assert_eq!(stdout_of(&args), expected);
+}
+
+#[test]
+fn expand_agrees_with_the_engine_over_many_keys() {
+    let keys: String = (0..1000).map(|i| format!("order-{i}\n")).collect();
+    let file = temp_file("many.txt", keys.as_bytes());
+    for (from, to) in [(1, 2), (3, 4), (6, 12), (10, 11), (100, 1000)] {
+        let moved = (0..1000)
+            .filter(|i| {
+                let h = to_positive(murmur2(format!("order-{i}").as_bytes()));
+                h % from != h % to
+            })
+            .count();
+        let out = stdout_of(&[
+            "expand",
+            "--from",
+            &from.to_string(),
+            "--to",
+            &to.to_string(),
+            "--keys-file",
+            file.path(),
+        ]);
+        let tenths = (moved * 1000 + 500) / 1000;
+        assert_eq!(out, format!("moved {moved} of 1000 keys ({}.{}%)\n", tenths / 10, tenths % 10));
+    }
+    // Doubling moves exactly the keys whose new partition is in the new half.
+    let out = stdout_of(&["expand", "--from", "6", "--to", "12", "-v", "--keys-file", file.path()]);
+    for line in out.lines().filter(|l| l.contains("->")) {
+        let parts: Vec<&str> = line.split(' ').collect();
+        let (old, new): (u32, u32) = (parts[1].parse().unwrap(), parts[3].parse().unwrap());
+        assert_eq!(new, old + 6, "{line}");
+    }
+}
+
+// ---------------------------------------------------------------------- run
+
+fn run_json(args: &[&str]) -> Value {
+    let mut all = vec!["run", "--json"];
+    all.extend(args);
+    let out = stdout_of(&all);
+    assert_eq!(out.lines().count(), 1, "one line: {out}");
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn run_json_has_every_field() {
+    let v = run_json(&["--scenario", "crash-commit-after"]);
+    assert_eq!(v["scenario"], "crash-commit-after");
+    assert!(v["seed"].is_u64());
+    assert!(v["tick"].is_u64());
+    for key in [
+        "delivered",
+        "duplicates",
+        "never_processed",
+        "out_of_key_order",
+        "total_lag",
+        "active_consumers",
+        "generation",
+        "effects",
+    ] {
+        assert!(v["metrics"][key].is_u64(), "metrics.{key}: {v}");
+    }
+    let table = v["describe"].as_str().unwrap();
+    assert!(table.contains("GROUP") && table.contains("CURRENT-OFFSET"), "{table}");
+}
+
+#[test]
+fn commit_after_replays_and_commit_before_skips() {
+    let after = run_json(&["--scenario", "crash-commit-after"]);
+    assert!(after["metrics"]["duplicates"].as_u64().unwrap() > 0, "{after}");
+    assert_eq!(after["metrics"]["never_processed"], 0, "{after}");
+
+    let before = run_json(&["--scenario", "crash-commit-before"]);
+    assert!(before["metrics"]["never_processed"].as_u64().unwrap() > 0, "{before}");
+}
+
+#[test]
+fn runs_are_deterministic_and_carry_their_seed() {
+    let a = stdout_of(&["run", "--scenario", "crash-commit-after", "--json"]);
+    let b = stdout_of(&["run", "--scenario", "crash-commit-after", "--json"]);
+    assert_eq!(a, b);
+    let text_a = stdout_of(&["run", "--scenario", "no-keys-reorder", "--seed", "5"]);
+    let text_b = stdout_of(&["run", "--scenario", "no-keys-reorder", "--seed", "5"]);
+    assert_eq!(text_a, text_b);
+
+    let file_seed = offsetlab_engine::builtin("crash-commit-after").unwrap().config.seed;
+    let default: Value = serde_json::from_str(&a).unwrap();
+    assert_eq!(default["seed"], file_seed);
+    let nine = run_json(&["--scenario", "crash-commit-after", "--seed", "9"]);
+    assert_eq!(nine["seed"], 9);
+}
+
+#[test]
+fn run_text_has_the_header_the_table_and_the_counters() {
+    let out = stdout_of(&["run", "--scenario", "crash-commit-after", "--seed", "9", "--ticks", "40"]);
+    let mut lines = out.lines();
+    assert_eq!(lines.next(), Some("scenario crash-commit-after seed 9 ticks 40"));
+    assert!(out.contains("\nGROUP "), "{out}");
+    for label in [
+        "delivered",
+        "duplicates",
+        "effects",
+        "never processed",
+        "out of key order",
+        "total lag",
+        "active consumers",
+        "generation",
+    ] {
+        let line = out.lines().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("{label}: {out}"));
+        let value = line[label.len()..].trim();
+        assert!(value.parse::<u64>().is_ok(), "{line}");
+    }
+    let v = run_json(&["--scenario", "crash-commit-after", "--seed", "9", "--ticks", "40"]);
+    assert_eq!(v["tick"], 40);
+    assert!(out.contains(v["describe"].as_str().unwrap().trim_end()), "same table in both forms");
+}
+
+#[test]
+fn a_scenario_file_runs_like_the_built_in() {
+    let (name, text) = BUILTINS.iter().find(|(n, _)| *n == "crash-commit-before").unwrap();
+    let file = temp_file("scenario.json", text.as_bytes());
+    let from_file = stdout_of(&["run", "--scenario", file.path(), "--json"]);
+    let built_in = stdout_of(&["run", "--scenario", name, "--json"]);
+    assert_eq!(from_file, built_in);
+}
+
+#[test]
+fn every_built_in_runs() {
+    for (name, _) in BUILTINS {
+        let v = run_json(&["--scenario", name]);
+        assert_eq!(v["scenario"], *name);
+    }
+}
+
+// --------------------------------------------------------------- scenarios
+
+#[test]
+fn scenarios_lists_every_built_in_with_its_summary() {
+    let out = stdout_of(&["scenarios"]);
+    let builtins = offsetlab_engine::builtins();
+    assert_eq!(out.lines().count(), BUILTINS.len());
+    for ((line, (name, _)), scenario) in out.lines().zip(BUILTINS).zip(&builtins) {
+        assert!(line.starts_with(&format!("{name} ")), "{line}");
+        assert!(line.ends_with(&scenario.summary), "{line}");
+    }
+    let columns: Vec<usize> =
+        builtins.iter().zip(out.lines()).map(|(s, line)| line.len() - s.summary.len()).collect();
+    assert!(columns.windows(2).all(|w| w[0] == w[1]), "summaries line up:\n{out}");
+}
+
+// -------------------------------------------------------------- bad input
+
+#[test]
+fn an_unknown_scenario_lists_the_built_ins() {
+    let err = failure_of(&["run", "--scenario", "crash-commit-sideways"]);
+    assert!(err.contains("crash-commit-sideways"), "{err}");
+    for (name, _) in BUILTINS {
+        assert!(err.contains(name), "{err}");
+    }
+}
+
+#[test]
+fn a_missing_scenario_file_is_named() {
+    let err = failure_of(&["run", "--scenario", "/nonexistent/offsetlab/s.json"]);
+    assert!(err.contains("cannot read /nonexistent/offsetlab/s.json"), "{err}");
+}
+
+#[test]
+fn malformed_json_names_the_line() {
+    let file = temp_file("bad.json", b"{\n  \"name\": \"x\",\n  \"ticks\": ,\n}\n");
+    let err = failure_of(&["run", "--scenario", file.path()]);
+    assert!(err.contains("line 3"), "{err}");
+    assert!(err.contains(file.path()), "{err}");
+}
+
+#[test]
+fn an_unknown_config_field_is_named() {
+    let file = temp_file("field.json", br#"{"name": "x", "config": {"partitons": 4}}"#);
+    let err = failure_of(&["run", "--scenario", file.path()]);
+    assert!(err.contains("partitons"), "{err}");
+    assert!(err.contains("line 1"), "{err}");
+}
+
+#[test]
+fn zero_partitions_in_a_scenario_is_refused() {
+    let file = temp_file("zero.json", br#"{"name": "x", "config": {"partitions": 0}}"#);
+    let err = failure_of(&["run", "--scenario", file.path()]);
+    assert!(err.contains("config.partitions"), "{err}");
+}
+
+#[test]
+fn a_refused_timeline_input_names_it_and_the_seed() {
+    let json = br#"{"name": "bad-crash", "config": {"consumers": 1}, "ticks": 10,
+        "timeline": [{"tick": 2, "input": {"do": "crash", "consumer": "c7"}}]}"#;
+    let file = temp_file("refused.json", json);
+    let err = failure_of(&["run", "--scenario", file.path(), "--seed", "77"]);
+    assert!(err.contains("seed 77"), "{err}");
+    assert!(err.contains("timeline[0]"), "{err}");
+    assert!(err.contains("c7"), "{err}");
+}
+
+#[test]
+fn too_many_ticks_is_refused_with_the_seed() {
+    let err = failure_of(&["run", "--scenario", "default", "--ticks", "99999999999"]);
+    assert!(err.contains("ticks") && err.contains("seed 1"), "{err}");
+}
+
+#[test]
+fn a_scenario_file_that_is_not_utf8_is_refused() {
+    let file = temp_file("latin1.json", b"{\"name\": \"caf\xe9\"}");
+    let err = failure_of(&["run", "--scenario", file.path()]);
+    assert!(err.contains("UTF-8"), "{err}");
+}
+
+#[test]
+fn invalid_hex_is_refused() {
+    let err = failure_of(&["partition", "--partitions", "3", "--hex", "66zz"]);
+    assert!(err.contains("\"66zz\"") && err.contains("hex"), "{err}");
+    let err = failure_of(&["partition", "--partitions", "3", "--hex", "666"]);
+    assert!(err.contains("odd number"), "{err}");
+    let file = temp_file("badhex.txt", b"6666\n\n0x66\n");
+    let err = failure_of(&["partition", "--partitions", "3", "--hex", "--keys-file", file.path()]);
+    assert!(err.contains("line 3") && err.contains(file.path()), "{err}");
+}
+
+#[test]
+fn partition_counts_are_checked() {
+    let err = failure_of(&["partition", "foo"]);
+    assert!(err.contains("--partitions"), "{err}");
+    let err = failure_of(&["partition", "--partitions", "0", "foo"]);
+    assert!(err.contains("--partitions") && err.contains("got 0"), "{err}");
+    let err = failure_of(&["partition", "--partitions", "many", "foo"]);
+    assert!(err.contains("--partitions"), "{err}");
+    let err = failure_of(&["partition", "--partitions", "3"]);
+    assert!(err.contains("no keys"), "{err}");
+}
+
+#[test]
+fn expand_only_grows() {
+    for (from, to) in [("6", "3"), ("4", "4")] {
+        let err = failure_of(&["expand", "--from", from, "--to", to, "key"]);
+        assert!(err.contains("--to") && err.contains("only add partitions"), "{err}");
+    }
+    let err = failure_of(&["expand", "--from", "0", "--to", "3", "key"]);
+    assert!(err.contains("--from"), "{err}");
+}
+
+#[test]
+fn unreadable_keys_files_are_named() {
+    let err = failure_of(&["partition", "--partitions", "3", "--keys-file", "/nonexistent/offsetlab/keys"]);
+    assert!(err.contains("cannot read /nonexistent/offsetlab/keys"), "{err}");
+    let file = temp_file("binary.txt", b"ok\n\xff\xfe\n");
+    let err = failure_of(&["partition", "--partitions", "3", "--keys-file", file.path()]);
+    assert!(err.contains("UTF-8"), "{err}");
+}
+
+#[test]
+fn no_command_and_unknown_commands_fail() {
+    failure_of(&[]);
+    failure_of(&["partiton", "--partitions", "3", "x"]);
+    failure_of(&["run"]);
+}
+
+#[test]
+fn every_command_has_help() {
+    for command in ["partition", "expand", "run", "scenarios"] {
+        let out = stdout_of(&[command, "--help"]);
+        assert!(out.contains("Usage: offsetlab "), "{out}");
+    }
+    let out = stdout_of(&["partition", "--help"]);
+    assert!(out.contains("Empty lines are skipped"), "{out}");
+    assert!(out.contains("Keys from the arguments come first"), "{out}");
+}
