@@ -182,6 +182,70 @@ fn reset_words(reset: &ResetSpec) -> [u64; 3] {
 }
 
 impl Event {
+    /// A sentence for the notable events (crashes, expiries, rebalances,
+    /// resets, shutdowns): what a screen reader announces and a log prints.
+    /// `None` for the steady traffic of records and commits.
+    #[must_use]
+    pub fn announcement(&self) -> Option<String> {
+        Some(match self {
+            Event::Crashed { consumer, abandoned, .. } => format!(
+                "{consumer} crashed with {abandoned} record{} in flight; its partitions wait for the session timeout.",
+                plural(*abandoned as u64)
+            ),
+            Event::Paused { consumer, .. } => {
+                format!("{consumer} paused: it stays in the group and fetches nothing.")
+            }
+            Event::Resumed { consumer, .. } => format!("{consumer} resumed fetching."),
+            Event::Stopping { consumer, .. } => {
+                format!("{consumer} is stopping: it finishes its batch, commits and leaves.")
+            }
+            Event::ShutdownDeadlinePassed { consumer, abandoned, .. } => format!(
+                "{consumer} ran out of shutdown time and abandoned {abandoned} record{}.",
+                plural(*abandoned as u64)
+            ),
+            Event::Left { consumer, .. } => format!("{consumer} left the group."),
+            Event::Started { consumer, .. } => format!("{consumer} started and is joining the group."),
+            Event::Removed { consumer, .. } => format!("{consumer} was removed."),
+            Event::SessionExpired { consumer, .. } => {
+                format!("{consumer}'s session timed out; the coordinator removed it from the group.")
+            }
+            Event::RebalanceStarted { reason, .. } => format!(
+                "Rebalance started ({}): members finish their batches and rejoin.",
+                match reason {
+                    RebalanceReason::MemberJoined => "a member joined",
+                    RebalanceReason::MemberLeft => "a member left",
+                    RebalanceReason::SessionExpired => "a session expired",
+                }
+            ),
+            Event::RebalanceCompleted { generation, assignment, .. } => {
+                let owners: Vec<String> = assignment
+                    .iter()
+                    .map(|(c, parts)| {
+                        if parts.is_empty() {
+                            format!("{c} idle")
+                        } else {
+                            let list: Vec<String> = parts.iter().map(|p| format!("P{p}")).collect();
+                            format!("{c} {}", list.join(" "))
+                        }
+                    })
+                    .collect();
+                if owners.is_empty() {
+                    format!("Generation {generation}: the group is empty.")
+                } else {
+                    format!("Generation {generation}: {}.", owners.join(", "))
+                }
+            }
+            Event::OffsetsReset { offsets, .. } => {
+                let list: Vec<String> = offsets.iter().map(|(p, o)| format!("P{p} → {o}")).collect();
+                format!("Committed offsets reset: {}.", list.join(", "))
+            }
+            Event::PositionReset { consumer, partition, from, to, .. } => format!(
+                "{consumer}: offset {from} of P{partition} was deleted by retention; it jumps to {to} (auto.offset.reset=earliest)."
+            ),
+            _ => return None,
+        })
+    }
+
     #[must_use]
     pub fn tick(&self) -> Tick {
         match self {
@@ -331,4 +395,8 @@ impl Event {
             }
         }
     }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }

@@ -29,7 +29,7 @@ pub use scenario::{
     BUILTINS, SCENARIO_BYTES_MAX, SCENARIO_TICKS_MAX, Scenario, ScenarioError, TIMELINE_INPUTS_MAX,
     TimedInput, builtin, builtins,
 };
-pub use sim::{Sim, subject_key};
+pub use sim::{RestartPreview, Sim, subject_key};
 pub use view::{
     ConsumerState, ConsumerView, HandledRecord, InFlightRecord, LoopStep, Metrics, PartitionView,
     ProducerView, RecordView, SettingsView, View,

@@ -113,6 +113,17 @@ struct PendingRestart {
     restart: Vec<ConsumerId>,
 }
 
+/// The effect of restarting one partition from an offset (see [`Sim::restart_preview`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct RestartPreview {
+    /// The offset after clamping to the log.
+    pub offset: u64,
+    /// Handled records between the offset and the committed offset: they come back.
+    pub replay: u64,
+    /// Unhandled records between the committed offset and the offset: nobody will handle them.
+    pub skip: u64,
+}
+
 /// The simulation.
 ///
 /// # Calling contract (sans-IO)
@@ -1063,6 +1074,24 @@ impl Sim {
     }
 
     // ------------------------------------------------------------------ read
+
+    /// What restarting `partition` from `offset` would do: how many handled
+    /// records the group would deliver again, and how many unhandled ones it
+    /// would skip. `None` for a partition that does not exist.
+    #[must_use]
+    pub fn restart_preview(&self, partition: u32, offset: u64) -> Option<RestartPreview> {
+        let log = self.partitions.get(partition as usize)?;
+        let target = offset.clamp(log.log_start, log.log_end());
+        let current = self.committed[partition as usize].unwrap_or(log.log_start);
+        let count = |range: std::ops::Range<u64>, handled: bool| {
+            range.filter(|&o| log.get(o).is_some_and(|r| (r.handled > 0) == handled)).count() as u64
+        };
+        Some(RestartPreview {
+            offset: target,
+            replay: count(log.present(target, current), true),
+            skip: count(log.present(current, target), false),
+        })
+    }
 
     /// The group's committed offset for `partition`.
     #[must_use]

@@ -390,3 +390,40 @@ fn refused_inputs_change_nothing_and_say_why() {
     }
     assert_eq!(s.trace_hash(), before);
 }
+
+#[test]
+fn restart_preview_counts_replays_and_skips() {
+    let mut s = sim(Config { partitions: 1, consumers: 1, records_per_poll: 10, ..Config::default() });
+    advance(&mut s, 1);
+    input(&mut s, Input::Send { count: 10 });
+    advance(&mut s, 12);
+    assert_eq!(s.committed(0), Some(10));
+    input(&mut s, Input::Pause { consumer: C1 });
+    input(&mut s, Input::Send { count: 5 });
+    let back = s.restart_preview(0, 4).expect("partition 0");
+    assert_eq!((back.offset, back.replay, back.skip), (4, 6, 0));
+    let ahead = s.restart_preview(0, 13).expect("partition 0");
+    assert_eq!((ahead.replay, ahead.skip), (0, 3));
+    assert_eq!(s.restart_preview(0, 99).map(|p| p.offset), Some(15), "clamped to the log end");
+    assert_eq!(s.restart_preview(3, 0), None);
+}
+
+#[test]
+fn notable_events_are_announced() {
+    let mut s = sim(Config { partitions: 2, consumers: 2, session_timeout_ticks: 2, ..Config::default() });
+    advance(&mut s, 1);
+    input(&mut s, Input::Crash { consumer: C1 });
+    let mut said: Vec<String> =
+        std::iter::from_fn(|| s.poll_event()).filter_map(|e| e.announcement()).collect();
+    s.handle_tick(s.now() + 3);
+    said.extend(std::iter::from_fn(|| s.poll_event()).filter_map(|e| e.announcement()));
+    assert_eq!(
+        said,
+        vec![
+            "c1 crashed with 0 records in flight; its partitions wait for the session timeout.",
+            "c1's session timed out; the coordinator removed it from the group.",
+            "Rebalance started (a session expired): members finish their batches and rejoin.",
+            "Generation 2: c2 P0 P1.",
+        ]
+    );
+}
