@@ -1,1 +1,122 @@
-fn main() {}
+//! `cargo xtask`: the project's set-up commands.
+//!
+//! * `cargo xtask serve [--dev]`: install what the machine lacks, then serve the page with trunk.
+//! * `cargo xtask test [--skip-setup]`: install what the machine lacks, then run every check.
+//! * `cargo xtask setup`: only install what the machine lacks.
+//!
+//! Downloads happen only through crates.io (`cargo install`, `cargo fetch`), the npm registry
+//! (`npm ci`) and Debian apt; trunk itself runs offline.
+
+mod checks;
+mod pins;
+mod run;
+mod setup;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask <command> [options]
+
+commands:
+  serve [--dev]        set up the tools, then serve the page on http://127.0.0.1:8080
+                       (release build by default; --dev for a faster, unoptimised build)
+  test [--skip-setup]  set up the tools, then run fmt, clippy, tests (native and wasm32 in
+                       headless Chromium), the release build with its size budget, and the
+                       end-to-end tests
+  setup                only install the tools the machine lacks";
+
+#[derive(Debug, PartialEq, Eq)]
+enum Command {
+    Serve { dev: bool },
+    Test { skip_setup: bool },
+    Setup,
+    Help,
+}
+
+fn parse(args: &[String]) -> Result<Command, String> {
+    let Some((command, options)) = args.split_first() else {
+        return Ok(Command::Help);
+    };
+    let mut flags: Vec<&str> = options.iter().map(String::as_str).collect();
+    let mut take = |flag: &str| {
+        let found = flags.contains(&flag);
+        flags.retain(|f| *f != flag);
+        found
+    };
+    let parsed = match command.as_str() {
+        "serve" => Command::Serve { dev: take("--dev") },
+        "test" => Command::Test { skip_setup: take("--skip-setup") },
+        "setup" => Command::Setup,
+        "help" | "-h" | "--help" => Command::Help,
+        other => return Err(format!("unknown command `{other}`")),
+    };
+    match flags.first() {
+        Some(flag) => Err(format!("unknown option `{flag}` for `{command}`")),
+        None => Ok(parsed),
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let command = match parse(&args) {
+        Ok(command) => command,
+        Err(message) => {
+            eprintln!("xtask: {message}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = run::Ctx::new().and_then(|ctx| match command {
+        Command::Serve { dev } => setup::all(&ctx).and_then(|()| serve(&ctx, dev)),
+        Command::Test { skip_setup } => checks::all(&ctx, skip_setup),
+        Command::Setup => setup::all(&ctx),
+        Command::Help => {
+            println!("{USAGE}");
+            Ok(())
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("\nxtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `trunk serve`, in the foreground with inherited stdio, until interrupted.
+fn serve(ctx: &run::Ctx, dev: bool) -> run::Result {
+    let mut trunk = ctx.trunk();
+    trunk.arg("serve");
+    if !dev {
+        trunk.arg("--release");
+    }
+    let build = if dev { "dev" } else { "release" };
+    println!("\nserving the page ({build} build) on http://127.0.0.1:8080 — Ctrl-C stops");
+    run::run(&mut trunk)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn parses_commands_and_flags() {
+        assert_eq!(parse(&args(&[])), Ok(Command::Help));
+        assert_eq!(parse(&args(&["serve"])), Ok(Command::Serve { dev: false }));
+        assert_eq!(parse(&args(&["serve", "--dev"])), Ok(Command::Serve { dev: true }));
+        assert_eq!(parse(&args(&["test"])), Ok(Command::Test { skip_setup: false }));
+        assert_eq!(parse(&args(&["test", "--skip-setup"])), Ok(Command::Test { skip_setup: true }));
+        assert_eq!(parse(&args(&["setup"])), Ok(Command::Setup));
+    }
+
+    #[test]
+    fn rejects_unknown_commands_and_flags() {
+        assert!(parse(&args(&["build"])).is_err());
+        assert!(parse(&args(&["serve", "--skip-setup"])).is_err());
+        assert!(parse(&args(&["setup", "--dev"])).is_err());
+    }
+}

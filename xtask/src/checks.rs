@@ -1,0 +1,135 @@
+//! `cargo xtask test`: every check, in order, stopping at the first failure.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use crate::run::{self, Ctx, Result, step};
+use crate::setup::{self, CHROMEDRIVER, CHROMIUM, WASM_TARGET};
+
+/// The page's budget: gzip -9 of the wasm plus the js that trunk writes to dist/, in bytes.
+/// The page must stay quick to load on a slow connection; the wasm-release profile, wasm-opt -Oz
+/// and few dependencies are what keep it under.
+pub const PAGE_GZIP_BUDGET_BYTES: u64 = 250_000;
+
+pub fn all(ctx: &Ctx, skip_setup: bool) -> Result {
+    let start = Instant::now();
+    if skip_setup {
+        println!("skipping tool setup (--skip-setup)");
+    } else {
+        step("setup", || setup::all(ctx))?;
+    }
+    step("fmt", || run::run(ctx.cargo().args(["fmt", "--all", "--", "--check"])))?;
+    step("clippy (native, workspace)", || {
+        run::run(ctx.cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))
+    })?;
+    step("clippy (wasm32, offsetlab-web)", || {
+        run::run(
+            ctx.cargo()
+                .args(["clippy", "-p", "offsetlab-web", "--target", WASM_TARGET])
+                .args(["--", "-D", "warnings"]),
+        )
+    })?;
+    // The web crate is a workspace member outside default-members; --workspace includes it,
+    // and it compiles natively, so its native tests (if any) run here too.
+    step("test (native, workspace)", || run::run(ctx.cargo().args(["test", "--workspace"])))?;
+    step("test (wasm32 in headless Chromium, offsetlab-engine)", || {
+        run::run(&mut wasm_test(ctx, "offsetlab-engine"))
+    })?;
+    step("test (wasm32 in headless Chromium, offsetlab-web)", || {
+        run::run(&mut wasm_test(ctx, "offsetlab-web"))
+    })?;
+    step("trunk build --release", || run::run(ctx.trunk().args(["build", "--release"])))?;
+    step("page size", || page_size(&ctx.root.join("dist")))?;
+    step("end-to-end tests", || end_to_end(ctx))?;
+    println!("\nall checks passed in {:.1}s", start.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// `cargo test -p <package>` for wasm32: .cargo/config.toml's runner is wasm-bindgen-test-runner,
+/// which drives headless Chromium through chromedriver. WASM_BINDGEN_USE_BROWSER sends test
+/// binaries without `wasm_bindgen_test_configure!(run_in_browser)` there too, instead of node.
+fn wasm_test(ctx: &Ctx, package: &str) -> Command {
+    let mut cmd = ctx.cargo();
+    cmd.args(["test", "-p", package, "--target", WASM_TARGET])
+        .env("CHROMEDRIVER", CHROMEDRIVER)
+        .env("WASM_BINDGEN_USE_BROWSER", "1");
+    cmd
+}
+
+/// Bytes of `gzip -9` of a file.
+fn gzip_size(path: &Path) -> Result<u64> {
+    let output = Command::new("gzip")
+        .args(["-9", "-c"])
+        .arg(path)
+        .output()
+        .map_err(|e| format!("cannot run gzip: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("gzip {} failed ({})", path.display(), output.status));
+    }
+    Ok(output.stdout.len() as u64)
+}
+
+/// Prints the raw and gzip sizes of dist's wasm and js, and holds the total to the budget.
+fn page_size(dist: &Path) -> Result {
+    let entries = fs::read_dir(dist).map_err(|e| format!("cannot read {}: {e}", dist.display()))?;
+    let mut files: Vec<_> = entries
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "wasm" || ext == "js"))
+        .collect();
+    files.sort();
+    if !files.iter().any(|path| path.extension().is_some_and(|ext| ext == "wasm")) {
+        return Err(format!("no .wasm file in {}", dist.display()));
+    }
+    let (mut raw_total, mut gzip_total) = (0, 0);
+    for path in &files {
+        let raw = fs::metadata(path).map_err(|e| format!("cannot stat {}: {e}", path.display()))?.len();
+        let gzip = gzip_size(path)?;
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        println!("  {name}: {raw} bytes raw, {gzip} bytes gzip");
+        raw_total += raw;
+        gzip_total += gzip;
+    }
+    println!("page size: {gzip_total} bytes gzip (wasm+js), {raw_total} bytes raw");
+    if gzip_total > PAGE_GZIP_BUDGET_BYTES {
+        return Err(format!(
+            "the page is {gzip_total} bytes gzip, over the budget of {PAGE_GZIP_BUDGET_BYTES} bytes"
+        ));
+    }
+    println!("within the budget of {PAGE_GZIP_BUDGET_BYTES} bytes gzip");
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// END-TO-END TESTS HOOK
+//
+// When tests/package.json exists, its dependencies are installed (npm ci, or npm install without
+// a lockfile; skipped when tests/node_modules is present) and `node --test tests/` runs from the
+// repository root, after the release build above. The tests get these variables:
+//   OFFSETLAB_DIST  the built page (dist/), to serve
+//   CHROMIUM        /usr/bin/chromium
+//   CHROMEDRIVER    /usr/bin/chromedriver
+// Until then the step is skipped with a printed line.
+// ---------------------------------------------------------------------------------------------
+fn end_to_end(ctx: &Ctx) -> Result {
+    let tests = ctx.root.join("tests");
+    if !tests.join("package.json").exists() {
+        println!("skipped: no tests/package.json yet, so no end-to-end tests to run");
+        return Ok(());
+    }
+    if tests.join("node_modules").exists() {
+        println!("ok tests/node_modules");
+    } else {
+        let npm_command = if tests.join("package-lock.json").exists() { "ci" } else { "install" };
+        println!("installing tests/node_modules… (npm {npm_command})");
+        run::run(ctx.cmd("npm").args([npm_command, "--no-audit", "--no-fund"]).current_dir(&tests))?;
+    }
+    run::run(
+        ctx.cmd("node")
+            .args(["--test", "tests/"])
+            .env("OFFSETLAB_DIST", ctx.root.join("dist"))
+            .env("CHROMIUM", CHROMIUM)
+            .env("CHROMEDRIVER", CHROMEDRIVER),
+    )
+}
