@@ -15,6 +15,14 @@ pub enum RebalanceReason {
     SessionExpired,
 }
 
+/// A partition that changed owner in a rebalance (`None`: no owner).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PartitionMove {
+    pub partition: u32,
+    pub from: Option<ConsumerId>,
+    pub to: Option<ConsumerId>,
+}
+
 /// One change in the simulation. `tick` is when it happened.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "event", rename_all = "kebab-case")]
@@ -115,6 +123,8 @@ pub enum Event {
         tick: Tick,
         generation: u32,
         assignment: Vec<(ConsumerId, Vec<u32>)>,
+        /// Partitions whose owner changed from the previous generation.
+        moved: Vec<PartitionMove>,
     },
     OffsetsReset {
         tick: Tick,

@@ -22,7 +22,7 @@ mod view;
 pub use assign::range as range_assignment;
 pub use config::{Assignor, CommitMode, Config, ConfigError, ProducerConfig, limits};
 pub use describe::describe;
-pub use event::{Event, RebalanceReason, Tick, TraceHasher};
+pub use event::{Event, PartitionMove, RebalanceReason, Tick, TraceHasher};
 pub use input::{ConsumerId, Input, InputError, ResetSpec};
 pub use partitioner::{KeylessStrategy, murmur2, partition_for_key, to_positive};
 pub use scenario::{
@@ -32,7 +32,7 @@ pub use scenario::{
 pub use sim::{RestartPreview, Sim, subject_key};
 pub use view::{
     ConsumerState, ConsumerView, HandledRecord, InFlightRecord, LoopStep, Metrics, PartitionView,
-    ProducerView, RecordView, SettingsView, View,
+    ProducerView, RebalanceView, RecordView, SettingsView, View,
 };
 
 // The in-crate unit tests run in headless Chromium too (`cargo test --target wasm32-unknown-unknown`).

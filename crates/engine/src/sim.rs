@@ -3,14 +3,14 @@
 
 use crate::assign;
 use crate::config::{CommitMode, Config, ConfigError, check_commit_mode, check_range, limits};
-use crate::event::{Event, RebalanceReason, Tick, TraceHasher};
+use crate::event::{Event, PartitionMove, RebalanceReason, Tick, TraceHasher};
 use crate::input::{ConsumerId, Input, InputError, ResetSpec};
 use crate::log::{PartitionLog, Record};
 use crate::partitioner::{KeylessState, partition_for_key};
 use crate::rng::Rng;
 use crate::view::{
     ConsumerState, ConsumerView, HandledRecord, InFlightRecord, LoopStep, Metrics, PartitionView,
-    ProducerView, RecordView, SettingsView, View,
+    ProducerView, RebalanceView, RecordView, SettingsView, View,
 };
 use std::collections::VecDeque;
 
@@ -93,6 +93,8 @@ struct Consumer {
     handled: u64,
     step: LoopStep,
     crashed_at: Option<Tick>,
+    /// Where its loop was when it crashed ("crash here…").
+    crashed_during: Option<LoopStep>,
     /// Left with `RemoveConsumer`: the card goes at the end of the step.
     remove_after_leave: bool,
 }
@@ -166,6 +168,9 @@ pub struct Sim {
     trace: TraceHasher,
     /// The partition each subject's keyed records went to (invariant check).
     keyed_home: Vec<Option<u32>>,
+    /// Each partition's owner in the last completed generation.
+    owners: Vec<Option<ConsumerId>>,
+    last_rebalance: Option<RebalanceView>,
 }
 
 impl Sim {
@@ -193,6 +198,8 @@ impl Sim {
             events_dropped: 0,
             trace: TraceHasher::default(),
             keyed_home: Vec::new(),
+            owners: vec![None; partitions],
+            last_rebalance: None,
             config,
         };
         sim.refresh_key_partitions();
@@ -524,6 +531,7 @@ impl Sim {
             handled: 0,
             step: LoopStep::Idle,
             crashed_at: None,
+            crashed_during: None,
             remove_after_leave: false,
         });
         id
@@ -542,6 +550,7 @@ impl Sim {
         consumer.uncommitted = false;
         consumer.joined = true;
         consumer.crashed_at = None;
+        consumer.crashed_during = None;
         consumer.step = LoopStep::Idle;
         let host = consumer.host.clone();
         self.members.push(Member {
@@ -566,6 +575,7 @@ impl Sim {
         consumer.assigned.clear();
         consumer.positions.iter_mut().for_each(|p| *p = None);
         consumer.crashed_at = Some(now);
+        consumer.crashed_during = Some(consumer.step);
         consumer.step = LoopStep::Idle;
         let expires_at = now + self.config.session_timeout_ticks;
         let member = self
@@ -1000,7 +1010,25 @@ impl Sim {
         assignment.sort_by_key(|(id, _)| *id);
         self.group_state = if self.members.is_empty() { GroupState::Empty } else { GroupState::Stable };
         self.check_one_owner();
-        self.emit(Event::RebalanceCompleted { tick: self.now, generation: self.generation, assignment });
+        let mut owners = vec![None; self.partitions.len()];
+        for (consumer, partitions) in &assignment {
+            for &p in partitions {
+                owners[p as usize] = Some(*consumer);
+            }
+        }
+        let moved: Vec<PartitionMove> = (0..self.partitions.len())
+            .filter(|&p| owners[p] != self.owners[p])
+            .map(|p| PartitionMove { partition: p as u32, from: self.owners[p], to: owners[p] })
+            .collect();
+        self.owners = owners;
+        self.last_rebalance =
+            Some(RebalanceView { tick: self.now, generation: self.generation, moved: moved.clone() });
+        self.emit(Event::RebalanceCompleted {
+            tick: self.now,
+            generation: self.generation,
+            assignment,
+            moved,
+        });
     }
 
     fn check_one_owner(&self) {
@@ -1212,6 +1240,7 @@ impl Sim {
                     step: c.step,
                     session_expires_at: ghost.and_then(|m| m.expires_at),
                     crashed_at: c.crashed_at,
+                    crashed_during: c.crashed_during,
                 }
             })
             .collect();
@@ -1239,6 +1268,7 @@ impl Sim {
             metrics: self.metrics(),
             recent: self.sink.recent.iter().copied().collect(),
             restart_pending: self.pending_restart.is_some(),
+            last_rebalance: self.last_rebalance.clone(),
             events_dropped: self.events_dropped,
         }
     }

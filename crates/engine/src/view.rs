@@ -1,7 +1,7 @@
 //! The plain-data picture of the simulation that shells render.
 
 use crate::config::CommitMode;
-use crate::event::Tick;
+use crate::event::{PartitionMove, Tick};
 use crate::input::ConsumerId;
 use serde::Serialize;
 
@@ -22,6 +22,15 @@ pub struct View {
     pub recent: Vec<HandledRecord>,
     pub restart_pending: bool,
     pub events_dropped: u64,
+    /// The last completed rebalance: which partitions changed owner.
+    pub last_rebalance: Option<RebalanceView>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RebalanceView {
+    pub tick: Tick,
+    pub generation: u32,
+    pub moved: Vec<PartitionMove>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -108,6 +117,8 @@ pub struct ConsumerView {
     /// When a crashed incarnation's session runs out.
     pub session_expires_at: Option<Tick>,
     pub crashed_at: Option<Tick>,
+    /// Where its loop was when it crashed.
+    pub crashed_during: Option<LoopStep>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -140,6 +140,22 @@ fn a_crashed_member_keeps_its_partitions_until_the_session_times_out() {
         _ => None,
     });
     assert_eq!(assignment, Some((2, vec![(C2, vec![0, 1])])));
+    let moved = s.view().last_rebalance.expect("a rebalance happened").moved;
+    assert_eq!(moved, vec![offsetlab_engine::PartitionMove { partition: 0, from: Some(C1), to: Some(C2) }]);
+}
+
+#[test]
+fn a_crash_remembers_where_the_loop_was() {
+    let mut s = sim(Config { partitions: 1, consumers: 1, records_per_poll: 4, ..Config::default() });
+    advance(&mut s, 1);
+    input(&mut s, Input::Send { count: 4 });
+    advance(&mut s, 2);
+    input(&mut s, Input::Crash { consumer: C1 });
+    let c1 = consumer(&s, C1);
+    assert_eq!(
+        (c1.state, c1.crashed_during, c1.crashed_at),
+        (ConsumerState::Crashed, Some(LoopStep::Handle), Some(3))
+    );
 }
 
 #[test]
