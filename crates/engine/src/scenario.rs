@@ -213,6 +213,7 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("crash-commit-after", include_str!("../scenarios/crash-commit-after.json")),
     ("crash-commit-before", include_str!("../scenarios/crash-commit-before.json")),
     ("idempotent-absorbs-duplicates", include_str!("../scenarios/idempotent-absorbs-duplicates.json")),
+    ("busy-group", include_str!("../scenarios/busy-group.json")),
 ];
 
 /// A built-in scenario by name.

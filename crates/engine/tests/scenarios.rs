@@ -80,3 +80,13 @@ fn idempotent_absorbs_duplicates() {
     assert_eq!(m.effects, m.distinct_handled, "{m:?}");
     assert!(m.delivered > m.effects);
 }
+
+#[test]
+fn busy_group_keeps_up() {
+    let (sim, m) = run("busy-group");
+    assert_eq!(m.active_consumers, 6, "{m:?}");
+    assert_eq!(sim.view().partitions.len(), 12);
+    assert!(m.delivered > 1_500, "{m:?}");
+    assert!(m.total_lag < 200, "six consumers handling two records a tick keep up with eight a tick: {m:?}");
+    assert_eq!((m.duplicates, m.never_processed, m.out_of_key_order), (0, 0, 0), "{m:?}");
+}

@@ -2,19 +2,19 @@
 //!
 //! - [`state`]: the one `Reducible` state, which owns the engine's `Sim`.
 //! - [`components`]: one component per file; they render and dispatch.
-//! - [`timer`], [`seed`]: the clock and the `?seed=` in the URL.
+//! - [`frames`], [`seed`]: the clock (animation frames) and the `?seed=` in the URL.
 //! - [`published`], [`panic`], [`js_api`]: what the page shares with the
 //!   browser outside Yew (panic banner, `window.offsetlab_view()`).
 //!
 //! [`start`] is the page's entry point (called by the binary trunk builds).
 
 pub mod components;
+pub mod frames;
 pub mod js_api;
 pub mod panic;
 pub mod published;
 pub mod seed;
 pub mod state;
-pub mod timer;
 
 pub use components::{App, AppProps};
 use yew::AttrValue;
@@ -31,7 +31,8 @@ pub fn start() {
     if let Err(e) = seed::write_to_location(choice.seed) {
         web_sys::console::error_2(&"offsetlab: cannot write the seed into the URL:".into(), &e);
     }
-    let props = AppProps { seed: Some(choice.seed), notice: choice.notice.map(AttrValue::from) };
+    let props =
+        AppProps { seed: Some(choice.seed), notice: choice.notice.map(AttrValue::from), detached: false };
     yew::Renderer::<App>::with_props(props).render();
 }
 

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use wasm_bindgen::JsValue;
 
 /// Set by the first panic. The wasm instance is dead after it (the release
-/// build aborts), so the timer stops calling into it ([`crate::timer`]).
+/// build aborts), so the timer stops calling into it ([`crate::frames`]).
 static PANICKED: AtomicBool = AtomicBool::new(false);
 
 /// Whether the page has panicked.

@@ -1,80 +1,197 @@
-//! The page's one piece of state: the engine's [`Sim`] running the default
-//! scenario, plus what the page adds around it (seed, play/pause, the last
-//! message). Components render [`AppState`]'s fields and dispatch [`Action`]s;
-//! every change goes through [`AppState::reduce`].
+//! The page's one piece of state: the engine's [`Sim`] running a scenario,
+//! plus what the page adds around it (seed, clock, speed, tape scrolling, the
+//! selected record, announcements, quiz answers). Components render
+//! [`AppState`]'s fields and dispatch [`Action`]s; every change goes through
+//! [`AppState::reduce`].
 //!
 //! `reduce` only computes: the engine is deterministic and sans-IO, so feeding
-//! it inputs and ticks is plain computation. Publishing the state to the
-//! browser (panic hook, `window.offsetlab_view`) happens in an effect after
-//! the render, never here.
+//! it inputs and ticks is plain computation. Time comes in as
+//! [`Action::Advance`] from the frame-loop effect; the URL and the panic
+//! banner are written in effects, never here.
+//!
+//! The `Sim` sits behind `Rc<RefCell<…>>`: it holds up to millions of records,
+//! so copying it on every tick (as a plain `Reducible` would) costs megabytes
+//! per frame. A new `AppState` is still built for every change, with fresh
+//! `Rc`s for everything derived, so equality by pointer tells Yew what changed.
 
-use offsetlab_engine::{Input, Scenario, Sim, TimedInput, View, builtin, describe};
+use offsetlab_engine::{Input, RecordView, RestartPreview, Scenario, Sim, View, builtin, describe};
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::rc::Rc;
 use yew::Reducible;
 
 /// The built-in scenario the page starts from.
 pub const SCENARIO: &str = "default";
+/// Speeds the clock offers, in ticks per second; the last is the highest.
+pub const SPEEDS: [u32; 7] = [1, 2, 4, 8, 15, 30, 60];
+pub const DEFAULT_SPEED: u32 = 4;
+/// Record cells drawn per tape: the tapes are virtualised, so the page holds
+/// only these however long the logs grow.
+pub const TAPE_CELLS: u64 = 40;
+/// Cells a tape keeps in view before its committed offset when following.
+pub const TAPE_LEAD_CELLS: u64 = 4;
+/// Announcements kept for the live region and the event feed.
+pub const ANNOUNCEMENTS_KEPT: usize = 8;
+/// Ticks one `Advance` may run (a slow frame does not snowball).
+pub const ADVANCE_TICKS_MAX: u32 = 16;
 
-/// What the page can do to the state.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
-    /// Advance the simulation by one tick (the timer, or "Step one tick").
-    Tick,
-    /// Feed one input to the simulation at the current tick.
-    Apply(Input),
-    /// Start or stop the timer.
-    TogglePlay,
+/// Where a tape's window is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TapeScroll {
+    /// Follow the committed offset and the log end.
+    Follow,
+    /// Half a window towards older records.
+    Older,
+    /// Half a window towards newer records (back to following at the end).
+    Newer,
 }
 
-/// The simulation and everything the page shows about it.
+/// What the page can do to the state.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// The clock: advance by this many ticks (1 ..= [`ADVANCE_TICKS_MAX`]).
+    Advance(u32),
+    /// One tick forward (pauses the clock).
+    Step,
+    /// Feed one input to the simulation at the current tick.
+    Apply(Input),
+    SetPlaying(bool),
+    /// Ticks per second; one of [`SPEEDS`].
+    SetSpeed(u32),
+    /// Start a scenario from tick 0 with its own seed.
+    Load(Rc<Scenario>),
+    /// Start the current scenario again from tick 0 with the same seed.
+    Restart,
+    /// Start the current scenario again from tick 0 with another seed.
+    Reseed(u64),
+    ScrollTape {
+        partition: u32,
+        scroll: TapeScroll,
+    },
+    /// Select a record on a tape (or clear the selection).
+    Select(Option<(u32, u64)>),
+    /// A quiz answer: question index, choice index.
+    Answer {
+        question: usize,
+        choice: usize,
+    },
+    DismissMessage,
+}
+
+/// One tape's visible window.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tape {
+    pub partition: u32,
+    /// The first offset in the window.
+    pub from: u64,
+    pub records: Vec<RecordView>,
+    pub following: bool,
+    /// Records still in the log before and after the window.
+    pub hidden_before: u64,
+    pub hidden_after: u64,
+}
+
+/// The record the user clicked, and what restarting from it would do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selection {
+    pub partition: u32,
+    pub offset: u64,
+    pub record: RecordView,
+    pub preview: RestartPreview,
+}
+
+/// A sentence for the live region and the feed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Announcement {
+    /// Increases by one per announcement.
+    pub id: u64,
+    pub tick: u64,
+    pub text: Rc<str>,
+}
+
+/// The simulation and everything the page shows about it. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct AppState {
-    sim: Sim,
-    /// The scenario's timeline; `next_timed` is the first input not yet applied.
-    timeline: Rc<[TimedInput]>,
+    sim: Rc<RefCell<Sim>>,
+    /// The scenario running; `next_timed` is its first timeline input not yet applied.
+    pub scenario: Rc<Scenario>,
     next_timed: usize,
-    /// The seed the run was created with (also `view.seed`).
     pub seed: u64,
-    /// Whether the timer advances the simulation.
     pub playing: bool,
-    /// The last message for the status line: a refused input, a notice.
-    pub message: Option<Rc<str>>,
-    /// The engine's plain-data view at the current tick.
+    /// Ticks per second.
+    pub speed: u32,
     pub view: Rc<View>,
-    /// `kafka-consumer-groups --describe --group demo` at the current tick.
+    /// `kafka-consumer-groups --describe --group demo` now.
     pub describe: Rc<str>,
+    pub tapes: Rc<Vec<Tape>>,
+    scroll: Rc<Vec<Option<u64>>>,
+    pub selected: Option<Rc<Selection>>,
+    /// Newest last.
+    pub announcements: Rc<VecDeque<Announcement>>,
+    next_announcement: u64,
+    /// A refused input or a notice, for the status line.
+    pub message: Option<Rc<str>>,
+    /// The quiz's chosen answers.
+    pub quiz: [Option<usize>; 2],
+}
+
+impl PartialEq for AppState {
+    /// By identity of what was derived: every change builds new `Rc`s.
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.sim, &other.sim)
+            && Rc::ptr_eq(&self.view, &other.view)
+            && Rc::ptr_eq(&self.tapes, &other.tapes)
+            && Rc::ptr_eq(&self.announcements, &other.announcements)
+            && Rc::ptr_eq(&self.scenario, &other.scenario)
+            && self.selected.as_ref().map(Rc::as_ptr) == other.selected.as_ref().map(Rc::as_ptr)
+            && self.playing == other.playing
+            && self.speed == other.speed
+            && self.message == other.message
+            && self.quiz == other.quiz
+    }
 }
 
 impl AppState {
-    /// The default scenario with `seed`, at tick 0 with the scenario's tick-0
-    /// inputs applied, playing. `notice` starts the status line (e.g. why a
-    /// seed from the URL was not used).
+    /// The default scenario with `seed`, at tick 0, playing. `notice` starts
+    /// the status line (e.g. why a seed from the URL was not used).
     #[must_use]
     pub fn new(seed: u64, notice: Option<Rc<str>>) -> AppState {
-        let scenario = builtin(SCENARIO).expect("the default scenario is built in");
-        AppState::from_scenario(&scenario, seed, notice)
+        let scenario = Rc::new(builtin(SCENARIO).expect("the default scenario is built in"));
+        let mut state = AppState::from_scenario(scenario, seed);
+        state.message = notice;
+        state
     }
 
-    /// `scenario` with `seed` (replacing the scenario's own), at tick 0.
+    /// `scenario` with `seed` (replacing the scenario's own), at tick 0, with
+    /// the timeline's tick-0 inputs applied.
     ///
     /// # Panics
-    /// If the scenario's config is invalid (built-in ones are valid, tested in the engine).
+    /// If the scenario's config is invalid (built-in ones are tested valid).
     #[must_use]
-    pub fn from_scenario(scenario: &Scenario, seed: u64, notice: Option<Rc<str>>) -> AppState {
+    pub fn from_scenario(scenario: Rc<Scenario>, seed: u64) -> AppState {
         let mut config = scenario.config.clone();
         config.seed = seed;
         let sim = Sim::new(config).expect("the scenario's config is valid");
+        let partitions = sim.config().partitions as usize;
         let mut state = AppState {
             view: Rc::new(sim.view()),
             describe: describe(&sim).into(),
-            sim,
-            timeline: scenario.timeline.clone().into(),
+            sim: Rc::new(RefCell::new(sim)),
+            scenario,
             next_timed: 0,
             seed,
             playing: true,
-            message: notice,
+            speed: DEFAULT_SPEED,
+            tapes: Rc::new(Vec::new()),
+            scroll: Rc::new(vec![None; partitions]),
+            selected: None,
+            announcements: Rc::new(VecDeque::new()),
+            next_announcement: 0,
+            message: None,
+            quiz: [None, None],
         };
         state.apply_timeline();
+        state.drain_events();
         state.refresh();
         state
     }
@@ -82,48 +199,163 @@ impl AppState {
     /// The simulation's current tick.
     #[must_use]
     pub fn tick(&self) -> u64 {
-        self.sim.now()
+        self.view.tick
     }
 
-    /// Applies the timeline's inputs for the current tick (before the step to the next).
+    /// The highest speed the clock offers.
+    #[must_use]
+    pub fn max_speed() -> u32 {
+        SPEEDS[SPEEDS.len() - 1]
+    }
+
+    /// Applies the timeline's inputs due at the current tick.
     fn apply_timeline(&mut self) {
-        let now = self.sim.now();
-        while let Some(timed) = self.timeline.get(self.next_timed).filter(|t| t.tick <= now) {
-            let input = timed.input.clone();
-            let tick = timed.tick;
+        let mut sim = self.sim.borrow_mut();
+        let now = sim.now();
+        while let Some(timed) = self.scenario.timeline.get(self.next_timed).filter(|t| t.tick <= now) {
             self.next_timed += 1;
-            if let Err(e) = self.sim.handle_input(input) {
-                self.message = Some(format!("The scenario's input at tick {tick} was refused: {e}").into());
+            if let Err(e) = sim.handle_input(timed.input.clone()) {
+                self.message =
+                    Some(format!("The scenario's input at tick {} was refused: {e}", timed.tick).into());
             }
+        }
+    }
+
+    fn advance(&mut self, ticks: u32) {
+        for _ in 0..ticks.min(ADVANCE_TICKS_MAX) {
+            {
+                let mut sim = self.sim.borrow_mut();
+                let next = sim.now() + 1;
+                sim.handle_tick(next);
+            }
+            self.apply_timeline();
             self.drain_events();
         }
     }
 
-    fn step(&mut self) {
-        let next = self.sim.now() + 1;
-        self.sim.handle_tick(next);
-        self.drain_events();
-        self.apply_timeline();
-    }
-
     fn apply(&mut self, input: Input) {
-        let now = self.sim.now();
-        match self.sim.handle_input(input) {
+        let result = self.sim.borrow_mut().handle_input(input);
+        match result {
             Ok(()) => self.message = None,
-            Err(e) => self.message = Some(format!("Refused at tick {now}: {e}").into()),
+            Err(e) => self.message = Some(format!("Refused at tick {}: {e}", self.sim.borrow().now()).into()),
         }
         self.drain_events();
     }
 
-    /// The page does not use events yet; draining keeps the engine's queue small.
+    /// Turns notable events into announcements; the rest only animate what
+    /// the view already shows.
     fn drain_events(&mut self) {
-        while self.sim.poll_event().is_some() {}
+        let mut fresh = Vec::new();
+        {
+            let mut sim = self.sim.borrow_mut();
+            while let Some(event) = sim.poll_event() {
+                if let Some(text) = event.announcement() {
+                    fresh.push((event.tick(), text));
+                }
+            }
+        }
+        if fresh.is_empty() {
+            return;
+        }
+        let mut announcements = (*self.announcements).clone();
+        for (tick, text) in fresh {
+            announcements.push_back(Announcement { id: self.next_announcement, tick, text: text.into() });
+            self.next_announcement += 1;
+            if announcements.len() > ANNOUNCEMENTS_KEPT {
+                announcements.pop_front();
+            }
+        }
+        self.announcements = Rc::new(announcements);
+    }
+
+    fn announce(&mut self, text: String) {
+        let mut announcements = (*self.announcements).clone();
+        announcements.push_back(Announcement {
+            id: self.next_announcement,
+            tick: self.tick(),
+            text: text.into(),
+        });
+        self.next_announcement += 1;
+        if announcements.len() > ANNOUNCEMENTS_KEPT {
+            announcements.pop_front();
+        }
+        self.announcements = Rc::new(announcements);
     }
 
     /// Recomputes what the page shows from the simulation.
     fn refresh(&mut self) {
-        self.view = Rc::new(self.sim.view());
-        self.describe = describe(&self.sim).into();
+        let sim = self.sim.borrow();
+        let view = sim.view();
+        let tapes = view
+            .partitions
+            .iter()
+            .map(|p| {
+                let scroll = self.scroll.get(p.partition as usize).copied().flatten();
+                let from = tape_window_start(p, scroll);
+                let records = sim.records(p.partition, from, TAPE_CELLS as u32);
+                let shown = records.len() as u64;
+                Tape {
+                    partition: p.partition,
+                    from,
+                    records,
+                    following: scroll.is_none(),
+                    hidden_before: from - p.log_start,
+                    hidden_after: p.log_end - (from + shown),
+                }
+            })
+            .collect();
+        self.selected = self.selected.as_ref().and_then(|s| {
+            let record = sim.records(s.partition, s.offset, 1).into_iter().next()?;
+            let preview = sim.restart_preview(s.partition, s.offset)?;
+            Some(Rc::new(Selection { partition: s.partition, offset: s.offset, record, preview }))
+        });
+        self.describe = describe(&sim).into();
+        self.tapes = Rc::new(tapes);
+        self.view = Rc::new(view);
+    }
+
+    fn select(&mut self, target: Option<(u32, u64)>) {
+        self.selected = target.and_then(|(partition, offset)| {
+            let sim = self.sim.borrow();
+            let record = sim.records(partition, offset, 1).into_iter().next()?;
+            let preview = sim.restart_preview(partition, offset)?;
+            Some(Rc::new(Selection { partition, offset, record, preview }))
+        });
+    }
+
+    fn scroll_tape(&mut self, partition: u32, scroll: TapeScroll) {
+        let Some(p) = self.view.partitions.get(partition as usize) else { return };
+        let current = tape_window_start(p, self.scroll.get(partition as usize).copied().flatten());
+        let half = TAPE_CELLS / 2;
+        let next = match scroll {
+            TapeScroll::Follow => None,
+            TapeScroll::Older => Some(current.saturating_sub(half).max(p.log_start)),
+            TapeScroll::Newer => {
+                let to = current + half;
+                (to + TAPE_CELLS < p.log_end).then_some(to)
+            }
+        };
+        let mut all = (*self.scroll).clone();
+        if let Some(slot) = all.get_mut(partition as usize) {
+            *slot = next;
+        }
+        self.scroll = Rc::new(all);
+    }
+}
+
+/// The first offset a tape shows: where the user scrolled, or, following,
+/// a few cells before the committed offset (or the cursor, if behind it),
+/// sliding to keep the log end in view when it fits.
+#[must_use]
+pub fn tape_window_start(p: &offsetlab_engine::PartitionView, scroll: Option<u64>) -> u64 {
+    let last_window = p.log_end.saturating_sub(TAPE_CELLS).max(p.log_start);
+    match scroll {
+        Some(from) => from.clamp(p.log_start, last_window),
+        None => {
+            let committed = p.committed.unwrap_or(p.log_start);
+            let anchor = p.position.map_or(committed, |position| position.min(committed));
+            anchor.saturating_sub(TAPE_LEAD_CELLS).min(last_window).max(p.log_start)
+        }
     }
 }
 
@@ -131,18 +363,68 @@ impl Reducible for AppState {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
-        let mut next = Rc::unwrap_or_clone(self);
+        let mut next = (*self).clone();
         match action {
-            Action::Tick => {
-                next.step();
-                next.refresh();
+            Action::Advance(ticks) => {
+                if !self.playing || ticks == 0 {
+                    return self;
+                }
+                next.advance(ticks);
             }
-            Action::Apply(input) => {
-                next.apply(input);
-                next.refresh();
+            Action::Step => {
+                next.playing = false;
+                next.advance(1);
             }
-            Action::TogglePlay => next.playing = !next.playing,
+            Action::Apply(input) => next.apply(input),
+            Action::SetPlaying(playing) => {
+                if playing == self.playing {
+                    return self;
+                }
+                next.playing = playing;
+                return Rc::new(next);
+            }
+            Action::SetSpeed(speed) => {
+                next.speed = if SPEEDS.contains(&speed) { speed } else { DEFAULT_SPEED };
+                return Rc::new(next);
+            }
+            Action::Load(scenario) => {
+                let seed = scenario.config.seed;
+                let name = scenario.name.clone();
+                let watch = scenario.watch.clone();
+                next = AppState::from_scenario(scenario, seed);
+                next.quiz = self.quiz;
+                next.speed = self.speed;
+                next.announce(format!("Loaded {name}. {watch}"));
+            }
+            Action::Restart => {
+                next = AppState::from_scenario(self.scenario.clone(), self.seed);
+                next.quiz = self.quiz;
+                next.speed = self.speed;
+                next.announce(format!(
+                    "Started {} again from tick 0 (seed {}).",
+                    self.scenario.name, self.seed
+                ));
+            }
+            Action::Reseed(seed) => {
+                next = AppState::from_scenario(self.scenario.clone(), seed);
+                next.quiz = self.quiz;
+                next.speed = self.speed;
+                next.announce(format!("Started {} with seed {seed}.", self.scenario.name));
+            }
+            Action::ScrollTape { partition, scroll } => next.scroll_tape(partition, scroll),
+            Action::Select(target) => next.select(target),
+            Action::Answer { question, choice } => {
+                if let Some(slot) = next.quiz.get_mut(question) {
+                    *slot = Some(choice);
+                }
+                return Rc::new(next);
+            }
+            Action::DismissMessage => {
+                next.message = None;
+                return Rc::new(next);
+            }
         }
+        next.refresh();
         Rc::new(next)
     }
 }
@@ -153,7 +435,7 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     use super::*;
-    use offsetlab_engine::ConsumerId;
+    use offsetlab_engine::{ConsumerId, ResetSpec};
 
     fn run(state: AppState, actions: impl IntoIterator<Item = Action>) -> Rc<AppState> {
         actions.into_iter().fold(Rc::new(state), Reducible::reduce)
@@ -169,46 +451,92 @@ mod tests {
         // default.json sends 6 records at tick 0.
         assert_eq!(state.view.metrics.produced, 6);
         assert_eq!(state.message, None);
+        assert_eq!(state.tapes.len(), 3);
     }
 
     #[test]
-    fn ticks_advance_one_at_a_time_and_match_a_headless_run() {
-        let state = run(AppState::new(7, None), std::iter::repeat_n(Action::Tick, 30));
+    fn advancing_matches_a_headless_run() {
+        let state = run(AppState::new(7, None), std::iter::repeat_n(Action::Advance(3), 10));
         assert_eq!(state.tick(), 30);
         let scenario = builtin(SCENARIO).unwrap();
         let headless = scenario.run(Some(7), Some(30)).unwrap();
         assert_eq!(*state.view, headless.view());
         assert_eq!(&*state.describe, describe(&headless));
-        assert!(state.describe.contains("CONSUMER-ID"));
     }
 
     #[test]
-    fn inputs_apply_and_refusals_become_the_message() {
-        let crash = Action::Apply(Input::Crash { consumer: ConsumerId(1) });
-        let state = run(
-            AppState::new(1, None),
-            [Action::Tick, Action::Apply(Input::Send { count: 10 }), crash.clone()],
-        );
-        assert_eq!(state.view.metrics.produced, 16);
-        assert_eq!(state.message, None);
-        assert_eq!(state.view.consumers[0].state.label(), "crashed");
-        let state = run(Rc::unwrap_or_clone(state), [crash]);
-        let message = state.message.as_deref().unwrap();
-        assert_eq!(message, "Refused at tick 1: c1 is crashed; this needs it running, paused or stopping");
-        // The next accepted input clears it.
-        let state = run(Rc::unwrap_or_clone(state), [Action::Apply(Input::KeepSending { per_tick: 1 })]);
-        assert_eq!(state.message, None);
-        assert_eq!(state.view.producer.send_per_tick, 1);
-    }
-
-    #[test]
-    fn toggle_play_changes_only_the_flag() {
-        let before = AppState::new(3, Some("hello".into()));
-        let tick = before.tick();
-        let state = run(before, [Action::TogglePlay]);
+    fn advance_does_nothing_while_paused_and_step_pauses() {
+        let state = run(AppState::new(7, None), [Action::SetPlaying(false), Action::Advance(5)]);
+        assert_eq!(state.tick(), 0);
+        let state = run(AppState::new(7, None), [Action::Step, Action::Step]);
+        assert_eq!(state.tick(), 2);
         assert!(!state.playing);
-        assert_eq!(state.tick(), tick);
-        assert_eq!(state.message.as_deref(), Some("hello"));
-        assert!(run(Rc::unwrap_or_clone(state), [Action::TogglePlay]).playing);
+    }
+
+    #[test]
+    fn refusals_become_the_message_and_crashes_are_announced() {
+        let crash = Action::Apply(Input::Crash { consumer: ConsumerId(1) });
+        let state = run(AppState::new(1, None), [Action::Step, crash.clone(), crash]);
+        assert_eq!(
+            state.message.as_deref(),
+            Some("Refused at tick 1: c1 is crashed; this needs it running, paused or stopping")
+        );
+        let last = state.announcements.back().expect("announced");
+        assert!(last.text.starts_with("c1 crashed"), "{last:?}");
+    }
+
+    #[test]
+    fn tapes_stay_bounded_and_follow_the_log() {
+        let state =
+            run(AppState::new(1, None), [Action::Apply(Input::Send { count: 500 }), Action::Advance(2)]);
+        for tape in state.tapes.iter() {
+            assert!(tape.records.len() as u64 <= TAPE_CELLS);
+            let p = &state.view.partitions[tape.partition as usize];
+            assert_eq!(
+                tape.hidden_before + tape.records.len() as u64 + tape.hidden_after,
+                p.log_end - p.log_start
+            );
+            assert!(tape.following);
+        }
+        let state =
+            run(Rc::unwrap_or_clone(state), [Action::ScrollTape { partition: 0, scroll: TapeScroll::Older }]);
+        assert!(!state.tapes[0].following || state.tapes[0].hidden_before == 0);
+    }
+
+    #[test]
+    fn selecting_a_record_previews_a_restart() {
+        let state = run(AppState::new(1, None), std::iter::repeat_n(Action::Advance(10), 4));
+        let tape = state.tapes.iter().find(|t| !t.records.is_empty()).expect("a tape with records").clone();
+        let offset = tape.records[0].offset;
+        let state = run(Rc::unwrap_or_clone(state), [Action::Select(Some((tape.partition, offset)))]);
+        let selected = state.selected.as_ref().expect("selected");
+        assert_eq!(selected.offset, offset);
+        assert!(selected.preview.replay > 0, "{selected:?}");
+        let state = run(
+            Rc::unwrap_or_clone(state),
+            [Action::Apply(Input::RestartFrom {
+                reset: ResetSpec::Offset { partition: Some(tape.partition), offset },
+            })],
+        );
+        assert!(state.view.restart_pending);
+    }
+
+    #[test]
+    fn load_starts_a_scenario_with_its_seed() {
+        let scenario = Rc::new(builtin("crash-commit-after").unwrap());
+        let seed = scenario.config.seed;
+        let state =
+            run(AppState::new(99, None), [Action::Load(scenario), Action::Advance(16), Action::Advance(16)]);
+        assert_eq!(state.seed, seed);
+        assert_eq!(state.scenario.name, "crash-commit-after");
+        let headless = builtin("crash-commit-after").unwrap().run(None, Some(32)).unwrap();
+        assert_eq!(state.view.metrics, headless.metrics());
+        assert!(state.view.metrics.duplicates > 0);
+    }
+
+    #[test]
+    fn quiz_answers_are_kept() {
+        let state = run(AppState::new(1, None), [Action::Answer { question: 1, choice: 2 }]);
+        assert_eq!(state.quiz, [None, Some(2)]);
     }
 }

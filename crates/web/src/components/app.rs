@@ -1,11 +1,13 @@
-//! The page: the state, the timer, and the parts laid out.
+//! The page: the state, the clock, the URL, and the sections laid out.
 
-use crate::components::{Consumers, Controls, Counters, DescribeTable, RunInfo, StatusLine};
+use crate::components::{
+    Announcer, ClockBar, DescribeTable, Experiments, FinePrint, Group, Intro, PollLoop, ProducerCard, Quiz,
+    Rules, Settings, Sink, StatusLine, Topic,
+};
+use crate::frames::FrameLoop;
 use crate::published;
 use crate::seed;
-use crate::state::{Action, AppState};
-use crate::timer::{Interval, TICK_MS};
-use offsetlab_engine::Input;
+use crate::state::{ADVANCE_TICKS_MAX, Action, AppState};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -18,6 +20,9 @@ pub struct AppProps {
     /// A first message for the status line (e.g. why the URL's seed was not used).
     #[prop_or_default]
     pub notice: Option<AttrValue>,
+    /// Keep the URL as it is (component tests mount several apps).
+    #[prop_or_default]
+    pub detached: bool,
 }
 
 #[component]
@@ -31,15 +36,32 @@ pub fn App(props: &AppProps) -> Html {
         })
     };
 
-    // The timer: one tick every TICK_MS while playing. The cleanup (when
-    // `playing` changes or the app unmounts) drops the Interval, which clears
-    // it and then frees its closure.
+    // The clock: animation frames turn into ticks at the chosen speed while
+    // playing. The cleanup (when playing or speed changes, or on unmount)
+    // drops the loop, which cancels its frame and frees its closure.
     {
         let dispatcher = state.dispatcher();
-        use_effect_with(state.playing, move |&playing| {
-            let interval =
-                playing.then(|| Interval::new(TICK_MS, move || dispatcher.dispatch(Action::Tick))).flatten();
-            move || drop(interval)
+        use_effect_with((state.playing, state.speed), move |&(playing, speed)| {
+            let frames = playing
+                .then(|| {
+                    FrameLoop::start(speed, ADVANCE_TICKS_MAX, move |ticks| {
+                        dispatcher.dispatch(Action::Advance(ticks));
+                    })
+                })
+                .flatten();
+            move || drop(frames)
+        });
+    }
+
+    // The seed in the URL follows the run (a loaded experiment has its own).
+    {
+        let detached = props.detached;
+        use_effect_with(state.seed, move |&seed| {
+            if !detached {
+                if let Err(e) = seed::write_to_location(seed) {
+                    web_sys::console::error_2(&"offsetlab: cannot write the seed into the URL:".into(), &e);
+                }
+            }
         });
     }
 
@@ -49,44 +71,39 @@ pub fn App(props: &AppProps) -> Html {
         use_effect(move || published::publish(view));
     }
 
-    let on_input = {
+    let on_action = {
         let dispatcher = state.dispatcher();
-        Callback::from(move |input: Input| dispatcher.dispatch(Action::Apply(input)))
+        Callback::from(move |action: Action| dispatcher.dispatch(action))
     };
-    let on_step = {
-        let dispatcher = state.dispatcher();
-        Callback::from(move |()| dispatcher.dispatch(Action::Tick))
-    };
-    let on_toggle_play = {
-        let dispatcher = state.dispatcher();
-        Callback::from(move |()| dispatcher.dispatch(Action::TogglePlay))
-    };
-
-    let view = &state.view;
+    let on_dismiss = on_action.reform(|()| Action::DismissMessage);
+    let state: AppState = (*state).clone();
     let message: Option<AttrValue> = state.message.clone().map(AttrValue::from);
     html! {
-        <main class="page">
-            <header class="page-header">
-                <h1>{ "offsetlab" }</h1>
-                <p class="tagline">{ "A Kafka consumer group, simulated one tick at a time." }</p>
-                <RunInfo
-                    tick={view.tick}
-                    seed={state.seed}
-                    group_state={AttrValue::from(view.group_state.clone())}
-                    playing={state.playing}
-                />
-            </header>
-            <Controls
-                playing={state.playing}
-                keep_sending={view.producer.send_per_tick > 0}
-                {on_input}
-                {on_step}
-                {on_toggle_play}
-            />
-            <StatusLine {message} />
-            <Counters metrics={view.metrics.clone()} />
-            <Consumers consumers={Rc::new(view.consumers.clone())} />
-            <DescribeTable text={AttrValue::from(state.describe.clone())} />
-        </main>
+        <>
+            <a class="skip-link" href="#simulation">{ "Skip to the simulation" }</a>
+            <main class="page">
+                <Intro state={state.clone()} on_action={on_action.clone()} />
+                <div id="simulation" class="simulation" tabindex="-1">
+                    <ClockBar state={state.clone()} on_action={on_action.clone()} />
+                    <StatusLine {message} {on_dismiss} />
+                    <Announcer state={state.clone()} on_action={on_action.clone()} />
+                    <div class="stage">
+                        <ProducerCard state={state.clone()} on_action={on_action.clone()} />
+                        <Topic state={state.clone()} on_action={on_action.clone()} />
+                        <Group state={state.clone()} on_action={on_action.clone()} />
+                        <Sink state={state.clone()} on_action={on_action.clone()} />
+                        <Settings state={state.clone()} on_action={on_action.clone()} />
+                    </div>
+                </div>
+                <div class="explainer">
+                    <Rules state={state.clone()} on_action={on_action.clone()} />
+                    <DescribeTable text={AttrValue::from(state.describe.clone())} />
+                    <PollLoop state={state.clone()} on_action={on_action.clone()} />
+                    <Experiments state={state.clone()} on_action={on_action.clone()} />
+                    <Quiz state={state.clone()} on_action={on_action.clone()} />
+                    <FinePrint state={state.clone()} on_action={on_action.clone()} />
+                </div>
+            </main>
+        </>
     }
 }

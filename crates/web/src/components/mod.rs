@@ -1,19 +1,49 @@
-//! The page's components, one per file. They render [`crate::state::AppState`]'s
-//! data and report what the user did as domain values (an engine
-//! [`offsetlab_engine::Input`], a step, play/pause); none of them simulates.
+//! The page's components, one per file. Sections take the whole
+//! [`AppState`] and report what the user did as an [`Action`] (a domain value:
+//! an engine input, a step, a scenario to load); none of them simulates.
 
+use crate::state::{Action, AppState};
+use yew::prelude::*;
+
+mod announcer;
 mod app;
-mod consumers;
-mod controls;
+mod clock_bar;
 mod counters;
 mod describe_table;
-mod run_info;
+mod experiments;
+mod fine_print;
+mod group;
+mod intro;
+mod poll_loop;
+mod producer_card;
+mod quiz;
+mod rules;
+mod settings;
+mod sink;
 mod status_line;
+mod topic;
 
+pub use announcer::Announcer;
 pub use app::{App, AppProps};
-pub use consumers::{Consumers, ConsumersProps};
-pub use controls::{Controls, ControlsProps};
+pub use clock_bar::ClockBar;
 pub use counters::{Counters, CountersProps};
 pub use describe_table::{DescribeTable, DescribeTableProps};
-pub use run_info::{RunInfo, RunInfoProps};
+pub use experiments::Experiments;
+pub use fine_print::FinePrint;
+pub use group::Group;
+pub use intro::Intro;
+pub use poll_loop::PollLoop;
+pub use producer_card::ProducerCard;
+pub use quiz::Quiz;
+pub use rules::Rules;
+pub use settings::Settings;
+pub use sink::Sink;
 pub use status_line::{StatusLine, StatusLineProps};
+pub use topic::Topic;
+
+/// What every section gets: the state to draw and where to send actions.
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct SectionProps {
+    pub state: AppState,
+    pub on_action: Callback<Action>,
+}

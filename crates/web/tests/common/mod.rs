@@ -1,0 +1,121 @@
+//! The page in headless Chromium: mount the app, click, read the DOM.
+//! Shared by every `tests/*.rs` file of the web crate.
+#![allow(dead_code)]
+
+use offsetlab_web::{App, AppProps};
+use std::time::Duration;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{Element, HtmlElement};
+use yew::AppHandle;
+
+/// The app mounted into a fresh `<div>`; unmounted (its timer cleared) on drop.
+pub struct Page {
+    pub root: Element,
+    handle: Option<AppHandle<App>>,
+}
+
+impl Page {
+    pub async fn mount(props: Option<AppProps>) -> Page {
+        let document = web_sys::window().unwrap().document().unwrap();
+        let root = document.create_element("div").unwrap();
+        document.body().unwrap().append_child(&root).unwrap();
+        let renderer = match props {
+            Some(props) => yew::Renderer::<App>::with_root_and_props(root.clone(), props),
+            None => yew::Renderer::<App>::with_root_and_props(
+                root.clone(),
+                AppProps { detached: true, ..AppProps::default() },
+            ),
+        };
+        let page = Page { root, handle: Some(renderer.render()) };
+        settle().await;
+        page
+    }
+
+    pub async fn with_seed(seed: u64) -> Page {
+        let page = Page::mount(Some(AppProps { seed: Some(seed), notice: None, detached: true })).await;
+        // Stop the clock so only the test's clicks move the simulation.
+        if page.text("[data-field=clock]") == "playing" {
+            page.click("[data-action=play]").await;
+        }
+        assert_eq!(page.text("[data-field=clock]"), "paused");
+        page
+    }
+
+    pub fn find(&self, selector: &str) -> Element {
+        self.root.query_selector(selector).unwrap().unwrap_or_else(|| panic!("no {selector} in the page"))
+    }
+
+    pub fn text(&self, selector: &str) -> String {
+        self.find(selector).text_content().unwrap_or_default()
+    }
+
+    pub fn counter(&self, key: &str) -> u64 {
+        let text = self.text(&format!("[data-counter={key}]"));
+        text.parse().unwrap_or_else(|_| panic!("counter {key} reads {text:?}"))
+    }
+
+    pub async fn click(&self, selector: &str) {
+        self.find(selector).dyn_into::<HtmlElement>().unwrap().click();
+        settle().await;
+    }
+
+    pub async fn step(&self, ticks: u32) {
+        for _ in 0..ticks {
+            self.click("[data-action=step]").await;
+        }
+    }
+}
+
+impl Drop for Page {
+    fn drop(&mut self) {
+        if let Some(handle) = self.handle.take() {
+            handle.destroy();
+        }
+        self.root.remove();
+    }
+}
+
+/// Yew renders asynchronously: give it a moment.
+pub async fn settle() {
+    yew::platform::time::sleep(Duration::from_millis(10)).await;
+}
+
+pub fn get(object: &JsValue, key: &str) -> JsValue {
+    js_sys::Reflect::get(object, &JsValue::from_str(key)).unwrap()
+}
+
+impl Page {
+    /// All elements matching `selector`.
+    pub fn all(&self, selector: &str) -> Vec<Element> {
+        let list = self.root.query_selector_all(selector).unwrap();
+        (0..list.length()).map(|i| list.item(i).unwrap().dyn_into().unwrap()).collect()
+    }
+
+    /// Dispatches a keydown of `key` on the element.
+    pub async fn key(&self, selector: &str, key: &str) {
+        let init = web_sys::KeyboardEventInit::new();
+        init.set_key(key);
+        init.set_bubbles(true);
+        let event = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+        self.find(selector).dispatch_event(&event).unwrap();
+        settle().await;
+    }
+
+    /// Sets an `<input>` or `<select>` value and fires `input` and `change`.
+    pub async fn set_value(&self, selector: &str, value: &str) {
+        let element = self.find(selector);
+        if let Some(input) = element.dyn_ref::<web_sys::HtmlInputElement>() {
+            input.set_value(value);
+        } else if let Some(select) = element.dyn_ref::<web_sys::HtmlSelectElement>() {
+            select.set_value(value);
+        } else {
+            panic!("{selector} is neither an input nor a select");
+        }
+        for kind in ["input", "change"] {
+            let init = web_sys::EventInit::new();
+            init.set_bubbles(true);
+            element.dispatch_event(&web_sys::Event::new_with_event_init_dict(kind, &init).unwrap()).unwrap();
+        }
+        settle().await;
+    }
+}
