@@ -1,0 +1,47 @@
+//! The benchmark's steady state (12 partitions, 6 consumers, keep sending),
+//! measured in wasm32. A measurement, not a test: it is ignored by default and
+//! asserts nothing about speed. Run it under Node.js:
+//!
+//! `cargo test -p offsetlab-engine --target wasm32-unknown-unknown --release --test wasm_throughput -- --include-ignored`
+#![cfg(target_arch = "wasm32")]
+
+use offsetlab_engine::{Config, Input, ProducerConfig, Sim};
+use wasm_bindgen_test::{console_log, wasm_bindgen_test};
+
+#[wasm_bindgen_test]
+#[ignore = "a measurement; run with --include-ignored"]
+fn steady_state_handled_records_per_second() {
+    let mut sim = Sim::new(Config {
+        seed: 5,
+        partitions: 12,
+        consumers: 6,
+        records_per_poll: 500,
+        handle_per_tick: 100,
+        producer: ProducerConfig { key_count: 1_000, ..ProducerConfig::default() },
+        ..Config::default()
+    })
+    .expect("valid");
+    sim.handle_input(Input::KeepSending { per_tick: 600 }).expect("accepted");
+    let mut run = |sim: &mut Sim, ticks: u64| {
+        for _ in 0..ticks {
+            sim.handle_tick(sim.now() + 1);
+            while sim.poll_event().is_some() {}
+        }
+    };
+    run(&mut sim, 200);
+    let mut best = 0.0f64;
+    for _ in 0..5 {
+        let before = sim.metrics().delivered;
+        let start = js_sys::Date::now();
+        run(&mut sim, 2_000);
+        let seconds = (js_sys::Date::now() - start) / 1000.0;
+        let handled = (sim.metrics().delivered - before) as f64;
+        best = best.max(handled / seconds);
+        console_log!(
+            "wasm32: {handled} records handled in {seconds:.3} s = {:.2} M/s",
+            handled / seconds / 1e6
+        );
+    }
+    console_log!("wasm32 best: {:.2} million handled records per second", best / 1e6);
+    assert!(sim.metrics().delivered > 0);
+}
