@@ -8,33 +8,55 @@ pub struct CountersProps {
     pub metrics: Metrics,
 }
 
-/// `(key for tests and styling, label, value)` of each counter, in display order.
+/// One counter as drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counter {
+    /// `data-counter` (tests and styling).
+    pub key: &'static str,
+    pub label: &'static str,
+    pub value: u64,
+    /// A rise is a sign of trouble: the value flashes when it changes.
+    pub alarm: bool,
+}
+
+/// Every counter, in display order.
 #[must_use]
-pub fn counters(m: &Metrics) -> [(&'static str, &'static str, u64); 7] {
+pub fn counters(m: &Metrics) -> [Counter; 8] {
+    let c = |key, label, value, alarm| Counter { key, label, value, alarm };
     [
-        ("delivered", "Delivered", m.delivered),
-        ("duplicates", "Duplicates", m.duplicates),
-        ("never-processed", "Never processed", m.never_processed),
-        ("out-of-key-order", "Out of key order", m.out_of_key_order),
-        ("total-lag", "Total lag", m.total_lag),
-        ("active-consumers", "Active consumers", u64::from(m.active_consumers)),
-        ("generation", "Generation", u64::from(m.generation)),
+        c("delivered", "Delivered", m.delivered, false),
+        c("duplicates", "Duplicates", m.duplicates, true),
+        c("effects", "Effects", m.effects, false),
+        c("never-processed", "Never processed", m.never_processed, true),
+        c("out-of-key-order", "Out of key order", m.out_of_key_order, true),
+        c("total-lag", "Total lag", m.total_lag, false),
+        c("active-consumers", "Active consumers", u64::from(m.active_consumers), false),
+        c("generation", "Generation", u64::from(m.generation), false),
     ]
 }
 
 #[component]
 pub fn Counters(props: &CountersProps) -> Html {
     html! {
-        <section class="counters" aria-labelledby="counters-heading">
-            <h2 id="counters-heading">{ "Counters" }</h2>
-            <dl>
-                { for counters(&props.metrics).into_iter().map(|(key, label, value)| html! {
-                    <div class="counter" key={key}>
-                        <dt>{ label }</dt>
-                        <dd data-counter={key}>{ value }</dd>
+        <dl class="counters">
+            { for counters(&props.metrics).into_iter().map(|c| {
+                let raised = c.alarm && c.value > 0;
+                // Keyed by the value, an alarm counter's number is a new node
+                // whenever it changes, so its CSS flash plays again.
+                let number = if raised {
+                    html! { { for std::iter::once(html! {
+                        <span key={c.value.to_string()} class="flash">{ c.value }</span>
+                    }) } }
+                } else {
+                    html! { { c.value } }
+                };
+                html! {
+                    <div class={classes!("counter", raised.then_some("raised"))} key={c.key}>
+                        <dt>{ c.label }</dt>
+                        <dd data-counter={c.key}>{ number }</dd>
                     </div>
-                }) }
-            </dl>
-        </section>
+                }
+            }) }
+        </dl>
     }
 }

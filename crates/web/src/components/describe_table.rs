@@ -15,7 +15,14 @@ pub struct DescribeTableProps {
 pub fn DescribeTable(props: &DescribeTableProps) -> Html {
     html! {
         <section class="describe" aria-labelledby="describe-heading">
-            <h2 id="describe-heading">{ "What Kafka's CLI shows" }</h2>
+            <p class="eyebrow">{ "Under the hood" }</p>
+            <h2 id="describe-heading">{ "The same state, as an operator sees it" }</h2>
+            <p class="section-lead">
+                { "Live output of Kafka's own tool for the simulation above. CURRENT-OFFSET is the \
+                   offset the group last committed, not where the consumer is reading: it moves in \
+                   steps, lags behind the cursor while a batch is in progress, and shows '-' until \
+                   the first commit." }
+            </p>
             <pre class="terminal" tabindex="0" aria-label="Output of kafka-consumer-groups --describe --group demo">
                 <span class="prompt">{ format!("$ {COMMAND}\n") }</span>
                 { props.text.clone() }

@@ -1,10 +1,129 @@
-//! The built-in scenarios as one-click experiments.
+//! One card per built-in scenario: what it shows, what to watch, and a button
+//! that sets it up.
 
 use crate::components::SectionProps;
+use crate::state::Action;
+use offsetlab_engine::{Scenario, builtins};
+use std::rc::Rc;
 use yew::prelude::*;
+
+/// The scenario the page starts from; not an experiment of its own.
+const STARTING_POINT: &str = "default";
+/// The experiment the intro and the rules point to.
+const CRASH_AFTER: &str = "crash-commit-after";
+
+/// A card's title for the scenarios the page knows; others show their name.
+fn title(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "keys-keep-order" => "keys keep each user's records in order",
+        "no-keys-reorder" => "without keys, a user's records overtake each other",
+        "spare-consumers" => "more consumers than partitions",
+        CRASH_AFTER => "crash after handling, before committing",
+        "crash-commit-before" => "commit first, then crash",
+        "idempotent-absorbs-duplicates" => "an idempotent application",
+        "busy-group" => "a busy group",
+        _ => return None,
+    })
+}
+
+/// The summary without an "Experiment N: " prefix (the card's title says it).
+fn summary(scenario: &Scenario) -> &str {
+    let s = scenario.summary.as_str();
+    match s.split_once(": ") {
+        Some((head, rest)) if head.starts_with("Experiment ") => rest,
+        _ => s,
+    }
+}
+
+/// What to do by hand, or what else to know, for some experiments.
+fn notes(name: &str) -> Html {
+    match name {
+        CRASH_AFTER => html! {
+            <div class="experiment-notes">
+                <p>{ "To do it by hand, from the starting point:" }</p>
+                <ol>
+                    <li>{ "Keep “Commit” on After and press Send 10." }</li>
+                    <li>{ "Pause the clock, then Step until c1 has a batch in flight." }</li>
+                    <li>{ "Crash c1 and press Play." }</li>
+                    <li>{ "Nothing moves on c1's partitions until its session times out. Then c2 \
+                           takes them over from the last commit: Duplicates rises, Never processed stays 0." }</li>
+                </ol>
+                <p>{ "Then do the same with “Commit: Before” and compare (experiment 5)." }</p>
+            </div>
+        },
+        "crash-commit-before" => html! {
+            <div class="experiment-notes">
+                <p>{ "By hand: the steps of experiment 4 with “Commit: Before”. The commit has \
+                      already moved the group past the batch, so whatever c1 had not handled is \
+                      skipped: at-most-once." }</p>
+            </div>
+        },
+        "idempotent-absorbs-duplicates" => html! {
+            <div class="experiment-notes">
+                <p>{ "The practical answer: assume delivery can repeat, and make handling a record \
+                      twice harmless, for instance with a unique constraint on its id." }</p>
+                <p>{ "Kafka's transactions give exactly-once processing when a consumer reads from \
+                      Kafka and writes back to Kafka. They do not reach a database or an email \
+                      provider behind your handler: that part is still yours to design." }</p>
+            </div>
+        },
+        _ => html! {},
+    }
+}
 
 #[component]
 pub fn Experiments(props: &SectionProps) -> Html {
-    let _ = props;
-    html! { <section class="experiments" aria-label="Experiments"></section> }
+    // Parsed once: the built-ins never change while the page runs.
+    let scenarios = use_memo((), |()| {
+        builtins().into_iter().filter(|s| s.name != STARTING_POINT).map(Rc::new).collect::<Vec<_>>()
+    });
+    let running = props.state.scenario.name.as_str();
+    html! {
+        <section class="experiments" id="experiments" aria-labelledby="experiments-heading">
+            <h2 id="experiments-heading">{ "Experiments" }</h2>
+            <p class="section-lead">
+                { "Each one sets the simulation above up from tick 0 with its own seed and starts \
+                   the clock, so every run of it plays out the same way." }
+            </p>
+            <ol class="experiment-list">
+                { for scenarios.iter().enumerate().map(|(i, scenario)| {
+                    let n = i + 1;
+                    let name = scenario.name.clone();
+                    let is_running = name == running;
+                    let heading = match title(&name) {
+                        Some(title) => format!("Experiment {n}: {title}"),
+                        None => format!("Experiment {n}: {name}"),
+                    };
+                    let onclick = {
+                        let scenario = scenario.clone();
+                        props.on_action.reform(move |_: MouseEvent| Action::Load(scenario.clone()))
+                    };
+                    let class = classes!(
+                        "experiment",
+                        "panel",
+                        (name == CRASH_AFTER).then_some("featured"),
+                        is_running.then_some("running"),
+                    );
+                    html! {
+                        <li {class} key={name.clone()} aria-current={is_running.then_some("true")}>
+                            <h3>{ heading }</h3>
+                            <p class="experiment-name">
+                                <code>{ &name }</code>
+                                if is_running {
+                                    <span class="running-now">{ "running now" }</span>
+                                }
+                            </p>
+                            <p>{ summary(scenario) }</p>
+                            <p class="watch"><strong>{ "What to watch: " }</strong>{ &scenario.watch }</p>
+                            { notes(&name) }
+                            <button type="button" data-scenario={name.clone()} {onclick}
+                                aria-label={format!("Set up experiment {n}: {name}")}>
+                                { "Set up" }
+                            </button>
+                        </li>
+                    }
+                }) }
+            </ol>
+        </section>
+    }
 }

@@ -1,10 +1,98 @@
-//! What the model leaves out, and which Kafka defaults it follows.
+//! What the model leaves out, where it differs from Kafka, and which Kafka it follows.
 
 use crate::components::SectionProps;
 use yew::prelude::*;
 
+/// `(heading, paragraphs)`, in display order.
+const ITEMS: [(&str, &[&str]); 10] = [
+    (
+        "Brokers, replication and acks",
+        &["The tapes behave as one broker's log that never fails. Real partitions are replicated: \
+           a leader and followers on different brokers, and the producer's acks together with the \
+           topic's min.insync.replicas decide when a write counts as done."],
+    ),
+    (
+        "Ticks, not milliseconds",
+        &["The session timeout, the auto-commit interval and the shutdown deadline are counted in \
+           ticks. In Kafka they are durations: session.timeout.ms defaults to 45 seconds and \
+           auto.commit.interval.ms to 5 seconds."],
+    ),
+    (
+        "What one poll() returns",
+        &["Here poll() takes records from the consumer's partitions in turn, starting one partition \
+           further each time. Kafka's client hands out what it fetched for one partition before \
+           moving to the next, up to max.poll.records (500 by default)."],
+    ),
+    (
+        "Where a new group starts",
+        &["With no committed offset, consumers here start at the log start, as with \
+           auto.offset.reset=earliest. Kafka's default is latest: a brand-new group skips the \
+           records already in the log and reads only new ones."],
+    ),
+    (
+        "Partitioning",
+        &["Keyed records follow Kafka exactly: murmur2 of the key, made positive, modulo the \
+           partition count. Keyless records go in sticky batches that move to another partition \
+           when a batch fills; Kafka measures that batch in bytes (batch.size, 16 KiB by \
+           default), this model in records."],
+    ),
+    (
+        "Assignment and rebalancing",
+        &["Only the eager range assignment is modelled: in a rebalance every member gives up all \
+           its partitions and rejoins, and the RangeAssignor hands them out again. Kafka also \
+           ships the CooperativeStickyAssignor, whose incremental rebalances let members keep the \
+           partitions that do not move."],
+    ),
+    (
+        "Commits, lag and retention",
+        &[
+            "Commits are offsets the group coordinator keeps in the internal __consumer_offsets \
+             topic. Lag here is measured from the committed offset, as the CLI does; a running \
+             consumer's position is usually ahead of it.",
+            "Retention here keeps a number of records per partition and deletes the oldest one \
+             by one. Kafka deletes whole log segments by age (retention.ms, 7 days by default) or \
+             by size (retention.bytes).",
+        ],
+    ),
+    (
+        "Members and the describe table",
+        &["A consumer restarted after a crash joins with a new member id; its old member stays \
+           in the group until its session expires, as in Kafka without static membership \
+           (group.instance.id). Member ids are the client id plus a UUID-shaped value from the \
+           seeded generator, and hosts are simulated (/10.0.0.N). When members own equally many \
+           partitions, --describe lists them in the broker's order in Kafka and by member id here."],
+    ),
+    (
+        "Pausing a consumer",
+        &["Pausing: this models consumer.pause(). The consumer keeps calling poll() and stays in \
+           the group, but fetches nothing new. A consumer that stops calling poll() for longer \
+           than max.poll.interval.ms (5 minutes by default) is dropped from the group and its \
+           partitions move on without a commit, much like the crash path here."],
+    ),
+    (
+        "Which Kafka",
+        &["Defaults and behaviour follow the Java client and group coordinator of Apache Kafka 3.9 \
+           (classic group protocol, eager RangeAssignor; session.timeout.ms 45 s there, ticks \
+           here). The newer consumer group protocol of KIP-848, generally available from Kafka \
+           4.0, moves assignment to the broker and is not modelled."],
+    ),
+];
+
 #[component]
 pub fn FinePrint(props: &SectionProps) -> Html {
     let _ = props;
-    html! { <section class="fine_print" aria-label="Fine print"></section> }
+    html! {
+        <section class="fine_print" id="fine-print" aria-labelledby="fine-print-heading">
+            <p class="eyebrow">{ "Fine print" }</p>
+            <h2 id="fine-print-heading">{ "What this model leaves out" }</h2>
+            <div class="fine-print-grid">
+                { for ITEMS.iter().map(|(heading, paragraphs)| html! {
+                    <section class="fine-print-item" key={*heading}>
+                        <h3>{ *heading }</h3>
+                        { for paragraphs.iter().map(|p| html! { <p>{ *p }</p> }) }
+                    </section>
+                }) }
+            </div>
+        </section>
+    }
 }

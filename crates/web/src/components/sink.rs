@@ -1,10 +1,90 @@
 //! What the application did, in order, and the counters.
 
-use crate::components::SectionProps;
+use crate::components::{Counters, SectionProps};
+use offsetlab_engine::HandledRecord;
 use yew::prelude::*;
+
+/// Chips the strip shows: the newest handled records.
+pub const STRIP_CHIPS: usize = 48;
+
+/// The screen-reader sentence of one chip.
+fn chip_label(r: &HandledRecord) -> String {
+    let mut label = format!(
+        "user-{}, P{} offset {}, record {}, handled by {} at tick {}",
+        r.subject, r.partition, r.offset, r.record_id, r.consumer, r.tick
+    );
+    if r.duplicate {
+        label.push_str(", dup: handled before");
+    }
+    if r.out_of_key_order {
+        label.push_str(", out of key order");
+    }
+    if !r.effect {
+        label.push_str(", no effect (idempotent)");
+    }
+    label
+}
 
 #[component]
 pub fn Sink(props: &SectionProps) -> Html {
-    let _ = props;
-    html! { <section class="sink" aria-label="What the application did"></section> }
+    let view = &props.state.view;
+    let recent = &view.recent;
+    let shown = &recent[recent.len().saturating_sub(STRIP_CHIPS)..];
+    // Each delivery's place in the whole run: a stable key while chips slide left.
+    let first_seq = view.metrics.delivered.saturating_sub(shown.len() as u64);
+    html! {
+        <section class="sink panel" aria-labelledby="sink-heading">
+            <h2 id="sink-heading">{ "What the application did, in order" }</h2>
+            <p class="sink-legend">
+                <span class="legend-chip duplicate" aria-hidden="true"></span>{ "dashed = duplicate" }
+                { " · " }
+                <span class="legend-chip out-of-order" aria-hidden="true"></span>{ "filled = out of key order" }
+                { " · " }
+                <span class="legend-chip no-effect" aria-hidden="true"></span>{ "faded = no effect (idempotent)" }
+            </p>
+            <ol class="sink-strip" data-field="sink-strip"
+                aria-label={format!("The last {} records the application handled, oldest first", shown.len())}>
+                { for shown.iter().enumerate().map(|(i, r)| {
+                    let class = classes!(
+                        "chip",
+                        r.duplicate.then_some("duplicate"),
+                        r.out_of_key_order.then_some("out-of-order"),
+                        (!r.effect).then_some("no-effect"),
+                    );
+                    html! {
+                        <li key={first_seq + i as u64} {class} data-record-id={r.record_id.to_string()}
+                            aria-label={chip_label(r)}
+                            style={format!("--chip-key: var(--key-{})", r.subject % 12)}>
+                            { format!("u{}\nP{}·{}", r.subject, r.partition, r.offset) }
+                        </li>
+                    }
+                }) }
+            </ol>
+            if shown.is_empty() {
+                <p class="sink-empty">{ "Nothing handled yet: send records, and the consumers' work appears here." }</p>
+            }
+            <Counters metrics={view.metrics.clone()} />
+            <details class="counter-help">
+                <summary>{ "What the counters count" }</summary>
+                <dl>
+                    <dt>{ "Delivered" }</dt>
+                    <dd>{ "Every record handed to the application, repeats included." }</dd>
+                    <dt>{ "Duplicates" }</dt>
+                    <dd>{ "Deliveries of a record the application had already handled." }</dd>
+                    <dt>{ "Effects" }</dt>
+                    <dd>{ "Deliveries that changed something. An idempotent application ignores repeats." }</dd>
+                    <dt>{ "Never processed" }</dt>
+                    <dd>{ "Records the group moved past (by a commit, a reset or retention) that nobody handled." }</dd>
+                    <dt>{ "Out of key order" }</dt>
+                    <dd>{ "Records of a user handled for the first time after a later record of the same user." }</dd>
+                    <dt>{ "Total lag" }</dt>
+                    <dd>{ "Log end minus committed offset, summed over the partitions; a partition with no commit yet counts from its log start." }</dd>
+                    <dt>{ "Active consumers" }</dt>
+                    <dd>{ "Live members that own at least one partition." }</dd>
+                    <dt>{ "Generation" }</dt>
+                    <dd>{ "How many times the group has completed a rebalance." }</dd>
+                </dl>
+            </details>
+        </section>
+    }
 }

@@ -1,0 +1,271 @@
+//! The intro, the sink, the announcer and the explainer sections, in headless Chromium.
+//!
+//! `CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_USE_BROWSER=1 cargo test -p offsetlab-web --target wasm32-unknown-unknown --test explainer`
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use common::{Page, get};
+use offsetlab_web::js_api;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const COUNTERS: [&str; 8] = [
+    "delivered",
+    "duplicates",
+    "effects",
+    "never-processed",
+    "out-of-key-order",
+    "total-lag",
+    "active-consumers",
+    "generation",
+];
+
+/// `window.offsetlab_view()`: the engine's view on screen.
+fn view() -> JsValue {
+    js_api::install().unwrap();
+    let window = web_sys::window().unwrap();
+    let function: js_sys::Function = get(&window, js_api::NAME).dyn_into().unwrap();
+    function.call0(&JsValue::NULL).unwrap()
+}
+
+fn view_number(path: &[&str]) -> f64 {
+    let value = path.iter().fold(view(), |object, key| get(&object, key));
+    value.as_f64().unwrap_or_else(|| panic!("view.{} is not a number", path.join(".")))
+}
+
+fn partition_count() -> u32 {
+    get(&view(), "partitions").dyn_into::<js_sys::Array>().unwrap().length()
+}
+
+/// Loading a scenario starts the clock; tests step it by hand.
+async fn pause(page: &Page) {
+    if page.text("[data-field=clock]") == "playing" {
+        page.click("[data-action=play]").await;
+    }
+    assert_eq!(page.text("[data-field=clock]"), "paused");
+}
+
+/// Sets up a built-in experiment from its card and stops the clock.
+async fn set_up(page: &Page, name: &str) {
+    page.click(&format!("[data-scenario={name}]")).await;
+    pause(page).await;
+}
+
+/// The name of the experiment marked "running now", if any.
+fn running_experiment(page: &Page) -> Option<String> {
+    let marked = page.all(".experiment .running-now");
+    assert!(marked.len() <= 1, "{} experiments say they are running", marked.len());
+    marked.first().map(|badge| {
+        let card = badge.closest(".experiment").unwrap().unwrap();
+        card.query_selector("[data-scenario]").unwrap().unwrap().get_attribute("data-scenario").unwrap()
+    })
+}
+
+fn chips(page: &Page) -> Vec<web_sys::Element> {
+    page.all("[data-field=sink-strip] [data-record-id]")
+}
+
+#[wasm_bindgen_test]
+async fn every_counter_is_there_and_reads_as_a_number() {
+    let page = Page::with_seed(1).await;
+    for key in COUNTERS {
+        let value = page.counter(key);
+        let _ = value; // parsing is the check
+    }
+    // At tick 0 the two consumers are still joining; one tick later they share the three partitions.
+    assert_eq!(page.counter("active-consumers"), view_number(&["metrics", "active_consumers"]) as u64);
+    page.step(1).await;
+    assert_eq!(page.counter("active-consumers"), 2);
+    assert_eq!(page.counter("generation"), 1);
+    assert_eq!(page.counter("delivered"), 0);
+    assert!(chips(&page).is_empty());
+}
+
+#[wasm_bindgen_test]
+async fn handled_records_appear_in_the_strip_in_order() {
+    let page = Page::with_seed(1).await;
+    page.click("[data-action=send-10]").await;
+    page.step(8).await;
+    let delivered = page.counter("delivered");
+    assert!(delivered > 0, "nothing handled after 8 ticks");
+    assert_eq!(page.counter("effects"), delivered);
+    let chips = chips(&page);
+    assert_eq!(chips.len() as u64, delivered.min(48));
+    for chip in &chips {
+        let id = chip.get_attribute("data-record-id").unwrap();
+        assert!(id.parse::<u64>().is_ok(), "record id {id:?}");
+        let label = chip.get_attribute("aria-label").unwrap();
+        assert!(label.starts_with("user-") && label.contains(" offset "), "{label}");
+        assert!(!chip.matches(".duplicate").unwrap());
+    }
+    // Oldest first: the ticks they were handled at never go down.
+    let ticks: Vec<u64> = chips
+        .iter()
+        .map(|chip| {
+            let label = chip.get_attribute("aria-label").unwrap();
+            let tail = label.rsplit("at tick ").next().unwrap();
+            tail.split(',').next().unwrap().parse().unwrap()
+        })
+        .collect();
+    assert!(ticks.windows(2).all(|w| w[0] <= w[1]), "{ticks:?}");
+    assert!(*ticks.last().unwrap() <= view_number(&["tick"]) as u64);
+}
+
+#[wasm_bindgen_test]
+async fn crashing_after_handling_before_committing_repeats_records() {
+    let page = Page::with_seed(1).await;
+    set_up(&page, "crash-commit-after").await;
+    assert_eq!(running_experiment(&page).as_deref(), Some("crash-commit-after"));
+    assert_eq!(page.counter("duplicates"), 0);
+    page.step(30).await;
+    assert!(page.counter("duplicates") > 0, "no duplicates after the successor took over");
+    assert_eq!(page.counter("never-processed"), 0);
+    let duplicate = page.find("[data-field=sink-strip] .duplicate");
+    assert!(duplicate.get_attribute("aria-label").unwrap().contains("dup"));
+    assert_eq!(
+        page.counter("delivered"),
+        page.counter("effects"),
+        "without an idempotent application every delivery has an effect"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn committing_before_handling_skips_records() {
+    let page = Page::with_seed(1).await;
+    set_up(&page, "crash-commit-before").await;
+    page.step(30).await;
+    assert!(page.counter("never-processed") > 0);
+    assert_eq!(page.counter("duplicates"), 0);
+}
+
+#[wasm_bindgen_test]
+async fn an_idempotent_application_turns_duplicates_into_no_effect() {
+    let page = Page::with_seed(1).await;
+    set_up(&page, "idempotent-absorbs-duplicates").await;
+    page.step(30).await;
+    let duplicates = page.counter("duplicates");
+    assert!(duplicates > 0);
+    assert_eq!(page.counter("effects"), page.counter("delivered") - duplicates);
+    let faded = page.find("[data-field=sink-strip] .no-effect");
+    assert!(faded.get_attribute("aria-label").unwrap().contains("no effect"));
+}
+
+#[wasm_bindgen_test]
+async fn the_announcer_reports_a_crash() {
+    let page = Page::with_seed(1).await;
+    page.step(2).await;
+    let before = page.text("[data-field=announcer]");
+    let region = page.find("[data-field=announcer]");
+    assert_eq!(region.get_attribute("aria-live").as_deref(), Some("polite"));
+    page.click("[data-consumer=c1] [data-action=crash]").await;
+    let after = page.text("[data-field=announcer]");
+    assert_ne!(after, before);
+    assert!(after.starts_with("c1 crashed"), "{after}");
+    // The feed shows it first, with its tick.
+    let newest = page.text(".announcer-feed li");
+    assert!(newest.starts_with("tick 2") && newest.contains("c1 crashed"), "{newest}");
+}
+
+#[wasm_bindgen_test]
+async fn the_announcer_reports_a_scenarios_crash_and_the_rebalance() {
+    let page = Page::with_seed(1).await;
+    set_up(&page, "crash-commit-after").await;
+    assert!(page.text("[data-field=announcer]").starts_with("Loaded crash-commit-after."));
+    let mut heard = Vec::new();
+    for _ in 0..30 {
+        page.step(1).await;
+        let text = page.text("[data-field=announcer]");
+        if heard.last() != Some(&text) {
+            heard.push(text);
+        }
+    }
+    assert!(heard.iter().any(|t| t.starts_with("c1 crashed")), "{heard:?}");
+    assert!(heard.iter().any(|t| t.starts_with("Generation ")), "{heard:?}");
+    assert!(page.all(".announcer-feed li").len() <= 8);
+}
+
+#[wasm_bindgen_test]
+async fn the_quiz_says_why_and_shows_it() {
+    let page = Page::with_seed(1).await;
+    let q0 = "[data-question=\"0\"]";
+    assert!(page.find(q0).query_selector("[data-action=show-me]").unwrap().is_none());
+    page.click(&format!("{q0} [data-choice=\"0\"]")).await;
+    assert!(page.text(&format!("{q0} [data-field=feedback]")).starts_with("Not quite"));
+    let pressed =
+        |c: usize| page.find(&format!("{q0} [data-choice=\"{c}\"]")).get_attribute("aria-pressed").unwrap();
+    assert_eq!(pressed(0), "true");
+    page.click(&format!("{q0} [data-choice=\"1\"]")).await;
+    assert!(page.text(&format!("{q0} [data-field=feedback]")).starts_with("Correct"));
+    assert_eq!((pressed(0).as_str(), pressed(1).as_str()), ("false", "true"));
+    page.click(&format!("{q0} [data-action=show-me]")).await;
+    pause(&page).await;
+    assert_eq!(partition_count(), 6);
+    assert_eq!(running_experiment(&page).as_deref(), Some("spare-consumers"));
+    // Answers survive loading a scenario.
+    assert!(page.text(&format!("{q0} [data-field=feedback]")).starts_with("Correct"));
+
+    let q1 = "[data-question=\"1\"]";
+    page.click(&format!("{q1} [data-choice=\"0\"]")).await;
+    assert!(page.text(&format!("{q1} [data-field=feedback]")).starts_with("Not quite"));
+    page.click(&format!("{q1} [data-choice=\"2\"]")).await;
+    let feedback = page.text(&format!("{q1} [data-field=feedback]"));
+    assert!(feedback.starts_with("Correct") && feedback.contains("same key"), "{feedback}");
+    page.click(&format!("{q1} [data-action=show-me]")).await;
+    pause(&page).await;
+    assert_eq!(running_experiment(&page).as_deref(), Some("no-keys-reorder"));
+}
+
+#[wasm_bindgen_test]
+async fn each_rule_shows_its_scenario() {
+    let page = Page::with_seed(99).await;
+    let buttons = page.all("[data-action=rule-show-me]");
+    assert_eq!(buttons.len(), 4);
+    // (running experiment, the scenario's own seed)
+    let expected = [
+        (None, 1.0),
+        (Some("no-keys-reorder"), 7.0),
+        (Some("spare-consumers"), 3.0),
+        (Some("crash-commit-after"), 4.0),
+    ];
+    for (i, (name, seed)) in expected.into_iter().enumerate() {
+        page.click(&format!(".rule:nth-child({}) [data-action=rule-show-me]", i + 1)).await;
+        pause(&page).await;
+        assert_eq!(running_experiment(&page).as_deref(), name, "rule {}", i + 1);
+        assert_eq!(view_number(&["seed"]), seed, "rule {}", i + 1);
+    }
+}
+
+#[wasm_bindgen_test]
+async fn experiments_cover_every_built_in_but_the_starting_point() {
+    let page = Page::with_seed(1).await;
+    let names: Vec<String> =
+        page.all("[data-scenario]").iter().map(|b| b.get_attribute("data-scenario").unwrap()).collect();
+    let expected: Vec<String> =
+        offsetlab_engine::builtins().into_iter().map(|s| s.name).filter(|n| n != "default").collect();
+    assert_eq!(names, expected);
+    assert_eq!(running_experiment(&page), None);
+    let featured = page.text(".experiment.featured h3");
+    assert_eq!(featured, "Experiment 4: crash after handling, before committing");
+    assert!(page.text(".experiment.featured").contains("What to watch:"));
+    set_up(&page, "spare-consumers").await;
+    page.step(1).await;
+    assert_eq!(partition_count(), 6);
+    assert_eq!(page.counter("active-consumers"), 6);
+}
+
+#[wasm_bindgen_test]
+async fn the_intro_links_to_the_experiments_and_the_fine_print_names_the_kafka_version() {
+    let page = Page::with_seed(1).await;
+    assert_eq!(page.text(".intro h1"), "offsetlab");
+    let link = page.find(".intro a[href=\"#experiments\"]");
+    assert_eq!(link.text_content().unwrap(), "Skip to the experiments");
+    page.find("#experiments");
+    let fine_print = page.text("#fine-print");
+    assert!(fine_print.contains("Apache Kafka 3.9"), "{fine_print}");
+    assert!(fine_print.contains("consumer.pause()"));
+    assert!(fine_print.contains("auto.offset.reset=earliest"));
+    assert!(page.text(".describe").contains("CURRENT-OFFSET"));
+}
