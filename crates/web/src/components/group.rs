@@ -1,10 +1,125 @@
 //! Consumer group demo: one card per consumer, the generation, rebalances.
 
+mod consumer_card;
+
 use crate::components::SectionProps;
+use crate::components::clock_bar::group_state_label;
+use crate::state::Action;
+use consumer_card::ConsumerCard;
+use offsetlab_engine::{ConsumerId, Input, PartitionMove, RebalanceView, limits};
 use yew::prelude::*;
+
+/// For this many ticks after a rebalance, moved partitions are highlighted
+/// on their new owner and noted on the card that lost them.
+pub const REBALANCE_RECENT_TICKS: u64 = 6;
+
+/// "P2 moved c1 → c2", "P0 assigned to c1", "P1 released by c3".
+#[must_use]
+pub fn move_text(m: &PartitionMove) -> String {
+    match (m.from, m.to) {
+        (Some(from), Some(to)) => format!("P{} moved {from} → {to}", m.partition),
+        (None, Some(to)) => format!("P{} assigned to {to}", m.partition),
+        (Some(from), None) => format!("P{} released by {from}", m.partition),
+        (None, None) => format!("P{} has no owner", m.partition),
+    }
+}
+
+/// "Generation 3 (tick 14): P2 moved c1 → c2."
+#[must_use]
+pub fn rebalance_text(r: &RebalanceView) -> String {
+    if r.moved.is_empty() {
+        format!("Generation {} (tick {}): no partition changed owner.", r.generation, r.tick)
+    } else {
+        let moves: Vec<String> = r.moved.iter().map(move_text).collect();
+        format!("Generation {} (tick {}): {}.", r.generation, r.tick, moves.join(", "))
+    }
+}
 
 #[component]
 pub fn Group(props: &SectionProps) -> Html {
-    let _ = props;
-    html! { <section class="group" aria-label="Consumer group demo"></section> }
+    let view = &props.state.view;
+    let rebalancing = view.group_state == "PreparingRebalance";
+    // A crashed member holds the rebalance up until the last session runs out.
+    let held_until = view.consumers.iter().filter_map(|c| c.session_expires_at).max();
+    let recent =
+        view.last_rebalance.as_ref().filter(|r| view.tick.saturating_sub(r.tick) < REBALANCE_RECENT_TICKS);
+    let arrived_for = |id: ConsumerId| -> Vec<u32> {
+        recent
+            .map(|r| r.moved.iter().filter(|m| m.to == Some(id)).map(|m| m.partition).collect())
+            .unwrap_or_default()
+    };
+    let left_for = |id: ConsumerId| -> Vec<(u32, Option<ConsumerId>)> {
+        recent
+            .map(|r| r.moved.iter().filter(|m| m.from == Some(id)).map(|m| (m.partition, m.to)).collect())
+            .unwrap_or_default()
+    };
+    let on_add = props.on_action.reform(|_: MouseEvent| Action::Apply(Input::AddConsumer));
+    let full = view.consumers.len() >= limits::CONSUMERS_MAX as usize;
+
+    html! {
+        <section class="group panel" aria-labelledby="group-heading">
+            <header class="group-head">
+                <h2 id="group-heading">{ "Consumer group: " }<code>{ "demo" }</code></h2>
+                <p class="group-meta">
+                    <span class="group-generation">
+                        { "Generation " }<span data-field="generation">{ view.generation }</span>
+                    </span>
+                    <span class={classes!("group-state-badge", rebalancing.then_some("is-rebalancing"))}>
+                        { group_state_label(&view.group_state).to_string() }
+                    </span>
+                </p>
+            </header>
+            if rebalancing {
+                <p class="rebalance-banner" data-field="rebalance-banner">
+                    { "Rebalancing: members finish their batch and rejoin" }
+                    if let Some(tick) = held_until {
+                        { format!("; a crashed member holds it up until its session times out at tick {tick}") }
+                    }
+                    { "." }
+                </p>
+            }
+            if let Some(r) = view.last_rebalance.as_ref() {
+                <p class={classes!("rebalance-line", recent.is_some().then_some("is-recent"))}
+                    data-field="last-rebalance">
+                    { rebalance_text(r) }
+                </p>
+            }
+            <ul class="consumer-cards" aria-label="Consumers">
+                { for view.consumers.iter().map(|c| html! {
+                    <ConsumerCard key={c.id.to_string()} consumer={c.clone()}
+                        arrived={arrived_for(c.id)} left={left_for(c.id)}
+                        on_action={props.on_action.clone()} />
+                }) }
+            </ul>
+            <div class="group-foot">
+                <button type="button" data-action="add-consumer" onclick={on_add} disabled={full}>
+                    { "Add consumer" }
+                </button>
+                <p class="group-hint">{ "Pause, crash or stop consumers on their own cards." }</p>
+            </div>
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    #[test]
+    fn rebalance_lines_name_every_move() {
+        let r = RebalanceView {
+            tick: 14,
+            generation: 3,
+            moved: vec![
+                PartitionMove { partition: 2, from: Some(ConsumerId(1)), to: Some(ConsumerId(2)) },
+                PartitionMove { partition: 0, from: None, to: Some(ConsumerId(3)) },
+            ],
+        };
+        assert_eq!(rebalance_text(&r), "Generation 3 (tick 14): P2 moved c1 → c2, P0 assigned to c3.");
+        let r = RebalanceView { tick: 5, generation: 2, moved: vec![] };
+        assert_eq!(rebalance_text(&r), "Generation 2 (tick 5): no partition changed owner.");
+    }
 }

@@ -1,10 +1,123 @@
 //! Records per poll, commit mode, idempotent application, restart from an offset.
 
+mod restart_from;
+
 use crate::components::SectionProps;
+use crate::state::Action;
+use offsetlab_engine::{CommitMode, Input};
+use restart_from::RestartFrom;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
+
+/// Records per poll the select offers.
+pub const RECORDS_PER_POLL_CHOICES: std::ops::RangeInclusive<u32> = 1..=10;
+/// The auto-commit interval the input allows, and its starting value.
+pub const AUTO_INTERVAL_MIN: u64 = 1;
+pub const AUTO_INTERVAL_MAX: u64 = 20;
+pub const AUTO_INTERVAL_DEFAULT: u64 = 5;
 
 #[component]
 pub fn Settings(props: &SectionProps) -> Html {
-    let _ = props;
-    html! { <section class="settings" aria-label="Consumer settings"></section> }
+    let view = &props.state.view;
+    let settings = &view.settings;
+    // The interval typed while another mode is on: used when "auto" is chosen.
+    let auto_interval = use_state(|| AUTO_INTERVAL_DEFAULT);
+    let shown_interval = match settings.commit {
+        CommitMode::Auto { interval_ticks } => interval_ticks,
+        _ => *auto_interval,
+    };
+    let is_auto = matches!(settings.commit, CommitMode::Auto { .. });
+
+    let on_records = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |e: Event| {
+            let select: HtmlSelectElement = e.target_unchecked_into();
+            if let Ok(records) = select.value().parse::<u32>() {
+                on_action.emit(Action::Apply(Input::RecordsPerPoll { records }));
+            }
+        })
+    };
+    let commit_radio = |value: &'static str, label: Html, mode: CommitMode| {
+        let checked = settings.commit.label() == value;
+        let onchange = props.on_action.reform(move |_: Event| Action::Apply(Input::Commit { commit: mode }));
+        html! {
+            <label class="radio">
+                <input type="radio" name="commit" {value} {checked} {onchange} />
+                { label }
+            </label>
+        }
+    };
+    let on_interval = {
+        let on_action = props.on_action.clone();
+        let auto_interval = auto_interval.clone();
+        Callback::from(move |e: Event| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            let Ok(n) = input.value().trim().parse::<u64>() else { return };
+            let n = n.clamp(AUTO_INTERVAL_MIN, AUTO_INTERVAL_MAX);
+            input.set_value(&n.to_string());
+            auto_interval.set(n);
+            if is_auto {
+                on_action
+                    .emit(Action::Apply(Input::Commit { commit: CommitMode::Auto { interval_ticks: n } }));
+            }
+        })
+    };
+    let on_idempotent = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |e: Event| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            on_action.emit(Action::Apply(Input::Idempotent { on: input.checked() }));
+        })
+    };
+
+    let mut records_choices: Vec<u32> = RECORDS_PER_POLL_CHOICES.collect();
+    if !records_choices.contains(&settings.records_per_poll) {
+        records_choices.push(settings.records_per_poll);
+    }
+
+    html! {
+        <section class="settings panel" aria-labelledby="settings-heading">
+            <h2 id="settings-heading">{ "Consumer settings" }</h2>
+            <div class="setting">
+                <label class="setting-inline">
+                    <span>{ "Records per poll" }</span>
+                    <select data-field="records-per-poll" onchange={on_records}>
+                        { for records_choices.into_iter().map(|n| html! {
+                            <option key={n} value={n.to_string()} selected={n == settings.records_per_poll}>
+                                { n }
+                            </option>
+                        }) }
+                    </select>
+                </label>
+                <p class="setting-help">{ "max.poll.records: how big a batch each poll() returns." }</p>
+            </div>
+            <fieldset class="setting commit-modes">
+                <legend>{ "Commit" }</legend>
+                { commit_radio("after", html! { <>{ "After handling" }<small>{ "at-least-once" }</small></> },
+                    CommitMode::After) }
+                { commit_radio("before", html! { <>{ "Before handling" }<small>{ "at-most-once" }</small></> },
+                    CommitMode::Before) }
+                { commit_radio("auto", html! { <>{ "Auto-commit" }<small>{ "inside poll(), on a timer" }</small></> },
+                    CommitMode::Auto { interval_ticks: shown_interval }) }
+                <label class={classes!("setting-inline", "auto-interval", (!is_auto).then_some("is-disabled"))}>
+                    <span>{ "Auto-commit every" }</span>
+                    <input type="number" data-field="auto-interval" inputmode="numeric"
+                        min={AUTO_INTERVAL_MIN.to_string()} max={AUTO_INTERVAL_MAX.to_string()}
+                        value={shown_interval.to_string()} disabled={!is_auto} onchange={on_interval} />
+                    <span>{ "ticks" }</span>
+                </label>
+            </fieldset>
+            <div class="setting">
+                <label class="checkbox">
+                    <input type="checkbox" data-field="idempotent" checked={settings.idempotent}
+                        onchange={on_idempotent} />
+                    { "Idempotent application" }
+                </label>
+                <p class="setting-help">
+                    { "A unique constraint on the record id: duplicates arrive but take no effect." }
+                </p>
+            </div>
+            <RestartFrom state={props.state.clone()} on_action={props.on_action.clone()} />
+        </section>
+    }
 }

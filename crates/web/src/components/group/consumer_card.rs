@@ -1,0 +1,210 @@
+//! One consumer's card: its state, partitions, batch in flight, loop step and buttons.
+
+use crate::state::Action;
+use offsetlab_engine::{ConsumerId, ConsumerState, ConsumerView, InFlightRecord, Input, LoopStep};
+use yew::prelude::*;
+
+/// In-flight records drawn as chips; the rest are counted.
+pub const IN_FLIGHT_SHOWN: usize = 12;
+
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct ConsumerCardProps {
+    pub consumer: ConsumerView,
+    /// Partitions this consumer received in the last rebalance (while it is recent).
+    #[prop_or_default]
+    pub arrived: Vec<u32>,
+    /// Partitions it lost in the last rebalance, and to whom (while it is recent).
+    #[prop_or_default]
+    pub left: Vec<(u32, Option<ConsumerId>)>,
+    pub on_action: Callback<Action>,
+}
+
+/// The loop step as the card says it.
+#[must_use]
+pub fn step_label(step: LoopStep) -> &'static str {
+    match step {
+        LoopStep::Idle => "idle",
+        LoopStep::Poll => "poll",
+        LoopStep::Handle => "handle",
+        LoopStep::Commit => "commit",
+    }
+}
+
+/// "crashed at tick T while …".
+fn crashed_while(step: LoopStep) -> &'static str {
+    match step {
+        LoopStep::Idle => "idle",
+        LoopStep::Poll => "polling",
+        LoopStep::Handle => "handling its batch",
+        LoopStep::Commit => "committing",
+    }
+}
+
+/// What the card offers in each state: always all of them, so tests and
+/// keyboard users find the same buttons for the same state.
+#[must_use]
+pub fn actions_for(state: ConsumerState) -> &'static [&'static str] {
+    match state {
+        ConsumerState::Running => &["pause", "crash", "stop"],
+        ConsumerState::Paused => &["resume", "crash", "stop"],
+        ConsumerState::Stopping => &["crash"],
+        ConsumerState::Crashed | ConsumerState::Stopped => &["start", "remove"],
+    }
+}
+
+fn action_input(action: &str, consumer: ConsumerId) -> Input {
+    match action {
+        "pause" => Input::Pause { consumer },
+        "resume" => Input::Resume { consumer },
+        "crash" => Input::Crash { consumer },
+        "stop" => Input::Stop { consumer },
+        "start" => Input::Start { consumer },
+        _ => Input::RemoveConsumer { consumer },
+    }
+}
+
+fn action_label(action: &str) -> &'static str {
+    match action {
+        "pause" => "Pause",
+        "resume" => "Resume",
+        "crash" => "Crash",
+        "stop" => "Stop",
+        "start" => "Start",
+        _ => "Remove",
+    }
+}
+
+fn action_title(action: &str) -> &'static str {
+    match action {
+        "pause" => "pause(): stay in the group, fetch nothing new",
+        "resume" => "resume(): fetch again",
+        "crash" => "The process dies silently: no commit, no LeaveGroup",
+        "stop" => "close(): finish the batch, commit, leave the group",
+        "start" => "Start again with a new member id: it joins the group",
+        _ => "Remove this card",
+    }
+}
+
+/// "P1·7 u3": partition, offset and subject of one record in flight.
+fn in_flight_chip(r: &InFlightRecord) -> Html {
+    let style = format!("--chip-key: var(--key-{})", r.subject % 12);
+    let title = format!(
+        "partition {}, offset {}, key user-{}, record {}",
+        r.partition, r.offset, r.subject, r.record_id
+    );
+    html! {
+        <li class="flight-chip" {style} {title} key={r.record_id}>
+            { format!("P{}·{} u{}", r.partition, r.offset, r.subject) }
+        </li>
+    }
+}
+
+#[component]
+pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
+    let c = &props.consumer;
+    let id = c.id.to_string();
+    let crashed = c.state == ConsumerState::Crashed;
+    let state_text = if c.idle_spare { "idle spare" } else { c.state.label() };
+    let class = classes!(
+        "consumer-card",
+        format!("is-{}", c.state.label()),
+        c.idle_spare.then_some("is-spare"),
+        (!props.arrived.is_empty()).then_some("has-arrivals"),
+    );
+    let buttons = actions_for(c.state).iter().map(|&action| {
+        let input = action_input(action, c.id);
+        let onclick = props.on_action.reform(move |_: MouseEvent| Action::Apply(input.clone()));
+        let class = classes!("card-action", (action == "crash").then_some("danger"));
+        html! {
+            <button type="button" key={action} {class} data-action={action} {onclick}
+                title={action_title(action)}
+                aria-label={format!("{} {id}", action_label(action))}>
+                { action_label(action) }
+            </button>
+        }
+    });
+    let shown = c.in_flight.len().min(IN_FLIGHT_SHOWN);
+    let more = c.in_flight.len() - shown;
+
+    html! {
+        <li {class} data-consumer={id.clone()}>
+            <div class="card-head">
+                <span class="consumer-name">{ id.clone() }</span>
+                <span class="state-badge">
+                    <span class="state-dot" aria-hidden="true">
+                        { if crashed { "✕" } else if c.idle_spare { "○" } else { "●" } }
+                    </span>
+                    <span data-field="state">{ state_text }</span>
+                </span>
+            </div>
+            if c.idle_spare {
+                <p class="card-note spare-note">{ "idle spare: more consumers than partitions" }</p>
+            }
+            <div class="card-row">
+                <span class="card-label">{ "Partitions" }</span>
+                <ul class="partition-chips" data-field="partitions">
+                    { for c.partitions.iter().map(|&p| {
+                        let arrived = props.arrived.contains(&p);
+                        html! {
+                            <li key={p} class={classes!("partition-chip", crashed.then_some("held"),
+                                    arrived.then_some("arrived"))}>
+                                { format!("P{p}") }
+                                if arrived { <span class="visually-hidden">{ " (just arrived)" }</span> }
+                            </li>
+                        }
+                    }) }
+                    if c.partitions.is_empty() {
+                        <li class="partition-none">{ "none" }</li>
+                    }
+                </ul>
+            </div>
+            if crashed && !c.partitions.is_empty() {
+                if let Some(tick) = c.session_expires_at {
+                    <p class="card-note held-note">
+                        { format!("held until tick {tick} (session timeout): nobody reads them meanwhile") }
+                    </p>
+                }
+            }
+            if !props.left.is_empty() {
+                <p class="card-note left-note" data-field="left">
+                    { "left: " }
+                    { props.left.iter().map(|(p, to)| match to {
+                        Some(to) => format!("P{p} → {to}"),
+                        None => format!("P{p} → no owner"),
+                    }).collect::<Vec<_>>().join(", ") }
+                </p>
+            }
+            if !c.in_flight.is_empty() {
+                <div class="card-row">
+                    <span class="card-label">{ format!("In flight ({})", c.in_flight.len()) }</span>
+                    <ul class="flight-chips" data-field="in-flight">
+                        { for c.in_flight[..shown].iter().map(in_flight_chip) }
+                        if more > 0 {
+                            <li class="flight-more">{ format!("+{more}") }</li>
+                        }
+                    </ul>
+                </div>
+            }
+            <p class="card-stats">
+                <span>{ "handled " }<span data-field="handled">{ c.handled }</span></span>
+                if !crashed {
+                    <span>{ "loop: " }<span data-field="step">{ step_label(c.step) }</span></span>
+                }
+            </p>
+            if let (true, Some(at)) = (crashed, c.crashed_at) {
+                <p class="card-note crash-note" data-field="crashed">
+                    { format!("crashed at tick {at} while {}", crashed_while(c.crashed_during.unwrap_or(LoopStep::Idle))) }
+                </p>
+            }
+            if c.state == ConsumerState::Paused {
+                <p class="card-note">{ "paused: stays in the group and fetches nothing" }</p>
+            }
+            if c.state == ConsumerState::Stopping {
+                <p class="card-note">{ "stopping: finishes its batch, commits, then leaves" }</p>
+            }
+            <div class="card-actions">
+                { for buttons }
+            </div>
+        </li>
+    }
+}
