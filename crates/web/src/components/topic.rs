@@ -1,10 +1,82 @@
-//! Topic orders: one virtualised tape per partition.
+//! Topic orders: one virtualised tape per partition, the selected record's
+//! restart preview and the legend.
+
+mod legend;
+mod preview;
+mod tape;
 
 use crate::components::SectionProps;
+use crate::state::Action;
+use legend::Legend;
+use preview::Preview;
+use tape::Tape;
+use wasm_bindgen::JsCast;
+use web_sys::HtmlElement;
 use yew::prelude::*;
 
 #[component]
 pub fn Topic(props: &SectionProps) -> Html {
-    let _ = props;
-    html! { <section class="topic" aria-label="Topic orders"></section> }
+    let section = use_node_ref();
+    let state = &props.state;
+    let selected = state.selected.clone();
+
+    // Escape anywhere in the section closes the record details and puts the
+    // focus back on the record's cell.
+    let close = {
+        let on_action = props.on_action.clone();
+        let section = section.clone();
+        let target = selected.as_ref().map(|s| (s.partition, s.offset));
+        Callback::from(move |()| {
+            on_action.emit(Action::Select(None));
+            let Some((partition, offset)) = target else { return };
+            let cell = section.cast::<web_sys::Element>().and_then(|root| {
+                root.query_selector(&format!("[data-partition=\"{partition}\"] [data-offset=\"{offset}\"]"))
+                    .ok()
+                    .flatten()
+            });
+            if let Some(cell) = cell.and_then(|c| c.dyn_into::<HtmlElement>().ok()) {
+                let _ = cell.focus();
+            }
+        })
+    };
+    let onkeydown = {
+        let close = close.clone();
+        let open = selected.is_some();
+        Callback::from(move |e: KeyboardEvent| {
+            if open && e.key() == "Escape" {
+                e.prevent_default();
+                close.emit(());
+            }
+        })
+    };
+
+    let tapes = state.tapes.iter().map(|tape| {
+        let partition = state.view.partitions.get(tape.partition as usize).cloned();
+        let selected = selected.as_ref().filter(|s| s.partition == tape.partition).map(|s| s.offset);
+        html! {
+            <Tape key={tape.partition} tape={tape.clone()} {partition} {selected}
+                on_action={props.on_action.clone()} />
+        }
+    });
+    html! {
+        <section class="topic panel" aria-labelledby="topic-title" ref={section} {onkeydown}>
+            <h2 id="topic-title">
+                { "Topic: " }<span class="topic-name">{ "orders" }</span>
+                <span class="topic-sub">{ " · each cell is a record: its offset and its key" }</span>
+            </h2>
+            <div class="tapes">{ for tapes }</div>
+            if state.view.restart_pending {
+                <p class="restart-pending" data-field="restart-pending">
+                    { "restart in progress: waiting for the group to empty" }
+                </p>
+            }
+            if let Some(selection) = selected {
+                <Preview {selection} restart_pending={state.view.restart_pending}
+                    on_action={props.on_action.clone()} on_close={close} />
+            } else {
+                <p class="topic-hint">{ "Click any record to see what restarting from it would do." }</p>
+            }
+            <Legend />
+        </section>
+    }
 }

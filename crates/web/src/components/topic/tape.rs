@@ -1,0 +1,205 @@
+//! One partition's tape: its owner and lag, the window of record cells, the
+//! committed offset, the owner's position and the log end.
+//!
+//! Only the window's cells are in the DOM (at most `TAPE_CELLS`). Clicks and
+//! arrow keys are handled once on the cell row, not per cell; only one cell
+//! per tape is in the tab order (arrow keys move between them).
+
+use crate::state::{Action, TapeScroll};
+use offsetlab_engine::{PartitionView, RecordView};
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlElement};
+use yew::prelude::*;
+
+/// The number of key hues in main.css (`--key-0` … `--key-11`).
+const KEY_HUES: u32 = 12;
+
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct TapeProps {
+    pub tape: crate::state::Tape,
+    /// The partition's view (owner, lag, offsets); `None` only if the view lacks it.
+    pub partition: Option<PartitionView>,
+    /// The selected record's offset, if it is on this partition.
+    pub selected: Option<u64>,
+    pub on_action: Callback<Action>,
+}
+
+#[component]
+pub fn Tape(props: &TapeProps) -> Html {
+    let tape = &props.tape;
+    let p = tape.partition;
+    let view = props.partition.as_ref();
+    let shown = tape.records.len() as u64;
+    let end = tape.from + shown;
+    // Index (in cells from the window start) of an offset inside the window,
+    // or at its end.
+    let slot = |offset: u64| (tape.from..=end).contains(&offset).then(|| offset - tape.from);
+
+    let owner = match view.and_then(|v| v.owner.map(|o| (o, v.owner_alive))) {
+        Some((owner, true)) => owner.to_string(),
+        Some((owner, false)) => format!("{owner} (crashed)"),
+        None => "—".to_owned(),
+    };
+    let lag = match view.and_then(|v| v.lag) {
+        Some(lag) => format!("lag {lag}"),
+        None => "lag –".to_owned(),
+    };
+    let committed = view.and_then(|v| v.committed);
+    let position = view.and_then(|v| v.position);
+    let log_end = view.map_or(end, |v| v.log_end);
+
+    // The one cell in the tab order: the selected one, else the next to read, else the first.
+    let tab_stop = props
+        .selected
+        .filter(|o| (tape.from..end).contains(o))
+        .or_else(|| position.filter(|o| (tape.from..end).contains(o)))
+        .unwrap_or(tape.from);
+
+    let onclick = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |e: MouseEvent| {
+            if let Some(offset) = cell_offset(e.target()) {
+                on_action.emit(Action::Select(Some((p, offset))));
+            }
+        })
+    };
+    let onkeydown = Callback::from(move |e: KeyboardEvent| {
+        let Some(cell) = e.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return };
+        if !cell.has_attribute("data-offset") {
+            return;
+        }
+        let next = match e.key().as_str() {
+            "ArrowRight" => cell.next_element_sibling(),
+            "ArrowLeft" => cell.previous_element_sibling(),
+            "Home" => {
+                cell.parent_element().and_then(|row| row.query_selector("button:first-of-type").ok()?)
+            }
+            "End" => cell.parent_element().and_then(|row| row.query_selector("button:last-of-type").ok()?),
+            _ => return,
+        };
+        e.prevent_default();
+        if let Some(next) = next.filter(|n| n.has_attribute("data-offset")) {
+            if let Ok(next) = next.dyn_into::<HtmlElement>() {
+                let _ = next.focus();
+            }
+        }
+    });
+    let scroll = |scroll: TapeScroll| {
+        let on_action = props.on_action.clone();
+        Callback::from(move |_: MouseEvent| on_action.emit(Action::ScrollTape { partition: p, scroll }))
+    };
+
+    let cells = tape.records.iter().map(|r| cell(r, props.selected == Some(r.offset), r.offset == tab_stop));
+    let committed_marker = committed.and_then(|c| slot(c).map(|i| (c, i))).map(|(c, i)| {
+        html! {
+            <span class="marker committed" data-marker="committed" style={format!("--i:{i}")}>
+                <span class="visually-hidden">{ format!("committed {c}") }</span>
+            </span>
+        }
+    });
+    let position_marker = position.and_then(|o| slot(o).map(|i| (o, i))).map(|(o, i)| {
+        html! {
+            <span class="marker position" data-marker="position" style={format!("--i:{i}")}>
+                <span class="visually-hidden">{ format!("{owner} reads next at offset {o}") }</span>
+            </span>
+        }
+    });
+    html! {
+        <div class="tape" data-partition={p.to_string()} role="group" aria-label={format!("Partition {p}")}>
+            <div class="tape-head">
+                <span class="tape-label">{ format!("P{p}") }</span>
+                <span class="visually-hidden">{ "owner" }</span>
+                <span class={classes!("tape-owner", view.is_some_and(|v| v.owner.is_some() && !v.owner_alive).then_some("crashed"))}
+                    data-field="owner">{ owner.clone() }</span>
+                <span class="tape-lag" data-field="lag">{ lag }</span>
+                <span class="tape-nav">
+                    <button type="button" data-action="older" disabled={tape.hidden_before == 0}
+                        aria-label={format!("Show older records of P{p}")} onclick={scroll(TapeScroll::Older)}>
+                        { "‹ Older" }
+                    </button>
+                    <button type="button" data-action="newer" disabled={tape.hidden_after == 0}
+                        aria-label={format!("Show newer records of P{p}")} onclick={scroll(TapeScroll::Newer)}>
+                        { "Newer ›" }
+                    </button>
+                    if !tape.following {
+                        <button type="button" data-action="follow"
+                            aria-label={format!("Follow the committed offset and the log end of P{p}")}
+                            onclick={scroll(TapeScroll::Follow)}>
+                            { "Follow" }
+                        </button>
+                    }
+                </span>
+            </div>
+            <div class="tape-scroll">
+                <div class="tape-track">
+                    <span class="tape-more older" data-field="older-count">
+                        { (tape.hidden_before > 0).then(|| format!("+{} older", tape.hidden_before)) }
+                    </span>
+                    <div class="cells" {onclick} {onkeydown}>
+                        { for cells }
+                        { committed_marker }
+                        { position_marker }
+                    </div>
+                    if tape.hidden_after > 0 {
+                        <span class="tape-more newer" data-field="newer-count">
+                            { format!("+{} newer", tape.hidden_after) }
+                        </span>
+                    }
+                    <span class="log-end" data-marker="log-end">
+                        <span class="log-end-label">{ format!("end {log_end}") }</span>
+                    </span>
+                </div>
+            </div>
+        </div>
+    }
+}
+
+/// The offset of the cell an event happened on (or inside).
+fn cell_offset(target: Option<web_sys::EventTarget>) -> Option<u64> {
+    let element = target?.dyn_into::<Element>().ok()?;
+    let cell = element.closest("button[data-offset]").ok()??;
+    cell.get_attribute("data-offset")?.parse().ok()
+}
+
+/// One record: a button with its offset and key label, coloured by subject.
+fn cell(r: &RecordView, selected: bool, tab_stop: bool) -> Html {
+    let hue = r.subject % KEY_HUES;
+    let key = if r.keyed { format!("u{}", r.subject) } else { format!("·u{}", r.subject) };
+    let mut label = if r.keyed {
+        format!("offset {}, key user-{}", r.offset, r.subject)
+    } else {
+        format!("offset {}, no key (user-{})", r.offset, r.subject)
+    };
+    match r.handled {
+        0 => {}
+        1 => label.push_str(", handled"),
+        n => label.push_str(&format!(", handled {n} times")),
+    }
+    if r.in_flight {
+        label.push_str(", in a consumer's batch");
+    }
+    if r.lost {
+        label.push_str(", never processed");
+    }
+    let class = classes!(
+        "cell",
+        format!("k{hue}"),
+        (!r.keyed).then_some("keyless"),
+        (r.handled > 0).then_some("handled"),
+        (r.handled > 1).then_some("again"),
+        r.in_flight.then_some("in-flight"),
+        r.lost.then_some("lost"),
+        selected.then_some("selected"),
+    );
+    html! {
+        <button type="button" key={r.offset} {class} data-offset={r.offset.to_string()}
+            aria-label={label.clone()} title={label} tabindex={if tab_stop { "0" } else { "-1" }}
+            aria-current={selected.then_some("true")}>
+            { r.offset }
+            <span class="cell-key">{ key }</span>
+            if r.handled > 1 {
+                <span class="cell-times">{ format!("×{}", r.handled) }</span>
+            }
+        </button>
+    }
+}
