@@ -372,3 +372,30 @@ async fn restarting_from_an_offset_on_one_partition() {
     page.step(25).await;
     assert!(metric("duplicates") > before);
 }
+
+#[wasm_bindgen_test]
+async fn the_spare_consumers_experiment_shows_two_idle_spares() {
+    let page = Page::with_seed(1).await;
+    page.click("[data-scenario=spare-consumers]").await;
+    if page.text("[data-field=clock]") == "playing" {
+        page.click("[data-action=play]").await;
+    }
+    assert_eq!(page.text(".clock_bar [data-field=scenario]"), "spare-consumers");
+    step_until_stable(&page, 10).await;
+    let cards = page.all(".group [data-consumer]");
+    assert_eq!(cards.len(), 8);
+    let spares = page
+        .all(".group [data-consumer] [data-field=state]")
+        .iter()
+        .filter(|e| e.text_content().as_deref() == Some("idle spare"))
+        .count();
+    assert_eq!(spares, 2);
+    for c in ["c7", "c8"] {
+        assert_eq!(state_of(&page, c), "idle spare");
+        assert!(partitions_of(&page, c).is_empty());
+    }
+    // Once their empty poll() returns, the poll loop leaves idle spares off every line.
+    page.step(1).await;
+    assert_eq!(page.text(&card("c7", "[data-field=step]")), "idle");
+    assert!(page.all("[data-field=poll-loop] .loop-badge[data-consumer=c7]").is_empty());
+}

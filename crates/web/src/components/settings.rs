@@ -43,7 +43,7 @@ pub fn Settings(props: &SectionProps) -> Html {
         html! {
             <label class="radio">
                 <input type="radio" name="commit" {value} {checked} {onchange} />
-                { label }
+                <span>{ label }</span>
             </label>
         }
     };
@@ -111,7 +111,7 @@ pub fn Settings(props: &SectionProps) -> Html {
                 <label class="checkbox">
                     <input type="checkbox" data-field="idempotent" checked={settings.idempotent}
                         onchange={on_idempotent} />
-                    { "Idempotent application" }
+                    <span>{ "Idempotent application" }</span>
                 </label>
                 <p class="setting-help">
                     { "A unique constraint on the record id: duplicates arrive but take no effect." }

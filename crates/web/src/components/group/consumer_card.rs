@@ -30,13 +30,13 @@ pub fn step_label(step: LoopStep) -> &'static str {
     }
 }
 
-/// "crashed at tick T while …".
+/// "crashed at tick T while …": where its loop was.
 fn crashed_while(step: LoopStep) -> &'static str {
     match step {
-        LoopStep::Idle => "idle",
-        LoopStep::Poll => "polling",
-        LoopStep::Handle => "handling its batch",
-        LoopStep::Commit => "committing",
+        LoopStep::Idle => "while idle",
+        LoopStep::Poll => "while polling",
+        LoopStep::Handle => "while handling its batch",
+        LoopStep::Commit => "at the end of its batch",
     }
 }
 
@@ -193,7 +193,7 @@ pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
             </p>
             if let (true, Some(at)) = (crashed, c.crashed_at) {
                 <p class="card-note crash-note" data-field="crashed">
-                    { format!("crashed at tick {at} while {}", crashed_while(c.crashed_during.unwrap_or(LoopStep::Idle))) }
+                    { format!("crashed at tick {at} {}", crashed_while(c.crashed_during.unwrap_or(LoopStep::Idle))) }
                 </p>
             }
             if c.state == ConsumerState::Paused {

@@ -27,9 +27,9 @@ impl RestartMode {
 
     fn label(self) -> &'static str {
         match self {
-            RestartMode::Earliest => "earliest (--to-earliest)",
-            RestartMode::Latest => "latest (--to-latest)",
-            RestartMode::Offset => "an offset (--to-offset)",
+            RestartMode::Earliest => "earliest",
+            RestartMode::Latest => "latest",
+            RestartMode::Offset => "an offset",
         }
     }
 
