@@ -27,12 +27,14 @@ fn title(name: &str) -> Option<&'static str> {
 }
 
 /// The summary without an "Experiment N: " prefix (the card's title says it).
-fn summary(scenario: &Scenario) -> &str {
+fn summary(scenario: &Scenario) -> String {
     let s = scenario.summary.as_str();
-    match s.split_once(": ") {
+    let rest = match s.split_once(": ") {
         Some((head, rest)) if head.starts_with("Experiment ") => rest,
         _ => s,
-    }
+    };
+    let mut chars = rest.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// What to do by hand, or what else to know, for some experiments.
@@ -113,7 +115,7 @@ pub fn Experiments(props: &SectionProps) -> Html {
                                     <span class="running-now">{ "running now" }</span>
                                 }
                             </p>
-                            <p>{ summary(scenario) }</p>
+                            <p class="summary">{ summary(scenario) }</p>
                             <p class="watch"><strong>{ "What to watch: " }</strong>{ &scenario.watch }</p>
                             { notes(&name) }
                             <button type="button" data-scenario={name.clone()} {onclick}

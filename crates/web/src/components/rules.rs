@@ -63,11 +63,13 @@ pub fn Rules(props: &SectionProps) -> Html {
                             <p class="rule-number">{ format!("Rule {n}") }</p>
                             <h3>{ rule.title }</h3>
                             <p>{ rule.text }</p>
-                            <button type="button" data-action="rule-show-me" {onclick}
-                                aria-label={format!("Show me rule {n}: load the {name} scenario")}>
-                                { "Show me" }
-                            </button>
-                            <span class="rule-scenario">{ " loads " }<code>{ name }</code></span>
+                            <p class="rule-foot">
+                                <button type="button" data-action="rule-show-me" {onclick}
+                                    aria-label={format!("Show me rule {n}: load the {name} scenario")}>
+                                    { "Show me" }
+                                </button>
+                                <span class="rule-scenario">{ "loads " }<code>{ name }</code></span>
+                            </p>
                         </li>
                     }
                 }) }
