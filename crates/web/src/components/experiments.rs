@@ -118,6 +118,9 @@ pub fn Experiments(props: &SectionProps) -> Html {
                             <p class="summary">{ summary(scenario) }</p>
                             <p class="watch"><strong>{ "What to watch: " }</strong>{ &scenario.watch }</p>
                             { notes(&name) }
+                            if is_running {
+                                <a class="watch-it" href="#simulation">{ "Watch it in the simulation ↑" }</a>
+                            }
                             <button type="button" data-scenario={name.clone()} {onclick}
                                 aria-label={format!("Set up experiment {n}: {name}")}>
                                 { "Set up" }

@@ -17,8 +17,8 @@ pub fn Intro(props: &SectionProps) -> Html {
                        another group can read the same records later." }
                 </p>
                 <p>
-                    { "Time moves in ticks: on each tick, every running consumer handles one record \
-                       of the batch it fetched." }
+                    { "Time moves in ticks: on each tick, every running consumer handles a record \
+                       from the batch its last poll() returned." }
                 </p>
                 <p class="try-this">
                     <strong>{ "Try this first: " }</strong>
