@@ -5,6 +5,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+use crate::pins;
 use crate::run::{self, Ctx, Result, step};
 use crate::setup::{self, CHROMEDRIVER, CHROMIUM, WASM_TARGET};
 
@@ -102,15 +103,19 @@ fn page_size(dist: &Path) -> Result {
 }
 
 // ---------------------------------------------------------------------------------------------
-// END-TO-END TESTS HOOK
+// END-TO-END TESTS
 //
-// When tests/package.json exists, its dependencies are installed (npm ci, or npm install without
-// a lockfile; skipped when tests/node_modules is present) and `node --test tests/` runs from the
-// repository root, after the release build above. The tests get these variables:
+// tests/ holds node:test files (tests/*.test.mjs) that drive the release page in headless
+// Chromium through playwright-core, which downloads no browser. Its dependencies are installed
+// (npm ci, or npm install without a lockfile; skipped when tests/node_modules already has the
+// pinned playwright-core) and `node --test tests/` runs from the repository root, after the
+// release build above. Given a directory, Node 20's runner searches it recursively for
+// *.test.mjs (and its other test name patterns) and skips node_modules, so tests/lib/ and
+// tests/bench/ are not run as tests. The tests get these variables:
 //   OFFSETLAB_DIST  the built page (dist/), to serve
 //   CHROMIUM        /usr/bin/chromium
 //   CHROMEDRIVER    /usr/bin/chromedriver
-// Until then the step is skipped with a printed line.
+// The step is skipped with a printed line when tests/package.json is missing.
 // ---------------------------------------------------------------------------------------------
 fn end_to_end(ctx: &Ctx) -> Result {
     let tests = ctx.root.join("tests");
@@ -118,18 +123,43 @@ fn end_to_end(ctx: &Ctx) -> Result {
         println!("skipped: no tests/package.json yet, so no end-to-end tests to run");
         return Ok(());
     }
-    if tests.join("node_modules").exists() {
-        println!("ok tests/node_modules");
-    } else {
-        let npm_command = if tests.join("package-lock.json").exists() { "ci" } else { "install" };
-        println!("installing tests/node_modules… (npm {npm_command})");
-        run::run(ctx.cmd("npm").args([npm_command, "--no-audit", "--no-fund"]).current_dir(&tests))?;
+    test_dependencies(ctx)?;
+    run::run(node_with_page(ctx).args(["--test", "tests/"]))
+}
+
+/// Installs tests/node_modules unless it already holds the playwright-core that
+/// tests/package.json pins.
+fn test_dependencies(ctx: &Ctx) -> Result {
+    let tests = ctx.root.join("tests");
+    let read = |path: &Path| fs::read_to_string(path).ok();
+    let want = read(&tests.join("package.json")).and_then(|json| pins::json_string(&json, "playwright-core"));
+    let have = read(&tests.join("node_modules/playwright-core/package.json"))
+        .and_then(|json| pins::json_string(&json, "version"));
+    if let Some(version) = have.as_deref().filter(|&have| want.as_deref() == Some(have)) {
+        println!("ok playwright-core {version} (tests/node_modules)");
+        return Ok(());
     }
-    run::run(
-        ctx.cmd("node")
-            .args(["--test", "tests/"])
-            .env("OFFSETLAB_DIST", ctx.root.join("dist"))
-            .env("CHROMIUM", CHROMIUM)
-            .env("CHROMEDRIVER", CHROMEDRIVER),
-    )
+    let npm_command = if tests.join("package-lock.json").exists() { "ci" } else { "install" };
+    println!("installing tests/node_modules… (npm {npm_command})");
+    run::run(ctx.cmd("npm").args([npm_command, "--no-audit", "--no-fund"]).current_dir(&tests))
+}
+
+/// `node`, from the repository root, told where the built page and the browser are.
+fn node_with_page(ctx: &Ctx) -> Command {
+    let mut cmd = ctx.cmd("node");
+    cmd.env("OFFSETLAB_DIST", ctx.root.join("dist"))
+        .env("CHROMIUM", CHROMIUM)
+        .env("CHROMEDRIVER", CHROMEDRIVER);
+    cmd
+}
+
+/// `cargo xtask bench-page`: the release page's frame rate under load (tests/bench/fps.mjs).
+/// A measurement: it prints frames, mean fps, p95 frame time and ticks advanced.
+pub fn bench_page(ctx: &Ctx) -> Result {
+    setup::all(ctx)?;
+    step("trunk build --release", || run::run(ctx.trunk().args(["build", "--release"])))?;
+    step("page frame rate", || {
+        test_dependencies(ctx)?;
+        run::run(node_with_page(ctx).arg("tests/bench/fps.mjs"))
+    })
 }

@@ -3,6 +3,7 @@
 //! * `cargo xtask serve [--dev]`: install what the machine lacks, then serve the page with trunk.
 //! * `cargo xtask test [--skip-setup]`: install what the machine lacks, then run every check.
 //! * `cargo xtask setup`: only install what the machine lacks.
+//! * `cargo xtask bench-page`: set up, build the release page, measure its frame rate under load.
 //!
 //! Downloads happen only through crates.io (`cargo install`, `cargo fetch`), the npm registry
 //! (`npm ci`) and Debian apt; trunk itself runs offline.
@@ -23,13 +24,16 @@ commands:
   test [--skip-setup]  set up the tools, then run fmt, clippy, tests (native and wasm32 in
                        headless Chromium), the release build with its size budget, and the
                        end-to-end tests
-  setup                only install the tools the machine lacks";
+  setup                only install the tools the machine lacks
+  bench-page           set up the tools, build the release page and measure its frame rate
+                       in headless Chromium (busy-group at the highest speed, 10 s)";
 
 #[derive(Debug, PartialEq, Eq)]
 enum Command {
     Serve { dev: bool },
     Test { skip_setup: bool },
     Setup,
+    BenchPage,
     Help,
 }
 
@@ -47,6 +51,7 @@ fn parse(args: &[String]) -> Result<Command, String> {
         "serve" => Command::Serve { dev: take("--dev") },
         "test" => Command::Test { skip_setup: take("--skip-setup") },
         "setup" => Command::Setup,
+        "bench-page" => Command::BenchPage,
         "help" | "-h" | "--help" => Command::Help,
         other => return Err(format!("unknown command `{other}`")),
     };
@@ -69,6 +74,7 @@ fn main() -> ExitCode {
         Command::Serve { dev } => setup::all(&ctx).and_then(|()| serve(&ctx, dev)),
         Command::Test { skip_setup } => checks::all(&ctx, skip_setup),
         Command::Setup => setup::all(&ctx),
+        Command::BenchPage => checks::bench_page(&ctx),
         Command::Help => {
             println!("{USAGE}");
             Ok(())
@@ -111,6 +117,7 @@ mod tests {
         assert_eq!(parse(&args(&["test"])), Ok(Command::Test { skip_setup: false }));
         assert_eq!(parse(&args(&["test", "--skip-setup"])), Ok(Command::Test { skip_setup: true }));
         assert_eq!(parse(&args(&["setup"])), Ok(Command::Setup));
+        assert_eq!(parse(&args(&["bench-page"])), Ok(Command::BenchPage));
     }
 
     #[test]

@@ -1,0 +1,122 @@
+// A static file server for the built page (trunk's dist/), on 127.0.0.1 at an ephemeral port.
+// Only node:http and node:fs: no network beyond the loopback, no other server.
+
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (tests/lib/ is two levels down). */
+export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+
+/** The built page: $OFFSETLAB_DIST, or dist/ at the repository root. */
+export const DIST = resolve(process.env.OFFSETLAB_DIST || join(REPO_ROOT, 'dist'));
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/** The content type for a file name. */
+export function contentType(name) {
+  return TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream';
+}
+
+/**
+ * The file a request path maps to inside `root`, or null when it would leave it.
+ * "/" and extensionless paths that are not files fall back to index.html (see serve()).
+ */
+export function fileFor(root, urlPath) {
+  let decoded;
+  try {
+    decoded = decodeURIComponent(urlPath);
+  } catch {
+    return null;
+  }
+  if (decoded.includes('\0')) return null;
+  const relative = normalize(decoded).replace(/^([/\\])+/, '');
+  const full = resolve(root, relative);
+  if (full !== root && !full.startsWith(root + sep)) return null;
+  return full;
+}
+
+async function isFile(path) {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Serves `root` on 127.0.0.1 at an ephemeral port.
+ * Resolves to { url, port, close() }; `url` ends without a slash, e.g. http://127.0.0.1:41234.
+ */
+export async function serve(root = DIST) {
+  root = resolve(root);
+  if (!(await isFile(join(root, 'index.html')))) {
+    throw new Error(
+      `no index.html in ${root}: build the page first (trunk build --release), ` +
+        'or set OFFSETLAB_DIST to the built dist directory',
+    );
+  }
+  const server = createServer(async (req, res) => {
+    try {
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.writeHead(405, { Allow: 'GET, HEAD' }).end();
+        return;
+      }
+      const { pathname } = new URL(req.url ?? '/', 'http://127.0.0.1');
+      let path = fileFor(root, pathname);
+      if (path === null) {
+        res.writeHead(403, { 'Content-Type': 'text/plain' }).end('forbidden');
+        return;
+      }
+      if (!(await isFile(path))) {
+        // "/" (and "/?seed=1"), and any unknown extensionless route: the page itself.
+        if (pathname === '/favicon.ico') {
+          // No icon yet: an empty answer, not a 404 in the console.
+          res.writeHead(204).end();
+          return;
+        }
+        if (pathname.endsWith('/') || extname(pathname) === '') {
+          path = join(root, 'index.html');
+        } else {
+          res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+          return;
+        }
+      }
+      const body = await readFile(path);
+      res.writeHead(200, {
+        'Content-Type': contentType(path),
+        'Content-Length': body.length,
+        'Cache-Control': 'no-store',
+      });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    } catch (error) {
+      res.writeHead(500, { 'Content-Type': 'text/plain' }).end(String(error));
+    }
+  });
+  await new Promise((ok, fail) => {
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', ok);
+  });
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    close: () =>
+      new Promise((ok) => {
+        server.closeAllConnections?.();
+        server.close(() => ok());
+      }),
+  };
+}

@@ -1,0 +1,101 @@
+// Full-page screenshots at desktop and phone widths, light and dark, into target/screenshots/;
+// no horizontal page scroll at 390 px; reduced motion turns transitions off.
+
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { useBrowser, withLab } from './lib/page.mjs';
+import { REPO_ROOT } from './lib/server.mjs';
+
+const OUT = join(REPO_ROOT, 'target', 'screenshots');
+
+/** A page with some history: 20 records sent, 12 ticks stepped. */
+async function busy(lab) {
+  await lab.send10();
+  await lab.send10();
+  await lab.step(12);
+}
+
+async function shoot(lab, name) {
+  await mkdir(OUT, { recursive: true });
+  const path = join(OUT, name);
+  await lab.page.screenshot({ path, fullPage: true, animations: 'disabled' });
+  return path;
+}
+
+/** Seconds, from a computed `transition-duration` list such as "0.2s, 150ms". */
+function seconds(list) {
+  return list.split(',').map((d) => {
+    const v = d.trim();
+    return v.endsWith('ms') ? parseFloat(v) / 1000 : parseFloat(v);
+  });
+}
+
+describe('screenshots and layout', () => {
+  const env = useBrowser();
+
+  it('1440 px wide', { timeout: 120_000 }, async () => {
+    await withLab(env, { seed: 1, viewport: { width: 1440, height: 900 } }, async (lab) => {
+      await busy(lab);
+      await shoot(lab, 'page-1440.png');
+      const overflow = await lab.page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(overflow <= 1440 + 1, `page scrolls sideways at 1440: scrollWidth ${overflow}`);
+    });
+  });
+
+  it('390 px wide, without horizontal page scroll', { timeout: 120_000 }, async () => {
+    await withLab(env, { seed: 1, viewport: { width: 390, height: 844 } }, async (lab) => {
+      await busy(lab);
+      await shoot(lab, 'page-390.png');
+      const { scrollWidth, widest } = await lab.page.evaluate(() => {
+        // The element sticking out furthest, to name it in the failure.
+        let widest = null;
+        for (const e of document.body.querySelectorAll('*')) {
+          const right = e.getBoundingClientRect().right;
+          if (right > 391 && (!widest || right > widest.right)) {
+            let inScroller = false;
+            for (let p = e.parentElement; p; p = p.parentElement) {
+              const o = getComputedStyle(p).overflowX;
+              if (o === 'auto' || o === 'scroll' || o === 'hidden' || o === 'clip') inScroller = true;
+            }
+            if (!inScroller) widest = { right, html: e.outerHTML.slice(0, 100) };
+          }
+        }
+        return { scrollWidth: document.documentElement.scrollWidth, widest };
+      });
+      assert.ok(scrollWidth <= 390 + 1, `scrollWidth ${scrollWidth} at 390; widest: ${JSON.stringify(widest)}`);
+    });
+  });
+
+  it('dark colour scheme', { timeout: 120_000 }, async () => {
+    await withLab(env, { seed: 1, viewport: { width: 1440, height: 900 }, colorScheme: 'dark' }, async (lab) => {
+      await busy(lab);
+      await shoot(lab, 'page-1440-dark.png');
+      const background = await lab.page.evaluate(() => {
+        const rgb = (e) => getComputedStyle(e).backgroundColor.match(/\d+(\.\d+)?/g)?.map(Number) ?? [];
+        const [r, g, b, a = 1] = rgb(document.body);
+        return a === 0 ? rgb(document.documentElement) : [r, g, b];
+      });
+      const luminance = (0.2126 * background[0] + 0.7152 * background[1] + 0.0722 * background[2]) / 255;
+      assert.ok(luminance < 0.35, `a dark background in dark mode: rgb(${background})`);
+    });
+  });
+
+  it('reduced motion turns transitions off', { timeout: 60_000 }, async () => {
+    await withLab(env, { seed: 1, reducedMotion: 'reduce', pause: false }, async (lab) => {
+      const durations = await lab.page.evaluate(() =>
+        [...document.querySelectorAll('button, [data-offset], [data-marker]')].slice(0, 200).map((e) => {
+          const style = getComputedStyle(e);
+          return [e.outerHTML.slice(0, 60), style.transitionDuration, style.animationDuration];
+        }),
+      );
+      assert.ok(durations.length > 0, 'buttons to check');
+      for (const [html, transition, animation] of durations) {
+        for (const s of [...seconds(transition), ...seconds(animation)]) {
+          assert.ok(s <= 0.01, `${html}: transition ${transition}, animation ${animation} under reduced motion`);
+        }
+      }
+    });
+  });
+});
