@@ -1,7 +1,8 @@
 //! `offsetlab`: Kafka's default partitioner, what growing a topic moves, and
 //! headless runs of the consumer-group simulation.
 //!
-//! Errors go to stderr as `offsetlab: <problem>` with exit code 2.
+//! Errors go to stderr as `offsetlab: <problem>` with exit code 2; `check`
+//! exits 1 when the split check finds a violation.
 
 mod keys;
 mod run;
@@ -44,6 +45,10 @@ enum Command {
     /// Prints `scenario NAME seed S ticks T`, the `kafka-consumer-groups
     /// --describe` table, then one counter per line; with --json, one JSON object.
     Run(RunArgs),
+    /// Run a scenario headless, then booblik's split check: every record
+    /// reached a consumer, and each partition's written records equal the
+    /// position its consumer holds. Exits 1 on a violation, listing it.
+    Check(CheckArgs),
     /// List the built-in scenarios: name, then what it shows.
     Scenarios,
 }
@@ -106,6 +111,27 @@ struct RunArgs {
     /// Print one JSON object on one line: scenario, seed, tick, metrics, describe.
     #[arg(long)]
     json: bool,
+    /// Keep each consumer's position in DIR across runs (booblik's FileOffsetStore:
+    /// DIR/cN/orders-P.pos). The run uses consumer-side offset stores, loads them
+    /// at the start, prints resumedFrom per consumer, and saves them at the end.
+    #[arg(long, value_name = "DIR")]
+    offset_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+struct CheckArgs {
+    /// A built-in scenario's name or the path of a scenario JSON file.
+    #[arg(long, value_name = "NAME|FILE.json")]
+    scenario: String,
+    /// Seed for every random choice; defaults to the scenario's config.seed.
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
+    /// Ticks to run; defaults to the scenario's ticks.
+    #[arg(long, value_name = "T")]
+    ticks: Option<u64>,
+    /// Print the check as one JSON object on one line.
+    #[arg(long)]
+    json: bool,
 }
 
 fn parse_partitions(text: &str) -> Result<u32, String> {
@@ -156,7 +182,8 @@ fn main() -> ExitCode {
         }
     };
     match execute(cli.command) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Verdict::Pass) => ExitCode::SUCCESS,
+        Ok(Verdict::Violations) => ExitCode::from(1),
         Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(Failure::Output(e)) => {
             eprintln!("offsetlab: cannot write the output: {e}");
@@ -169,7 +196,15 @@ fn main() -> ExitCode {
     }
 }
 
-fn execute(command: Command) -> Result<(), Failure> {
+/// How a command that ran went.
+enum Verdict {
+    Pass,
+    /// `check` found violations: exit code 1.
+    Violations,
+}
+
+fn execute(command: Command) -> Result<Verdict, Failure> {
+    let mut verdict = Verdict::Pass;
     let mut out = io::BufWriter::new(io::stdout().lock());
     match command {
         Command::Partition(args) => {
@@ -201,17 +236,33 @@ fn execute(command: Command) -> Result<(), Failure> {
         }
         Command::Run(args) => {
             let loaded = run::load(&args.scenario)?;
-            let outcome = run::run(loaded, args.seed, args.ticks)?;
+            let outcome = match &args.offset_dir {
+                Some(dir) => run::run_with_offset_dir(loaded, args.seed, args.ticks, dir)?,
+                None => run::run(loaded, args.seed, args.ticks)?,
+            };
             if args.json {
                 writeln!(out, "{}", outcome.json())?;
             } else {
                 write!(out, "{}", outcome.text())?;
             }
         }
+        Command::Check(args) => {
+            let loaded = run::load(&args.scenario)?;
+            let outcome = run::run(loaded, args.seed, args.ticks)?;
+            let check = outcome.sim.split_check();
+            if args.json {
+                writeln!(out, "{}", outcome.check_json(&check))?;
+            } else {
+                write!(out, "{}", outcome.check_text(&check))?;
+            }
+            if !check.passed() {
+                verdict = Verdict::Violations;
+            }
+        }
         Command::Scenarios => write!(out, "{}", run::listing())?,
     }
     out.flush()?;
-    Ok(())
+    Ok(verdict)
 }
 
 fn read_keys(args: &KeyArgs) -> Result<Vec<Key>, Failure> {

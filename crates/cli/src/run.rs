@@ -1,7 +1,11 @@
 //! `offsetlab run` and `offsetlab scenarios`.
 
 use crate::Failure;
-use offsetlab_engine::{BUILTINS, SCENARIO_BYTES_MAX, Scenario, ScenarioError, Sim, Tick, builtin, builtins};
+use offsetlab_engine::{
+    BUILTINS, CheckpointWrites, ConsumerId, FindingKind, Input, PositionModel, SCENARIO_BYTES_MAX, Scenario,
+    ScenarioError, Sim, SplitCheck, SplitStatus, Tick, TimedInput, builtin, builtins,
+};
+use offsetlab_store::FileOffsetStore;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Read as _;
@@ -56,6 +60,55 @@ pub struct Outcome {
     pub seed: u64,
     pub ticks: u64,
     pub sim: Sim,
+    /// With `--offset-dir`: where each consumer resumed, `(consumer, partition, offset)`.
+    pub resumed: Option<Vec<(ConsumerId, u32, u64)>>,
+}
+
+/// `run --offset-dir DIR`: the run keeps positions in consumer-side stores,
+/// loaded from `DIR/cN/orders-P.pos` at tick 0 and saved there at the end.
+/// A torn or foreign file stops the run before anything is overwritten.
+pub fn run_with_offset_dir(
+    mut loaded: Loaded,
+    seed: Option<u64>,
+    ticks: Option<u64>,
+    dir: &Path,
+) -> Result<Outcome, Failure> {
+    let config = &mut loaded.scenario.config;
+    if config.position == PositionModel::Group {
+        config.position = PositionModel::Consumer { writes: CheckpointWrites::Atomic, write_ticks: 1 };
+    }
+    let store_of = |consumer: ConsumerId| {
+        FileOffsetStore::open(dir.join(consumer.to_string())).map_err(|e| Failure::new(e.to_string()))
+    };
+    let mut loads = Vec::new();
+    for n in 1..=config.consumers {
+        let consumer = ConsumerId(n);
+        let store = store_of(consumer)?;
+        for partition in 0..config.partitions {
+            let stored =
+                store.read(&format!("orders-{partition}")).map_err(|e| Failure::new(e.to_string()))?;
+            if let Some(offset) = stored {
+                loads.push(TimedInput {
+                    tick: 0,
+                    input: Input::LoadCheckpoint { consumer, partition, offset },
+                });
+            }
+        }
+    }
+    loads.append(&mut loaded.scenario.timeline);
+    loaded.scenario.timeline = loads;
+    let mut outcome = run(loaded, seed, ticks)?;
+    let view = outcome.sim.view();
+    for consumer in &view.consumers {
+        let store = store_of(consumer.id)?;
+        for &(partition, offset) in &consumer.stored {
+            store.write(&format!("orders-{partition}"), offset).map_err(|e| Failure::new(e.to_string()))?;
+        }
+    }
+    let resumed =
+        view.consumers.iter().flat_map(|c| c.resumed_from.iter().map(move |&(p, o)| (c.id, p, o))).collect();
+    outcome.resumed = Some(resumed);
+    Ok(outcome)
 }
 
 /// Runs `loaded` with the seed and tick count overridden where given.
@@ -66,7 +119,7 @@ pub fn run(loaded: Loaded, seed: Option<u64>, ticks: Option<u64>) -> Result<Outc
         .scenario
         .run(Some(seed), Some(ticks))
         .map_err(|e| Failure::new(format!("scenario {} (seed {seed}, ticks {ticks}): {e}", loaded.name)))?;
-    Ok(Outcome { name: loaded.name, seed, ticks, sim })
+    Ok(Outcome { name: loaded.name, seed, ticks, sim, resumed: None })
 }
 
 const COUNTERS: [&str; 8] = [
@@ -108,7 +161,63 @@ impl Outcome {
         for (label, value) in COUNTERS.iter().zip(self.counters()) {
             let _ = writeln!(out, "{label:<17}{value}");
         }
+        if let Some(resumed) = &self.resumed {
+            out.push('\n');
+            for (consumer, partition, offset) in resumed {
+                let _ = writeln!(out, "{consumer} P{partition} resumedFrom {offset}");
+            }
+        }
         out
+    }
+
+    /// The split check as text: a line per partition, then the findings, then the verdict.
+    pub fn check_text(&self, check: &SplitCheck) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "split check: scenario {} seed {} ticks {}", self.name, self.seed, self.ticks);
+        for p in &check.partitions {
+            let held = p.position.map_or("-".to_string(), |o| o.to_string());
+            let holder = p.holder.map_or("nobody".to_string(), |c| c.to_string());
+            let status = match p.status {
+                SplitStatus::Equal => "equal".to_string(),
+                SplitStatus::WithinOneBatch { behind } => format!("{behind} behind, within one batch"),
+                SplitStatus::Behind { behind } => format!("{behind} behind"),
+                SplitStatus::NoHolder => "no holder".to_string(),
+            };
+            let _ = writeln!(out, "P{} written {} held {held} by {holder}: {status}", p.partition, p.written);
+        }
+        for f in &check.findings {
+            let label = match f.kind {
+                FindingKind::LegalReplay => "legal replay",
+                FindingKind::ResumedTooFarBack | FindingKind::NeverProcessed => "VIOLATION",
+            };
+            let ids: Vec<String> = f.record_ids.iter().map(u64::to_string).collect();
+            let more = if f.more > 0 { format!(" (+{} more)", f.more) } else { String::new() };
+            let _ = writeln!(
+                out,
+                "{label} at tick {}: {}; record ids {}{more}",
+                f.tick,
+                f.message,
+                ids.join(", ")
+            );
+        }
+        if check.passed() {
+            let _ = writeln!(out, "passed: {} legal replays", check.legal_replays);
+        } else {
+            let _ = writeln!(out, "FAILED: {} violations", check.violations);
+        }
+        out
+    }
+
+    /// The split check as one JSON object.
+    pub fn check_json(&self, check: &SplitCheck) -> String {
+        let report = CheckReport {
+            scenario: &self.name,
+            seed: self.seed,
+            tick: self.sim.now(),
+            passed: check.passed(),
+            check,
+        };
+        serde_json::to_string(&report).expect("plain data always serializes")
     }
 
     /// One JSON object, on one line.
@@ -130,9 +239,27 @@ impl Outcome {
                 generation: m.generation,
             },
             describe: &describe,
+            resumed_from: self.resumed.as_ref().map(|r| {
+                r.iter()
+                    .map(|&(consumer, partition, offset)| JsonResume {
+                        consumer,
+                        partition,
+                        resumed_from: offset,
+                    })
+                    .collect()
+            }),
         };
         serde_json::to_string(&report).expect("strings and integers always serialize")
     }
+}
+
+#[derive(Debug, Serialize)]
+struct CheckReport<'a> {
+    scenario: &'a str,
+    seed: u64,
+    tick: Tick,
+    passed: bool,
+    check: &'a SplitCheck,
 }
 
 /// `run --json`'s object, fields in this order.
@@ -143,6 +270,16 @@ struct JsonReport<'a> {
     tick: Tick,
     metrics: JsonMetrics,
     describe: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resumed_from: Option<Vec<JsonResume>>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonResume {
+    consumer: ConsumerId,
+    partition: u32,
+    resumed_from: u64,
 }
 
 #[derive(Debug, Serialize)]

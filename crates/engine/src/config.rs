@@ -24,6 +24,11 @@ pub mod limits {
     pub const EVENTS_QUEUED_MAX: usize = 100_000;
     /// Handled records kept for the sink strip.
     pub const SINK_RECENT_MAX: usize = 512;
+    pub const CHECKPOINT_WRITE_TICKS_MAX: u64 = 100;
+    /// Record ids a split-check finding lists (the count goes on past it).
+    pub const FINDING_IDS_MAX: usize = 20;
+    /// Findings the split check keeps.
+    pub const FINDINGS_MAX: usize = 100;
     /// Ticks one `handle_tick` call may advance.
     pub const CATCH_UP_TICKS_MAX: u64 = 1_000_000;
 }
@@ -50,6 +55,30 @@ impl CommitMode {
             CommitMode::Auto { .. } => "auto",
         }
     }
+}
+
+/// Where a consumer's position lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(tag = "store", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum PositionModel {
+    /// Kafka's: the group's committed offsets, kept by the coordinator.
+    #[default]
+    Group,
+    /// booblik's: each consumer checkpoints its position into its own offset
+    /// store (a file on its volume) after the batch is handled, and reads it
+    /// back when it starts. A write takes `write_ticks`.
+    Consumer { writes: CheckpointWrites, write_ticks: u64 },
+}
+
+/// How a consumer's offset store writes a checkpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CheckpointWrites {
+    /// Temp file, write, fsync, atomic rename: a crash leaves the old or the new position.
+    Atomic,
+    /// Truncate and write the file itself: a crash mid-write leaves a prefix of
+    /// the new digits (`1234` cut to `12`), which the naive reader takes as a position.
+    InPlace,
 }
 
 /// The partition assignor the group uses.
@@ -85,6 +114,11 @@ pub struct Config {
     pub shutdown_deadline_ticks: u64,
     pub assignor: Assignor,
     pub producer: ProducerConfig,
+    /// Where positions live: the group (Kafka) or each consumer's store (booblik).
+    pub position: PositionModel,
+    /// The application is a bridge into a booblik topic: every handled record is
+    /// written there on the partition its key picks; the key itself does not cross.
+    pub bridge: bool,
 }
 
 /// The producer `orders-api`.
@@ -129,6 +163,8 @@ impl Default for Config {
             shutdown_deadline_ticks: 30,
             assignor: Assignor::Range,
             producer: ProducerConfig::default(),
+            position: PositionModel::Group,
+            bridge: false,
         }
     }
 }
@@ -167,6 +203,13 @@ pub(crate) fn check_commit_mode(field: &'static str, mode: CommitMode) -> Result
     Ok(())
 }
 
+pub(crate) fn check_position_model(field: &'static str, position: PositionModel) -> Result<(), ConfigError> {
+    if let PositionModel::Consumer { write_ticks, .. } = position {
+        check_range(field, write_ticks, 0, limits::CHECKPOINT_WRITE_TICKS_MAX)?;
+    }
+    Ok(())
+}
+
 impl Config {
     /// Checks every field against its limit.
     pub fn validate(&self) -> Result<(), ConfigError> {
@@ -188,6 +231,7 @@ impl Config {
         check_commit_mode("commit.interval_ticks", self.commit)?;
         check_range("session_timeout_ticks", self.session_timeout_ticks, 1, SESSION_TIMEOUT_TICKS_MAX)?;
         check_range("shutdown_deadline_ticks", self.shutdown_deadline_ticks, 0, SESSION_TIMEOUT_TICKS_MAX)?;
+        check_position_model("position.write_ticks", self.position)?;
         let p = &self.producer;
         check_range("producer.key_count", p.key_count, 1, KEYS_MAX)?;
         check_range("producer.hot_key_share_percent", p.hot_key_share_percent, 0, 100)?;

@@ -138,6 +138,47 @@ pub enum Event {
         new_log_start: u64,
         lost: u32,
     },
+    /// A consumer's offset store now holds these positions (booblik).
+    Checkpointed {
+        tick: Tick,
+        consumer: ConsumerId,
+        positions: Vec<(u32, u64)>,
+    },
+    /// A crash during an in-place write left a prefix of the new position.
+    CheckpointTorn {
+        tick: Tick,
+        consumer: ConsumerId,
+        partition: u32,
+        intended: u64,
+        stored: u64,
+    },
+    /// A crash during an atomic write: the temp file is left behind, the old position stands.
+    CheckpointAbandoned {
+        tick: Tick,
+        consumer: ConsumerId,
+    },
+    /// A consumer read its offset store and resumes `partition` from `offset`
+    /// (`resumedFrom`); `last_known` is how far the partition had been handled.
+    ResumedFrom {
+        tick: Tick,
+        consumer: ConsumerId,
+        partition: u32,
+        offset: u64,
+        last_known: u64,
+    },
+    /// The answer to a keyless peek (`partitionFor(null)` when `advanced`).
+    Peeked {
+        tick: Tick,
+        partition: u32,
+        advanced: bool,
+    },
+    /// The bridge wrote a handled record to the booblik topic, without its key.
+    Bridged {
+        tick: Tick,
+        partition: u32,
+        far_offset: u64,
+        record_id: u64,
+    },
     SettingChanged {
         tick: Tick,
         setting: &'static str,
@@ -252,6 +293,28 @@ impl Event {
             Event::PositionReset { consumer, partition, from, to, .. } => format!(
                 "{consumer}: offset {from} of P{partition} was deleted by retention; it jumps to {to} (auto.offset.reset=earliest)."
             ),
+            Event::CheckpointTorn { consumer, partition, intended, stored, .. } => format!(
+                "{consumer} crashed while writing its checkpoint in place: P{partition}'s file holds {stored} instead of {intended}."
+            ),
+            Event::CheckpointAbandoned { consumer, .. } => format!(
+                "{consumer} crashed while writing its checkpoint to a temp file: the old position stands."
+            ),
+            Event::ResumedFrom { consumer, partition, offset, last_known, .. } => {
+                if offset < last_known {
+                    format!(
+                        "{consumer} resumed P{partition} from {offset} (resumedFrom); it had handled up to {last_known}, so {} records replay.",
+                        last_known - offset
+                    )
+                } else {
+                    format!("{consumer} resumed P{partition} from {offset} (resumedFrom).")
+                }
+            }
+            Event::Peeked { partition, advanced: true, .. } => format!(
+                "partitionFor(null) answered P{partition} and advanced the round-robin counter: the next keyless send skips it."
+            ),
+            Event::Peeked { partition, advanced: false, .. } => {
+                format!("A fixed peek answered P{partition}; the counter did not move.")
+            }
             _ => return None,
         })
     }
@@ -277,6 +340,12 @@ impl Event {
             | Event::RebalanceCompleted { tick, .. }
             | Event::OffsetsReset { tick, .. }
             | Event::RetentionDeleted { tick, .. }
+            | Event::Checkpointed { tick, .. }
+            | Event::CheckpointTorn { tick, .. }
+            | Event::CheckpointAbandoned { tick, .. }
+            | Event::ResumedFrom { tick, .. }
+            | Event::Peeked { tick, .. }
+            | Event::Bridged { tick, .. }
             | Event::SettingChanged { tick, .. } => *tick,
         }
     }
@@ -402,6 +471,40 @@ impl Event {
                 h.word(19);
                 h.bytes(setting.as_bytes());
                 h.bytes(value.as_bytes());
+            }
+            Event::Checkpointed { consumer, positions, .. } => {
+                h.word(20);
+                h.word(u64::from(consumer.0));
+                for &(p, o) in positions {
+                    h.word(u64::from(p));
+                    h.word(o);
+                }
+            }
+            Event::CheckpointTorn { consumer, partition, intended, stored, .. } => {
+                h.word(21);
+                h.word(u64::from(consumer.0) << 32 | u64::from(*partition));
+                h.word(*intended);
+                h.word(*stored);
+            }
+            Event::CheckpointAbandoned { consumer, .. } => {
+                h.word(22);
+                h.word(u64::from(consumer.0));
+            }
+            Event::ResumedFrom { consumer, partition, offset, last_known, .. } => {
+                h.word(23);
+                h.word(u64::from(consumer.0) << 32 | u64::from(*partition));
+                h.word(*offset);
+                h.word(*last_known);
+            }
+            Event::Peeked { partition, advanced, .. } => {
+                h.word(24);
+                h.word(u64::from(*partition) << 1 | u64::from(*advanced));
+            }
+            Event::Bridged { partition, far_offset, record_id, .. } => {
+                h.word(25);
+                h.word(u64::from(*partition));
+                h.word(*far_offset);
+                h.word(*record_id);
             }
         }
     }

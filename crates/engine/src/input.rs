@@ -1,6 +1,6 @@
 //! Everything a user (or a scenario timeline) can do to the simulation.
 
-use crate::config::CommitMode;
+use crate::config::{CommitMode, PositionModel};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
@@ -123,6 +123,24 @@ pub enum Input {
     /// empty, reset, start them again.
     RestartFrom {
         reset: ResetSpec,
+    },
+    /// Where positions live from now on (checkpoints and resumes after this).
+    PositionStore {
+        position: PositionModel,
+    },
+    /// Ask which partition the next keyless record would go to. booblik's
+    /// `partitionFor(null)` advances the round-robin counter (`advancing`), so
+    /// the next send skips a partition; a fixed peek does not.
+    Peek {
+        advancing: bool,
+    },
+    /// What a consumer's offset store held when the process started (booblik's
+    /// store read from disk): it resumes `partition` from `offset` when it gets it,
+    /// even if the topic has not reached that offset yet.
+    LoadCheckpoint {
+        consumer: ConsumerId,
+        partition: u32,
+        offset: u64,
     },
 }
 

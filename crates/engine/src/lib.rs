@@ -20,7 +20,9 @@ mod sim;
 mod view;
 
 pub use assign::range as range_assignment;
-pub use config::{Assignor, CommitMode, Config, ConfigError, ProducerConfig, limits};
+pub use config::{
+    Assignor, CheckpointWrites, CommitMode, Config, ConfigError, PositionModel, ProducerConfig, limits,
+};
 pub use describe::describe;
 pub use event::{Event, PartitionMove, RebalanceReason, Tick, TraceHasher};
 pub use input::{ConsumerId, Input, InputError, ResetSpec};
@@ -29,7 +31,10 @@ pub use scenario::{
     BUILTINS, SCENARIO_BYTES_MAX, SCENARIO_TICKS_MAX, Scenario, ScenarioError, TIMELINE_INPUTS_MAX,
     TimedInput, builtin, builtins,
 };
-pub use sim::{RestartPreview, Sim, subject_key};
+pub use sim::{
+    CheckpointView, ConsumerStats, FarPartitionView, FarRecordView, Finding, FindingKind, PartitionSplit,
+    PeekView, RestartPreview, Sim, SplitCheck, SplitStatus, subject_key,
+};
 pub use view::{
     ConsumerState, ConsumerView, HandledRecord, InFlightRecord, LoopStep, Metrics, PartitionView,
     ProducerView, RebalanceView, RecordView, SettingsView, View,

@@ -214,6 +214,11 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("crash-commit-before", include_str!("../scenarios/crash-commit-before.json")),
     ("idempotent-absorbs-duplicates", include_str!("../scenarios/idempotent-absorbs-duplicates.json")),
     ("busy-group", include_str!("../scenarios/busy-group.json")),
+    ("booblik-checkpoint", include_str!("../scenarios/booblik-checkpoint.json")),
+    ("torn-checkpoint", include_str!("../scenarios/torn-checkpoint.json")),
+    ("atomic-checkpoint", include_str!("../scenarios/atomic-checkpoint.json")),
+    ("key-erasure-bridge", include_str!("../scenarios/key-erasure-bridge.json")),
+    ("partition-for-null", include_str!("../scenarios/partition-for-null.json")),
 ];
 
 /// A built-in scenario by name.

@@ -2,7 +2,10 @@
 //! and the application behind it.
 
 use crate::assign;
-use crate::config::{CommitMode, Config, ConfigError, check_commit_mode, check_range, limits};
+use crate::config::{
+    CommitMode, Config, ConfigError, PositionModel, check_commit_mode, check_position_model, check_range,
+    limits,
+};
 use crate::event::{Event, PartitionMove, RebalanceReason, Tick, TraceHasher};
 use crate::input::{ConsumerId, Input, InputError, ResetSpec};
 use crate::log::{PartitionLog, Record};
@@ -13,6 +16,12 @@ use crate::view::{
     ProducerView, RebalanceView, RecordView, SettingsView, View,
 };
 use std::collections::VecDeque;
+
+mod booblik;
+mod check;
+
+pub use booblik::{CheckpointView, ConsumerStats, FarPartitionView, FarRecordView, PeekView};
+pub use check::{Finding, FindingKind, PartitionSplit, SplitCheck, SplitStatus};
 
 /// The group coordinator's view of the group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,6 +106,15 @@ struct Consumer {
     crashed_during: Option<LoopStep>,
     /// Left with `RemoveConsumer`: the card goes at the end of the step.
     remove_after_leave: bool,
+    /// booblik: the offset store on the consumer's volume, per partition. It
+    /// survives crashes and restarts; a torn write leaves what the naive reader sees.
+    store: Vec<Option<u64>>,
+    /// A checkpoint being written.
+    checkpoint: Option<booblik::PendingCheckpoint>,
+    /// Where this incarnation started each partition from.
+    resumed_from: Vec<Option<u64>>,
+    last_checkpoint: Option<CheckpointView>,
+    handled_by_partition: Vec<u64>,
 }
 
 /// The application behind the consumers ("what the application did").
@@ -171,6 +189,16 @@ pub struct Sim {
     /// Each partition's owner in the last completed generation.
     owners: Vec<Option<ConsumerId>>,
     last_rebalance: Option<RebalanceView>,
+    /// Per partition, one past the highest offset handled: the last known position.
+    handled_end: Vec<u64>,
+    /// The split check's findings so far (bounded).
+    findings: VecDeque<Finding>,
+    findings_dropped: u64,
+    /// Per partition, ids of records retention deleted unhandled (bounded) and their count.
+    retention_lost: Vec<(Vec<u64>, u64)>,
+    /// The booblik topic the bridge writes to.
+    far: Vec<booblik::FarLog>,
+    last_peek: Option<PeekView>,
 }
 
 impl Sim {
@@ -200,6 +228,12 @@ impl Sim {
             keyed_home: Vec::new(),
             owners: vec![None; partitions],
             last_rebalance: None,
+            handled_end: vec![0; partitions],
+            findings: VecDeque::new(),
+            findings_dropped: 0,
+            retention_lost: vec![(Vec::new(), 0); partitions],
+            far: vec![booblik::FarLog::default(); partitions],
+            last_peek: None,
             config,
         };
         sim.refresh_key_partitions();
@@ -355,6 +389,29 @@ impl Sim {
                 }
                 self.reset_offsets(reset)?;
             }
+            Input::PositionStore { position } => {
+                check_position_model("position.write_ticks", position)
+                    .map_err(|e| InputError::OutOfRange { field: e.field, message: e.message })?;
+                self.config.position = position;
+                let label = match position {
+                    PositionModel::Group => "group",
+                    PositionModel::Consumer { writes: crate::config::CheckpointWrites::Atomic, .. } => {
+                        "atomic"
+                    }
+                    PositionModel::Consumer { writes: crate::config::CheckpointWrites::InPlace, .. } => {
+                        "in-place"
+                    }
+                };
+                self.setting_changed("position", label.to_string());
+            }
+            Input::Peek { advancing } => self.peek(advancing),
+            Input::LoadCheckpoint { consumer, partition, offset } => {
+                let c = self.consumer_index(consumer)?;
+                if partition >= self.config.partitions {
+                    return Err(InputError::NoSuchPartition { partition });
+                }
+                self.consumers[c].store[partition as usize] = Some(offset);
+            }
             Input::RestartFrom { reset } => {
                 if self.pending_restart.is_some() {
                     return Err(InputError::RestartPending);
@@ -502,6 +559,11 @@ impl Sim {
                 log.log_start += 1;
                 if record.handled == 0 && !record.in_flight && !record.lost {
                     lost += 1;
+                    let (ids, count) = &mut self.retention_lost[p];
+                    *count += 1;
+                    if ids.len() < limits::FINDING_IDS_MAX {
+                        ids.push(record.id);
+                    }
                 }
             }
             let new_log_start = log.log_start;
@@ -533,6 +595,11 @@ impl Sim {
             crashed_at: None,
             crashed_during: None,
             remove_after_leave: false,
+            store: vec![None; self.partitions.len()],
+            checkpoint: None,
+            resumed_from: vec![None; self.partitions.len()],
+            last_checkpoint: None,
+            handled_by_partition: vec![0; self.partitions.len()],
         });
         id
     }
@@ -551,6 +618,7 @@ impl Sim {
         consumer.joined = true;
         consumer.crashed_at = None;
         consumer.crashed_during = None;
+        consumer.resumed_from.iter_mut().for_each(|r| *r = None);
         consumer.step = LoopStep::Idle;
         let host = consumer.host.clone();
         self.members.push(Member {
@@ -567,6 +635,7 @@ impl Sim {
 
     fn crash(&mut self, c: usize) {
         let now = self.now;
+        self.abort_checkpoint(c);
         let abandoned = self.abandon_batch(c);
         let consumer = &mut self.consumers[c];
         let id = consumer.id;
@@ -624,13 +693,18 @@ impl Sim {
     }
 
     fn step_consumer(&mut self, c: usize) {
+        if self.consumers[c].checkpoint.is_some() && !self.finish_checkpoint(c) {
+            return; // still writing its checkpoint: the loop waits for it
+        }
         match self.consumers[c].process {
             Process::Crashed | Process::Stopped => {}
             Process::Stopping { deadline, .. } => {
                 self.handle_some(c);
                 if self.consumers[c].batch.is_empty() {
                     self.commit_on_close(c);
-                    self.leave(c);
+                    if self.consumers[c].checkpoint.is_none() {
+                        self.leave(c);
+                    }
                 } else if self.now >= deadline {
                     let abandoned = self.abandon_batch(c);
                     let consumer = self.consumers[c].id;
@@ -645,9 +719,9 @@ impl Sim {
                             self.handle_some(c);
                             self.commit_if_batch_done(c);
                         }
-                        if self.consumers[c].batch.is_empty() {
+                        if self.consumers[c].batch.is_empty() && self.consumers[c].checkpoint.is_none() {
                             // onJoinPrepare: auto-commit commits what poll returned.
-                            if matches!(self.config.commit, CommitMode::Auto { .. }) {
+                            if self.group_commits() && matches!(self.config.commit, CommitMode::Auto { .. }) {
                                 self.commit(c);
                             }
                             self.consumers[c].joined = true;
@@ -673,7 +747,7 @@ impl Sim {
     /// commit-before, commit before handling anything.
     fn poll(&mut self, c: usize) {
         let now = self.now;
-        if let CommitMode::Auto { interval_ticks } = self.config.commit {
+        if let (true, CommitMode::Auto { interval_ticks }) = (self.group_commits(), self.config.commit) {
             if now >= self.consumers[c].next_auto_commit {
                 if self.consumers[c].positions.iter().any(Option::is_some) {
                     self.commit(c);
@@ -712,7 +786,7 @@ impl Sim {
                 position = to;
             }
             let log = &mut self.partitions[p];
-            let available = log.log_end() - position;
+            let available = log.log_end().saturating_sub(position);
             let take = available.min(u64::from(remaining));
             if take == 0 {
                 continue;
@@ -746,7 +820,7 @@ impl Sim {
             return;
         }
         self.consumers[c].step = LoopStep::Handle;
-        if self.config.commit == CommitMode::Before {
+        if self.group_commits() && self.config.commit == CommitMode::Before {
             self.commit(c);
         }
     }
@@ -800,8 +874,14 @@ impl Sim {
         if effect {
             metrics.effects += 1;
         }
+        let end = &mut self.handled_end[fetched.partition as usize];
+        *end = (*end).max(fetched.offset + 1);
+        if self.config.bridge {
+            self.bridge(&fetched);
+        }
         let consumer = &mut self.consumers[c];
         consumer.handled += 1;
+        consumer.handled_by_partition[fetched.partition as usize] += 1;
         consumer.uncommitted = true;
         let id = consumer.id;
         if self.sink.recent.len() == limits::SINK_RECENT_MAX {
@@ -834,19 +914,28 @@ impl Sim {
     fn commit_if_batch_done(&mut self, c: usize) {
         let consumer = &self.consumers[c];
         if consumer.batch.is_empty() && consumer.uncommitted {
-            if self.config.commit == CommitMode::After {
+            let commits = if !self.group_commits() {
+                // booblik: checkpoint after the collector handled the batch.
+                self.begin_checkpoint(c);
+                true
+            } else if self.config.commit == CommitMode::After {
                 self.commit(c);
-            }
+                true
+            } else {
+                false
+            };
             self.consumers[c].uncommitted = false;
-            if self.consumers[c].step == LoopStep::Handle {
-                self.consumers[c].step = LoopStep::Commit;
-            }
+            // The loop's next line: the commit after the batch, or back to poll.
+            self.consumers[c].step = if commits { LoopStep::Commit } else { LoopStep::Poll };
         }
     }
 
     /// `close()`: commit-after has committed at the batch end already;
     /// auto-commit commits on close.
     fn commit_on_close(&mut self, c: usize) {
+        if !self.group_commits() {
+            return self.commit_if_batch_done(c);
+        }
         match self.config.commit {
             CommitMode::After => self.commit_if_batch_done(c),
             CommitMode::Auto { .. } => {
@@ -990,6 +1079,7 @@ impl Sim {
         let sorted: Vec<&str> = member_ids.iter().map(String::as_str).collect();
         let plan = assign::range(&sorted, self.config.partitions);
         let mut assignment = Vec::with_capacity(plan.len());
+        let mut resumes = Vec::new();
         for (member_id, partitions) in plan {
             let m = self.members.iter().position(|m| m.member_id == member_id).expect("planned member");
             self.members[m].assignment.clone_from(&partitions);
@@ -998,11 +1088,18 @@ impl Sim {
             let consumer = &mut self.consumers[c];
             assert!(consumer.batch.is_empty(), "members rejoin with no batch in flight");
             consumer.positions.iter_mut().for_each(|p| *p = None);
+            let from_store = !matches!(self.config.position, PositionModel::Group);
             for &p in &partitions {
                 let log = &self.partitions[p as usize];
-                // The committed offset, or auto.offset.reset=earliest.
-                consumer.positions[p as usize] = Some(self.committed[p as usize].unwrap_or(log.log_start));
+                // The committed offset (or, booblik, the consumer's own store),
+                // else auto.offset.reset=earliest.
+                let stored = if from_store { consumer.store[p as usize] } else { self.committed[p as usize] };
+                // A checkpoint restored from disk may be ahead of this run's log: it waits there.
+                let start = stored.unwrap_or(log.log_start);
+                consumer.positions[p as usize] = Some(start);
+                resumes.push((c, p, start));
             }
+            consumer.step = if partitions.is_empty() { LoopStep::Idle } else { LoopStep::Poll };
             consumer.assigned.clone_from(&partitions);
             consumer.fetch_rotation = 0;
             assignment.push((consumer_id, partitions));
@@ -1021,6 +1118,9 @@ impl Sim {
             .map(|p| PartitionMove { partition: p as u32, from: self.owners[p], to: owners[p] })
             .collect();
         self.owners = owners;
+        for (c, p, start) in resumes {
+            self.note_resume(c, p, start);
+        }
         self.last_rebalance =
             Some(RebalanceView { tick: self.now, generation: self.generation, moved: moved.clone() });
         self.emit(Event::RebalanceCompleted {
@@ -1079,6 +1179,8 @@ impl Sim {
         }
         for &(p, offset) in &targets {
             self.set_committed(p, offset);
+            // The operator chose this replay (or skip): it is the new last known position.
+            self.handled_end[p as usize] = offset;
         }
         self.emit(Event::OffsetsReset { tick: self.now, reset, offsets: targets });
         Ok(())
@@ -1146,10 +1248,10 @@ impl Sim {
     #[must_use]
     pub fn metrics(&self) -> Metrics {
         let mut m = self.sink.metrics.clone();
-        m.total_lag = (0..self.partitions.len())
+        m.total_lag = (0..self.partition_count())
             .map(|p| {
-                let log = &self.partitions[p];
-                log.log_end() - self.committed[p].unwrap_or(log.log_start)
+                let log = &self.partitions[p as usize];
+                log.log_end() - self.held_position(p).1.unwrap_or(log.log_start).min(log.log_end())
             })
             .sum();
         m.active_consumers =
@@ -1200,7 +1302,7 @@ impl Sim {
                     log_start: log.log_start,
                     log_end: log.log_end(),
                     committed,
-                    lag: committed.map(|o| log.log_end() - o),
+                    lag: self.held_position(p).1.map(|o| log.log_end() - o.min(log.log_end())),
                     owner: owner.map(|m| m.consumer),
                     owner_alive: owner.is_some_and(|m| m.expires_at.is_none()),
                     position,
@@ -1241,6 +1343,9 @@ impl Sim {
                     session_expires_at: ghost.and_then(|m| m.expires_at),
                     crashed_at: c.crashed_at,
                     crashed_during: c.crashed_during,
+                    resumed_from: indexed(&c.resumed_from),
+                    stored: indexed(&c.store),
+                    writing_checkpoint: c.checkpoint.is_some(),
                 }
             })
             .collect();
@@ -1256,12 +1361,16 @@ impl Sim {
                 idempotent: self.config.idempotent,
                 session_timeout_ticks: self.config.session_timeout_ticks,
                 retention_records: self.config.retention_records,
+                position: self.config.position,
+                bridge: self.config.bridge,
             },
             producer: ProducerView {
                 use_keys: self.config.producer.use_keys,
                 key_count: self.config.producer.key_count,
                 hot_key_share_percent: self.config.producer.hot_key_share_percent,
                 send_per_tick: self.config.producer.send_per_tick,
+                next_keyless_partition: self.next_keyless_partition(),
+                last_peek: self.last_peek(),
             },
             partitions,
             consumers,
@@ -1269,6 +1378,7 @@ impl Sim {
             recent: self.sink.recent.iter().copied().collect(),
             restart_pending: self.pending_restart.is_some(),
             last_rebalance: self.last_rebalance.clone(),
+            far: self.far_partitions(),
             events_dropped: self.events_dropped,
         }
     }
@@ -1336,6 +1446,11 @@ fn check_input_range<T: PartialOrd + std::fmt::Display + Copy>(
 ) -> Result<(), InputError> {
     check_range(field, value, min, max)
         .map_err(|e| InputError::OutOfRange { field: e.field, message: e.message })
+}
+
+/// `(index, value)` of the entries that are set.
+fn indexed(values: &[Option<u64>]) -> Vec<(u32, u64)> {
+    values.iter().enumerate().filter_map(|(i, v)| v.map(|v| (i as u32, v))).collect()
 }
 
 /// The key of subject `i`: `user-i`.

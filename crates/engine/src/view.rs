@@ -1,8 +1,9 @@
 //! The plain-data picture of the simulation that shells render.
 
-use crate::config::CommitMode;
+use crate::config::{CommitMode, PositionModel};
 use crate::event::{PartitionMove, Tick};
 use crate::input::ConsumerId;
+use crate::sim::{FarPartitionView, PeekView};
 use serde::Serialize;
 
 /// Everything the page draws, at one tick.
@@ -24,6 +25,8 @@ pub struct View {
     pub events_dropped: u64,
     /// The last completed rebalance: which partitions changed owner.
     pub last_rebalance: Option<RebalanceView>,
+    /// The booblik topic the bridge writes to, when there is a bridge.
+    pub far: Option<Vec<FarPartitionView>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -41,6 +44,9 @@ pub struct SettingsView {
     pub idempotent: bool,
     pub session_timeout_ticks: u64,
     pub retention_records: u64,
+    /// Where positions live: the group (Kafka) or each consumer's store (booblik).
+    pub position: PositionModel,
+    pub bridge: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -49,6 +55,9 @@ pub struct ProducerView {
     pub key_count: u32,
     pub hot_key_share_percent: u8,
     pub send_per_tick: u32,
+    /// Where the next keyless record would go (a peek that moves nothing).
+    pub next_keyless_partition: u32,
+    pub last_peek: Option<PeekView>,
 }
 
 /// One tape.
@@ -59,7 +68,8 @@ pub struct PartitionView {
     pub log_end: u64,
     /// The group's committed offset (the dashed line); `None` before the first commit.
     pub committed: Option<u64>,
-    /// Log end − committed, as the CLI computes it.
+    /// Log end − the position held: the committed offset, as the CLI
+    /// computes it (booblik: the owner's stored checkpoint).
     pub lag: Option<u64>,
     /// The member that owns it in the current generation (maybe a crashed one).
     pub owner: Option<ConsumerId>,
@@ -119,6 +129,12 @@ pub struct ConsumerView {
     pub crashed_at: Option<Tick>,
     /// Where its loop was when it crashed.
     pub crashed_during: Option<LoopStep>,
+    /// booblik: where this incarnation resumed each partition (`resumedFrom`).
+    pub resumed_from: Vec<(u32, u64)>,
+    /// booblik: what its offset store holds, per partition.
+    pub stored: Vec<(u32, u64)>,
+    /// booblik: a checkpoint write is under way.
+    pub writing_checkpoint: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -179,5 +195,12 @@ pub struct Metrics {
     /// Live members that own at least one partition.
     pub active_consumers: u32,
     pub generation: u32,
+    /// Commit requests (Kafka) or checkpoint writes (booblik).
     pub commit_requests: u64,
+    /// Checkpoints a crash tore mid-write (in-place writes).
+    pub torn_checkpoints: u64,
+    /// Records the bridge wrote to the booblik topic (none of them with a key).
+    pub bridged: u64,
+    /// `partitionFor(null)` calls that moved the round-robin counter.
+    pub advancing_peeks: u64,
 }

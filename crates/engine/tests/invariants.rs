@@ -2,7 +2,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use offsetlab_engine::{
-    CommitMode, Config, ConsumerId, Event, Input, KeylessStrategy, ProducerConfig, ResetSpec, Sim,
+    CheckpointWrites, CommitMode, Config, ConsumerId, Event, Input, KeylessStrategy, PositionModel,
+    ProducerConfig, ResetSpec, Sim,
 };
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -12,6 +13,16 @@ fn commit_mode() -> impl Strategy<Value = CommitMode> {
         Just(CommitMode::After),
         Just(CommitMode::Before),
         (1u64..6).prop_map(|interval_ticks| CommitMode::Auto { interval_ticks }),
+    ]
+}
+
+fn position() -> impl Strategy<Value = PositionModel> {
+    prop_oneof![
+        2 => Just(PositionModel::Group),
+        1 => (any::<bool>(), 0u64..3).prop_map(|(atomic, write_ticks)| PositionModel::Consumer {
+            writes: if atomic { CheckpointWrites::Atomic } else { CheckpointWrites::InPlace },
+            write_ticks,
+        }),
     ]
 }
 
@@ -37,6 +48,7 @@ fn config() -> impl Strategy<Value = Config> {
         1u64..8,
         prop_oneof![Just(10_000u64), 3u64..40],
         (any::<bool>(), 1u32..8, prop_oneof![Just(0u8), 0u8..90], any::<bool>(), 1u32..5),
+        (position(), any::<bool>()),
     )
         .prop_map(
             |(
@@ -50,6 +62,7 @@ fn config() -> impl Strategy<Value = Config> {
                 session_timeout_ticks,
                 retention_records,
                 (use_keys, key_count, hot, round_robin, batch),
+                (position, bridge),
             )| Config {
                 seed,
                 partitions,
@@ -61,6 +74,8 @@ fn config() -> impl Strategy<Value = Config> {
                 session_timeout_ticks,
                 shutdown_deadline_ticks: 3,
                 retention_records,
+                position,
+                bridge,
                 producer: ProducerConfig {
                     use_keys,
                     key_count,
@@ -96,6 +111,8 @@ fn input() -> impl Strategy<Value = Input> {
         1 => any::<bool>().prop_map(|on| Input::Idempotent { on }),
         1 => reset().prop_map(|reset| Input::ResetOffsets { reset }),
         1 => reset().prop_map(|reset| Input::RestartFrom { reset }),
+        1 => position().prop_map(|position| Input::PositionStore { position }),
+        1 => any::<bool>().prop_map(|advancing| Input::Peek { advancing }),
     ]
 }
 
@@ -165,6 +182,29 @@ proptest! {
         let sim = run(&config, &steps);
         let m = sim.metrics();
         prop_assert_eq!(m.never_processed, m.lost_to_retention, "{:?}", m);
+    }
+
+    #[test]
+    fn consumer_stores_lose_nothing_but_to_retention(
+        config in config(),
+        writes_atomic in any::<bool>(),
+        steps in prop::collection::vec((0u8..5, input()), 0..40),
+    ) {
+        let writes = if writes_atomic { CheckpointWrites::Atomic } else { CheckpointWrites::InPlace };
+        let config = Config { position: PositionModel::Consumer { writes, write_ticks: 1 }, ..config };
+        let steps: Vec<_> = steps
+            .into_iter()
+            .filter(|(_, i)| !matches!(i, Input::PositionStore { .. } | Input::ResetOffsets { .. } | Input::RestartFrom { .. }))
+            .collect();
+        let sim = run(&config, &steps);
+        let m = sim.metrics();
+        prop_assert_eq!(m.never_processed, m.lost_to_retention, "{:?}", m);
+        if writes_atomic {
+            prop_assert_eq!(m.torn_checkpoints, 0);
+        }
+        // The split check's findings are about what happened, never a panic.
+        let check = sim.split_check();
+        prop_assert_eq!(check.partitions.len() as u32, config.partitions);
     }
 
     #[test]
