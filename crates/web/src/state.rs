@@ -400,6 +400,7 @@ impl Reducible for AppState {
                 next = AppState::from_scenario(self.scenario.clone(), self.seed);
                 next.quiz = self.quiz;
                 next.speed = self.speed;
+                next.playing = self.playing;
                 next.announce(format!(
                     "Started {} again from tick 0 (seed {}).",
                     self.scenario.name, self.seed
@@ -409,6 +410,7 @@ impl Reducible for AppState {
                 next = AppState::from_scenario(self.scenario.clone(), seed);
                 next.quiz = self.quiz;
                 next.speed = self.speed;
+                next.playing = self.playing;
                 next.announce(format!("Started {} with seed {seed}.", self.scenario.name));
             }
             Action::ScrollTape { partition, scroll } => next.scroll_tape(partition, scroll),
