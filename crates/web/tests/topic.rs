@@ -300,8 +300,11 @@ async fn older_newer_and_follow_move_the_window() {
     assert!(disabled(&page, &format!("{tape_sel} [data-action=older]")));
     assert!(page.all(&format!("{tape_sel} [data-action=follow]")).is_empty());
 
+    let kept = tape[(TAPE_CELLS / 2) as usize].clone();
     page.click(&format!("{tape_sel} [data-action=newer]")).await;
     assert_eq!(first(&page), TAPE_CELLS / 2);
+    // Cells are keyed by offset: a record still in the window keeps its element.
+    assert!(cells(&page, partition)[0].is_same_node(Some(&kept)), "the window's cells were rebuilt");
     assert_eq!(
         page.text(&format!("{tape_sel} [data-field=older-count]")),
         format!("+{} older", TAPE_CELLS / 2)

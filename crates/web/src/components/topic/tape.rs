@@ -89,7 +89,14 @@ pub fn Tape(props: &TapeProps) -> Html {
         Callback::from(move |_: MouseEvent| on_action.emit(Action::ScrollTape { partition: p, scroll }))
     };
 
-    let cells = tape.records.iter().map(|r| cell(r, props.selected == Some(r.offset), r.offset == tab_stop));
+    // Collected into one keyed list of its own: `{ for … }` would splice the
+    // cells in among the (unkeyed) markers, and Yew would then diff them by
+    // position, rebuilding every cell whenever the window slides.
+    let cells: Html = tape
+        .records
+        .iter()
+        .map(|r| cell(r, props.selected == Some(r.offset), r.offset == tab_stop))
+        .collect();
     let committed_marker = committed.and_then(|c| slot(c).map(|i| (c, i))).map(|(c, i)| {
         html! {
             <span class="marker committed" data-marker="committed" style={format!("--i:{i}")}>
@@ -136,7 +143,7 @@ pub fn Tape(props: &TapeProps) -> Html {
                         { (tape.hidden_before > 0).then(|| format!("+{} older", tape.hidden_before)) }
                     </span>
                     <div class="cells" {onclick} {onkeydown}>
-                        { for cells }
+                        { cells }
                         { committed_marker }
                         { position_marker }
                     </div>
