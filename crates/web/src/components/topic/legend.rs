@@ -10,8 +10,10 @@ pub fn Legend() -> Html {
                 <li><span class="swatch swatch-cursor" aria-hidden="true"></span>{ "cursor: the consumer's position" }</li>
                 <li><span class="swatch swatch-committed" aria-hidden="true"></span>{ "dashed: the committed offset" }</li>
                 <li><span class="swatch swatch-lost" aria-hidden="true"></span>{ "hatched: never processed" }</li>
+                <li><span class="swatch swatch-handled" aria-hidden="true">{ "✓" }</span>{ "handled" }</li>
                 <li><span class="swatch swatch-times" aria-hidden="true">{ "×2" }</span>{ "delivered twice" }</li>
-                <li><span class="swatch swatch-key" aria-hidden="true">{ "u3" }</span>{ "colour and label: the key (·u3: sent without one)" }</li>
+                <li><span class="swatch swatch-key" aria-hidden="true">{ "u3" }</span>{ "colour and label: the key, user-3" }</li>
+                <li><span class="swatch swatch-keyless" aria-hidden="true">{ "·u3" }</span>{ "dotted: sent without a key (coloured by user)" }</li>
             </ul>
             <p class="tape-keys">{ "On a tape, arrow keys move between records; Enter shows what restarting from one would do." }</p>
         </div>
