@@ -39,9 +39,14 @@ pub fn Preview(props: &PreviewProps) -> Html {
             records_will_be(skip)
         ),
     };
+    let pending = props.restart_pending;
     let restart = {
         let on_action = props.on_action.clone();
         Callback::from(move |_: MouseEvent| {
+            // aria-disabled rather than disabled: the button keeps the focus.
+            if pending {
+                return;
+            }
             on_action.emit(Action::Apply(Input::RestartFrom {
                 reset: ResetSpec::Offset { partition: Some(partition), offset },
             }));
@@ -64,7 +69,7 @@ pub fn Preview(props: &PreviewProps) -> Html {
             </p>
             <div class="preview-actions">
                 <button type="button" class="primary" data-action="restart-here" onclick={restart}
-                    disabled={props.restart_pending}>
+                    aria-disabled={pending.then_some("true")}>
                     { "Restart from here" }
                 </button>
                 <button type="button" data-action="close-preview" onclick={close}

@@ -144,8 +144,11 @@ pub fn Tape(props: &TapeProps) -> Html {
                     </span>
                     <div class="cells" {onclick} {onkeydown}>
                         { cells }
-                        { committed_marker }
-                        { position_marker }
+                        // Always one node each (an empty one when out of the window): Yew
+                        // diffs unkeyed children from the end, so a child that comes and
+                        // goes would make it rebuild the cells before it.
+                        { committed_marker.unwrap_or_default() }
+                        { position_marker.unwrap_or_default() }
                     </div>
                     if tape.hidden_after > 0 {
                         <span class="tape-more newer" data-field="newer-count">
