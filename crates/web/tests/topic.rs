@@ -130,6 +130,28 @@ async fn one_tape_per_partition_with_offset_cells_owner_lag_and_log_end() {
 }
 
 #[wasm_bindgen_test]
+async fn a_crashed_owner_is_named_as_crashed_until_its_partitions_move() {
+    let page = Page::with_seed(13).await;
+    page.step(4).await;
+    let owners = |page: &Page| -> Vec<String> {
+        (0..PARTITIONS).map(|p| page.text(&format!("[data-partition=\"{p}\"] [data-field=owner]"))).collect()
+    };
+    assert!(owners(&page).contains(&"c1".to_owned()), "{:?}", owners(&page));
+    page.click("[data-consumer=c1] [data-action=crash]").await;
+    let crashed = owners(&page);
+    assert!(crashed.contains(&"c1 (crashed)".to_owned()), "{crashed:?}");
+    assert!(!crashed.contains(&"c1".to_owned()), "{crashed:?}");
+    // The session times out, the group rebalances: c2 takes everything.
+    for _ in 0..40 {
+        page.step(1).await;
+        if owners(&page).iter().all(|o| o == "c2") {
+            return;
+        }
+    }
+    panic!("the partitions never moved to c2: {:?}", owners(&page));
+}
+
+#[wasm_bindgen_test]
 async fn send_1_and_send_10_add_cells() {
     let page = Page::with_seed(2).await;
     let before = all_cells(&page).len();
