@@ -331,8 +331,10 @@ impl AppState {
             TapeScroll::Follow => None,
             TapeScroll::Older => Some(current.saturating_sub(half).max(p.log_start)),
             TapeScroll::Newer => {
-                let to = current + half;
-                (to + TAPE_CELLS < p.log_end).then_some(to)
+                // Towards the log end; once the window is where following puts it, follow.
+                let last = p.log_end.saturating_sub(TAPE_CELLS).max(p.log_start);
+                let to = (current + half).min(last);
+                (to != tape_window_start(p, None)).then_some(to)
             }
         };
         let mut all = (*self.scroll).clone();
