@@ -14,7 +14,10 @@
 //! per frame. A new `AppState` is still built for every change, with fresh
 //! `Rc`s for everything derived, so equality by pointer tells Yew what changed.
 
-use offsetlab_engine::{Input, RecordView, RestartPreview, Scenario, Sim, View, builtin, describe};
+use offsetlab_engine::{
+    ConsumerStats, FarRecordView, Input, RecordView, RestartPreview, Scenario, Sim, SplitCheck, View,
+    builtin, describe,
+};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -91,6 +94,14 @@ pub struct Tape {
     pub hidden_after: u64,
 }
 
+/// One tape of the booblik topic the bridge writes (its newest records).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FarTape {
+    pub partition: u32,
+    pub records: Vec<FarRecordView>,
+    pub hidden_before: u64,
+}
+
 /// The record the user clicked, and what restarting from it would do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Selection {
@@ -124,6 +135,12 @@ pub struct AppState {
     /// `kafka-consumer-groups --describe --group demo` now.
     pub describe: Rc<str>,
     pub tapes: Rc<Vec<Tape>>,
+    /// The booblik topic's tapes, when the application is a bridge.
+    pub far_tapes: Rc<Vec<FarTape>>,
+    /// booblik's `/stats`: one entry per consumer and partition.
+    pub stats: Rc<Vec<ConsumerStats>>,
+    /// booblik's split check, now.
+    pub split: Rc<SplitCheck>,
     scroll: Rc<Vec<Option<u64>>>,
     pub selected: Option<Rc<Selection>>,
     /// Newest last.
@@ -141,6 +158,7 @@ impl PartialEq for AppState {
         Rc::ptr_eq(&self.sim, &other.sim)
             && Rc::ptr_eq(&self.view, &other.view)
             && Rc::ptr_eq(&self.tapes, &other.tapes)
+            && Rc::ptr_eq(&self.split, &other.split)
             && Rc::ptr_eq(&self.announcements, &other.announcements)
             && Rc::ptr_eq(&self.scenario, &other.scenario)
             && self.selected.as_ref().map(Rc::as_ptr) == other.selected.as_ref().map(Rc::as_ptr)
@@ -176,6 +194,9 @@ impl AppState {
         let mut state = AppState {
             view: Rc::new(sim.view()),
             describe: describe(&sim).into(),
+            far_tapes: Rc::new(Vec::new()),
+            stats: Rc::new(sim.stats()),
+            split: Rc::new(sim.split_check()),
             sim: Rc::new(RefCell::new(sim)),
             scenario,
             next_timed: 0,
@@ -309,6 +330,22 @@ impl AppState {
             let preview = sim.restart_preview(s.partition, s.offset)?;
             Some(Rc::new(Selection { partition: s.partition, offset: s.offset, record, preview }))
         });
+        let far_tapes = view
+            .far
+            .iter()
+            .flatten()
+            .map(|p| {
+                let from = p.log_end.saturating_sub(TAPE_CELLS).max(p.log_start);
+                FarTape {
+                    partition: p.partition,
+                    records: sim.far_records(p.partition, from, TAPE_CELLS as u32),
+                    hidden_before: from - p.log_start,
+                }
+            })
+            .collect();
+        self.far_tapes = Rc::new(far_tapes);
+        self.stats = Rc::new(sim.stats());
+        self.split = Rc::new(sim.split_check());
         self.describe = describe(&sim).into();
         self.tapes = Rc::new(tapes);
         self.view = Rc::new(view);
@@ -536,6 +573,21 @@ mod tests {
         let headless = builtin("crash-commit-after").unwrap().run(None, Some(32)).unwrap();
         assert_eq!(state.view.metrics, headless.metrics());
         assert!(state.view.metrics.duplicates > 0);
+    }
+
+    #[test]
+    fn booblik_scenarios_bring_stats_the_split_check_and_the_far_side() {
+        let bridge = Rc::new(builtin("key-erasure-bridge").unwrap());
+        let state = run(AppState::new(1, None), [Action::Load(bridge)]);
+        let state = run(Rc::unwrap_or_clone(state), std::iter::repeat_n(Action::Advance(10), 4));
+        assert_eq!(state.far_tapes.len(), 3);
+        assert!(state.far_tapes.iter().any(|t| !t.records.is_empty()));
+        assert!(state.far_tapes.iter().flat_map(|t| &t.records).all(|r| r.key.is_none()));
+        let torn = Rc::new(builtin("torn-checkpoint").unwrap());
+        let state = run(AppState::new(1, None), [Action::Load(torn)]);
+        let state = run(Rc::unwrap_or_clone(state), std::iter::repeat_n(Action::Advance(16), 5));
+        assert!(!state.split.passed(), "{:?}", state.split);
+        assert!(state.stats.iter().any(|s| s.resumed_from.is_some_and(|r| r > 0)));
     }
 
     #[test]
