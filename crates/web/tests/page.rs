@@ -64,3 +64,20 @@ fn the_panic_banner_goes_first_in_the_body_once() {
     banner.remove();
     body.remove_attribute("data-offsetlab-stopped").unwrap();
 }
+
+#[wasm_bindgen_test]
+async fn the_describe_table_has_a_copy_button_that_answers() {
+    let page = Page::with_seed(3).await;
+    let button = "[data-action=copy-describe]";
+    assert_eq!(page.text(button), "Copy");
+    page.click(button).await;
+    // The clipboard answers asynchronously; headless Chromium may refuse it.
+    for _ in 0..50 {
+        if page.text(button) != "Copy" {
+            break;
+        }
+        common::settle().await;
+    }
+    let label = page.text(button);
+    assert!(label == "Copied" || label.starts_with("Copy failed"), "{label}");
+}

@@ -11,8 +11,39 @@ pub struct DescribeTableProps {
     pub text: AttrValue,
 }
 
+/// What the Copy button last achieved, for its label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Copied {
+    Not,
+    Yes,
+    Failed,
+}
+
 #[component]
 pub fn DescribeTable(props: &DescribeTableProps) -> Html {
+    let copied = use_state(|| Copied::Not);
+    let on_copy = {
+        let copied = copied.clone();
+        let text = format!("$ {COMMAND}\n{}", props.text);
+        Callback::from(move |_: MouseEvent| {
+            let copied = copied.clone();
+            let Some(clipboard) = web_sys::window().map(|w| w.navigator().clipboard()) else {
+                copied.set(Copied::Failed);
+                return;
+            };
+            let promise = clipboard.write_text(&text);
+            // The browser answers later (and may refuse without a user gesture or permission).
+            wasm_bindgen_futures::spawn_local(async move {
+                let done = wasm_bindgen_futures::JsFuture::from(promise).await;
+                copied.set(if done.is_ok() { Copied::Yes } else { Copied::Failed });
+            });
+        })
+    };
+    let label = match *copied {
+        Copied::Not => "Copy",
+        Copied::Yes => "Copied",
+        Copied::Failed => "Copy failed: select the text instead",
+    };
     html! {
         <section class="describe" aria-labelledby="describe-heading">
             <p class="eyebrow">{ "Under the hood" }</p>
@@ -23,6 +54,8 @@ pub fn DescribeTable(props: &DescribeTableProps) -> Html {
                    steps, lags behind the cursor while a batch is in progress, and shows '-' until \
                    the first commit." }
             </p>
+            <button type="button" class="copy" data-action="copy-describe" onclick={on_copy}
+                aria-label="Copy the command and its output">{ label }</button>
             <pre class="terminal" tabindex="0" aria-label="Output of kafka-consumer-groups --describe --group demo">
                 <span class="prompt">{ format!("$ {COMMAND}\n") }</span>
                 { props.text.clone() }
