@@ -15,6 +15,15 @@ fn run(name: &str) -> (Sim, Metrics) {
 }
 
 #[test]
+fn builtins_read_as_the_validating_parser_reads_them() {
+    for (name, text) in offsetlab_engine::BUILTINS {
+        let validated = offsetlab_engine::Scenario::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(builtin(name).unwrap(), validated, "{name}");
+        assert_eq!(validated.name, *name, "the file's name matches its listing");
+    }
+}
+
+#[test]
 fn every_builtin_parses_and_runs() {
     let all = builtins();
     assert!(all.len() >= 7);
