@@ -68,18 +68,20 @@ async function crashMidBatch(lab, commit) {
   assert.equal(before.duplicates, 0);
   assert.equal(before['never-processed'], 0);
 
+  const { tick } = await lab.view();
   await lab.click('[data-consumer=c1] [data-action=crash]');
   assert.equal(await lab.consumerState('c1'), 'crashed');
   await lab.step(STEPS_AFTER_CRASH);
-  return before;
+  return { ...before, crashTick: tick };
 }
 
 describe('Experiment 4: crash mid-batch', () => {
   const env = useBrowser();
 
-  it('commit after handling: duplicates, nothing lost', { timeout: 120_000 }, async () => {
+  it('commit after handling: duplicates, nothing lost', { timeout: 120_000 }, async (t) => {
     await withLab(env, { seed: SEED }, async (lab) => {
       const before = await crashMidBatch(lab, 'after');
+      t.diagnostic(`c1 crashed at tick ${before.crashTick}`);
       let counters = await lab.counters();
       for (let i = 0; i < MORE_STEPS_AFTER_CRASH && counters.duplicates === 0; i++) {
         await lab.step(1);
@@ -96,9 +98,10 @@ describe('Experiment 4: crash mid-batch', () => {
     });
   });
 
-  it('commit before handling: records never processed', { timeout: 120_000 }, async () => {
+  it('commit before handling: records never processed', { timeout: 120_000 }, async (t) => {
     await withLab(env, { seed: SEED }, async (lab) => {
-      await crashMidBatch(lab, 'before');
+      const { crashTick } = await crashMidBatch(lab, 'before');
+      t.diagnostic(`c1 crashed at tick ${crashTick}`);
       let counters = await lab.counters();
       for (let i = 0; i < MORE_STEPS_AFTER_CRASH && counters['never-processed'] === 0; i++) {
         await lab.step(1);

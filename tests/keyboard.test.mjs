@@ -38,7 +38,7 @@ async function assertVisibleFocus(lab, what) {
 describe('keyboard only', () => {
   const env = useBrowser();
 
-  it('pauses, sends ten records and crashes c1 without the mouse', { timeout: 120_000 }, async () => {
+  it('pauses, sends ten records and crashes c1 without the mouse', { timeout: 120_000 }, async (t) => {
     await withLab(env, { seed: 1, pause: false }, async (lab) => {
       await lab.page.evaluate(() => {
         document.activeElement?.blur();
@@ -53,7 +53,7 @@ describe('keyboard only', () => {
       await lab.waitForText('button[data-action=play]', 'Play');
       await lab.waitForText('[data-field=clock]', 'paused');
 
-      await tabTo(lab, 'button[data-action=send-10]');
+      const toSend = await tabTo(lab, 'button[data-action=send-10]');
       await assertVisibleFocus(lab, 'Send 10');
       const before = await lab.view();
       await lab.page.keyboard.press('Enter');
@@ -63,7 +63,8 @@ describe('keyboard only', () => {
       assert.equal(afterSend.metrics.produced, before.metrics.produced + 10);
       assert.equal(afterSend.tick, before.tick, 'the clock stayed paused');
 
-      await tabTo(lab, '[data-consumer=c1] button[data-action=crash]');
+      const toCrash = await tabTo(lab, '[data-consumer=c1] button[data-action=crash]');
+      t.diagnostic(`Tab presses: ${toSend} to Send 10, then ${toCrash} to c1's Crash`);
       await assertVisibleFocus(lab, "c1's Crash button");
       assert.equal(await lab.consumerState('c1'), 'running');
       await lab.page.keyboard.press('Space');

@@ -126,7 +126,8 @@ export class Lab {
   async need(selector) {
     try {
       await this.page.waitForSelector(selector, { state: 'attached', timeout: NEED_MS });
-    } catch {
+    } catch (error) {
+      if (error.name !== 'TimeoutError') throw error;
       assert.fail(`the page has no ${selector}`);
     }
   }
