@@ -71,9 +71,11 @@ pub fn App(props: &AppProps) -> Html {
         use_effect(move || published::publish(view));
     }
 
+    // One callback for the app's lifetime: sections whose props hold only it
+    // (and a few plain values) skip re-rendering on every tick.
     let on_action = {
         let dispatcher = state.dispatcher();
-        Callback::from(move |action: Action| dispatcher.dispatch(action))
+        (*use_memo((), move |()| Callback::from(move |action: Action| dispatcher.dispatch(action)))).clone()
     };
     let on_dismiss = on_action.reform(|()| Action::DismissMessage);
     let state: AppState = (*state).clone();
@@ -82,7 +84,7 @@ pub fn App(props: &AppProps) -> Html {
         <>
             <a class="skip-link" href="#simulation">{ "Skip to the simulation" }</a>
             <main class="page">
-                <Intro state={state.clone()} on_action={on_action.clone()} />
+                <Intro on_action={on_action.clone()} />
                 <div id="simulation" class="simulation" tabindex="-1">
                     <ClockBar state={state.clone()} on_action={on_action.clone()} />
                     <StatusLine {message} {on_dismiss} />
@@ -93,15 +95,16 @@ pub fn App(props: &AppProps) -> Html {
                         <Group state={state.clone()} on_action={on_action.clone()} />
                         <Sink state={state.clone()} on_action={on_action.clone()} />
                         <Settings state={state.clone()} on_action={on_action.clone()} />
+                        <crate::components::Booblik state={state.clone()} on_action={on_action.clone()} />
                     </div>
                 </div>
                 <div class="explainer">
-                    <Rules state={state.clone()} on_action={on_action.clone()} />
+                    <Rules on_action={on_action.clone()} />
                     <DescribeTable text={AttrValue::from(state.describe.clone())} />
                     <PollLoop state={state.clone()} on_action={on_action.clone()} />
-                    <Experiments state={state.clone()} on_action={on_action.clone()} />
-                    <Quiz state={state.clone()} on_action={on_action.clone()} />
-                    <FinePrint state={state.clone()} on_action={on_action.clone()} />
+                    <Experiments running={AttrValue::from(state.scenario.name.clone())} on_action={on_action.clone()} />
+                    <Quiz answers={state.quiz} on_action={on_action.clone()} />
+                    <FinePrint on_action={on_action.clone()} />
                 </div>
             </main>
         </>

@@ -1,7 +1,7 @@
 //! One card per built-in scenario: what it shows, what to watch, and a button
 //! that sets it up.
 
-use crate::components::SectionProps;
+use crate::components::ExperimentsProps;
 use crate::state::Action;
 use offsetlab_engine::{Scenario, builtins};
 use std::rc::Rc;
@@ -74,12 +74,12 @@ fn notes(name: &str) -> Html {
 }
 
 #[component]
-pub fn Experiments(props: &SectionProps) -> Html {
+pub fn Experiments(props: &ExperimentsProps) -> Html {
     // Parsed once: the built-ins never change while the page runs.
     let scenarios = use_memo((), |()| {
         builtins().into_iter().filter(|s| s.name != STARTING_POINT).map(Rc::new).collect::<Vec<_>>()
     });
-    let running = props.state.scenario.name.as_str();
+    let running = props.running.as_str();
     html! {
         <section class="experiments" id="experiments" aria-labelledby="experiments-heading">
             <h2 id="experiments-heading">{ "Experiments" }</h2>

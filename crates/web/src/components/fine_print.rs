@@ -1,6 +1,6 @@
 //! What the model leaves out, where it differs from Kafka, and which Kafka it follows.
 
-use crate::components::SectionProps;
+use crate::components::ActionProps;
 use yew::prelude::*;
 
 /// `(heading, paragraphs)`, in display order.
@@ -79,7 +79,7 @@ const ITEMS: [(&str, &[&str]); 10] = [
 ];
 
 #[component]
-pub fn FinePrint(props: &SectionProps) -> Html {
+pub fn FinePrint(props: &ActionProps) -> Html {
     let _ = props;
     html! {
         <section class="fine_print" id="fine-print" aria-labelledby="fine-print-heading">

@@ -1,10 +1,10 @@
 //! The page's title and the lead: what a log is and what to try first.
 
-use crate::components::SectionProps;
+use crate::components::ActionProps;
 use yew::prelude::*;
 
 #[component]
-pub fn Intro(props: &SectionProps) -> Html {
+pub fn Intro(props: &ActionProps) -> Html {
     let _ = props;
     html! {
         <header class="intro">

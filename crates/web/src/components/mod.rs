@@ -7,6 +7,7 @@ use yew::prelude::*;
 
 mod announcer;
 mod app;
+mod booblik;
 mod clock_bar;
 mod counters;
 mod describe_table;
@@ -25,6 +26,7 @@ mod topic;
 
 pub use announcer::Announcer;
 pub use app::{App, AppProps};
+pub use booblik::Booblik;
 pub use clock_bar::ClockBar;
 pub use counters::{Counters, CountersProps};
 pub use describe_table::{DescribeTable, DescribeTableProps};
@@ -40,6 +42,27 @@ pub use settings::Settings;
 pub use sink::Sink;
 pub use status_line::{StatusLine, StatusLineProps};
 pub use topic::Topic;
+
+/// What the sections that do not change with the simulation get: only where
+/// to send actions, so they render once instead of on every tick.
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct ActionProps {
+    pub on_action: Callback<Action>,
+}
+
+/// The experiments list: which scenario is running.
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct ExperimentsProps {
+    pub running: AttrValue,
+    pub on_action: Callback<Action>,
+}
+
+/// The quiz: the answers chosen so far.
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct QuizProps {
+    pub answers: [Option<usize>; 2],
+    pub on_action: Callback<Action>,
+}
 
 /// What every section gets: the state to draw and where to send actions.
 #[derive(Debug, Clone, PartialEq, Properties)]

@@ -1,6 +1,6 @@
 //! Two predictions to make before trying them in the simulation.
 
-use crate::components::SectionProps;
+use crate::components::QuizProps;
 use crate::state::Action;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -38,13 +38,13 @@ const QUESTIONS: [Question; 2] = [
 ];
 
 #[component]
-pub fn Quiz(props: &SectionProps) -> Html {
+pub fn Quiz(props: &QuizProps) -> Html {
     html! {
         <section class="quiz" id="quiz" aria-labelledby="quiz-heading">
             <p class="eyebrow">{ "Test yourself" }</p>
             <h2 id="quiz-heading">{ "Two predictions" }</h2>
             { for QUESTIONS.iter().enumerate().map(|(q, question)| {
-                let answer = props.state.quiz.get(q).copied().flatten();
+                let answer = props.answers.get(q).copied().flatten();
                 let prompt_id = format!("quiz-q{q}");
                 let scenario = question.scenario;
                 let show_me = props.on_action.reform(move |_: MouseEvent| {

@@ -1,6 +1,6 @@
 //! The four rules the simulation follows, each with a scenario that shows it.
 
-use crate::components::SectionProps;
+use crate::components::ActionProps;
 use crate::state::Action;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -46,7 +46,7 @@ const RULES: [Rule; 4] = [
 ];
 
 #[component]
-pub fn Rules(props: &SectionProps) -> Html {
+pub fn Rules(props: &ActionProps) -> Html {
     html! {
         <section class="rules" id="rules" aria-labelledby="rules-heading">
             <p class="eyebrow">{ "The model" }</p>
