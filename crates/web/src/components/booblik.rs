@@ -1,0 +1,122 @@
+//! booblik's view of the same run: its split check, its `/stats` endpoint,
+//! the booblik topic a bridge writes (keys erased), and its counters.
+
+mod far_tapes;
+mod split_check;
+mod stats;
+
+use crate::components::SectionProps;
+use far_tapes::FarTapes;
+use offsetlab_engine::{CheckpointWrites, Metrics, PositionModel};
+use split_check::SplitCheckPanel;
+use stats::StatsPanel;
+use yew::prelude::*;
+
+/// Where the positions live, as the section's lead says it.
+#[must_use]
+pub fn position_text(position: PositionModel) -> String {
+    match position {
+        PositionModel::Group => {
+            "Positions live in the group's committed offsets (Kafka): the consumers' own \
+            stores stay empty, and the check reads the committed offsets."
+                .into()
+        }
+        PositionModel::Consumer { writes, write_ticks } => format!(
+            "Positions live in each consumer's own file (booblik), checkpointed after every batch {}, a write \
+             taking {write_ticks} tick{}.",
+            match writes {
+                CheckpointWrites::Atomic => "atomically (temp file, fsync, rename)",
+                CheckpointWrites::InPlace => "in place (a crash mid-write tears the number)",
+            },
+            if write_ticks == 1 { "" } else { "s" }
+        ),
+    }
+}
+
+/// One booblik counter as drawn.
+struct Counter {
+    key: &'static str,
+    label: &'static str,
+    value: u64,
+    /// A rise is a sign of trouble.
+    alarm: bool,
+    help: &'static str,
+}
+
+fn counters(m: &Metrics) -> [Counter; 3] {
+    [
+        Counter {
+            key: "torn-checkpoints",
+            label: "Torn checkpoints",
+            value: m.torn_checkpoints,
+            alarm: true,
+            help: "in-place writes a crash cut short",
+        },
+        Counter {
+            key: "bridged",
+            label: "Bridged to booblik",
+            value: m.bridged,
+            alarm: false,
+            help: "records copied, none with its key",
+        },
+        Counter {
+            key: "advancing-peeks",
+            label: "Advancing peeks",
+            value: m.advancing_peeks,
+            alarm: true,
+            help: "partitionFor(null) calls that moved the counter",
+        },
+    ]
+}
+
+#[component]
+pub fn Booblik(props: &SectionProps) -> Html {
+    let state = &props.state;
+    let view = &state.view;
+    html! {
+        <section class="booblik panel" aria-labelledby="booblik-heading">
+            <h2 id="booblik-heading">{ "booblik's view" }</h2>
+            <p class="booblik-lead" data-field="position-lead">
+                { "booblik is a small log system whose consumers keep their own position. Its checks, run \
+                   on this simulation. " }
+                { position_text(view.settings.position) }
+            </p>
+            <dl class="booblik-counters">
+                { for counters(&view.metrics).into_iter().map(|c| {
+                    let raised = c.alarm && c.value > 0;
+                    html! {
+                        <div key={c.key} class={classes!("booblik-counter", raised.then_some("raised"))}>
+                            <dt>{ c.label }<small>{ c.help }</small></dt>
+                            <dd data-counter={c.key}>{ c.value }</dd>
+                        </div>
+                    }
+                }) }
+            </dl>
+            <div class="booblik-grid">
+                <SplitCheckPanel split={state.split.clone()} />
+                <StatsPanel stats={state.stats.clone()}
+                    store={matches!(view.settings.position, PositionModel::Consumer { .. })} />
+            </div>
+            if let Some(far) = view.far.as_ref() {
+                <FarTapes tapes={state.far_tapes.clone()} partitions={far.clone()}
+                    bridged={view.metrics.bridged} />
+            }
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    #[test]
+    fn the_lead_names_where_positions_live() {
+        assert!(position_text(PositionModel::Group).contains("committed offsets"));
+        let torn = PositionModel::Consumer { writes: CheckpointWrites::InPlace, write_ticks: 2 };
+        assert!(position_text(torn).contains("in place"), "{}", position_text(torn));
+        assert!(position_text(torn).ends_with("2 ticks."));
+    }
+}

@@ -1,0 +1,71 @@
+//! The booblik topic the bridge writes: the same partitions, no keys.
+
+use crate::state::FarTape;
+use offsetlab_engine::{FarPartitionView, FarRecordView};
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct FarTapesProps {
+    pub tapes: Rc<Vec<FarTape>>,
+    pub partitions: Vec<FarPartitionView>,
+    /// Records the bridge wrote in all.
+    pub bridged: u64,
+}
+
+/// A cell's key as the booblik record carries it.
+fn key_text(r: &FarRecordView) -> String {
+    match r.key {
+        Some(k) => format!("user-{k}"),
+        None => "no key".to_string(),
+    }
+}
+
+#[component]
+pub fn FarTapes(props: &FarTapesProps) -> Html {
+    html! {
+        <div class="booblik-box far-side" data-field="far">
+            <h3>{ "booblik topic " }<code>{ "orders" }</code>{ " (mirror)" }</h3>
+            <p class="booblik-help">
+                { "The application is a bridge: every record it handles is written to booblik's topic on the \
+                   partition its key picks, then the key is dropped. Each cell: the booblik offset, its key, \
+                   and the Kafka record it came from." }
+            </p>
+            <div class="far-tapes">
+                { for props.tapes.iter().map(|tape| {
+                    let end = props.partitions.iter().find(|p| p.partition == tape.partition).map(|p| p.log_end);
+                    html! {
+                        <div key={tape.partition} class="far-tape" data-far-partition={tape.partition.to_string()}>
+                            <span class="far-label">
+                                { format!("P{}", tape.partition) }
+                                if let Some(end) = end {
+                                    <small>{ format!("end {end}") }</small>
+                                }
+                            </span>
+                            <ol class="far-cells" aria-label={format!("booblik P{}, newest {} records", tape.partition, tape.records.len())}>
+                                if tape.hidden_before > 0 {
+                                    <li class="far-more">{ format!("… {} older", tape.hidden_before) }</li>
+                                }
+                                { for tape.records.iter().map(|r| html! {
+                                    <li key={r.offset} class="far-cell" data-far-offset={r.offset.to_string()}
+                                        title={format!("booblik offset {}, from Kafka record {}: its key did not cross", r.offset, r.source_record_id)}>
+                                        <span class="far-offset">{ r.offset }</span>
+                                        { key_text(r) }
+                                        <span class="far-source">{ format!("#{}", r.source_record_id) }</span>
+                                    </li>
+                                }) }
+                                if tape.records.is_empty() {
+                                    <li class="far-more">{ "empty" }</li>
+                                }
+                            </ol>
+                        </div>
+                    }
+                }) }
+            </div>
+            <p class="far-verdict" data-field="keys-recovered">
+                { format!("Keys recovered: 0 of {} — booblik's wire format has no key field, so a downstream job \
+                           cannot re-key these records by user.", props.bridged) }
+            </p>
+        </div>
+    }
+}
