@@ -1,10 +1,13 @@
-//! Records per poll, commit mode, idempotent application, restart from an offset.
+//! Records per poll, commit mode, where the position lives, idempotent
+//! application, restart from an offset.
 
+mod position_store;
 mod restart_from;
 
 use crate::components::SectionProps;
 use crate::state::Action;
-use offsetlab_engine::{CommitMode, Input};
+use offsetlab_engine::{CommitMode, Input, PositionModel};
+use position_store::PositionStore;
 use restart_from::RestartFrom;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -27,6 +30,8 @@ pub fn Settings(props: &SectionProps) -> Html {
         _ => *auto_interval,
     };
     let is_auto = matches!(settings.commit, CommitMode::Auto { .. });
+    // booblik's store: the consumer checkpoints after every batch, whatever the commit mode says.
+    let in_store = matches!(settings.position, PositionModel::Consumer { .. });
 
     let on_records = {
         let on_action = props.on_action.clone();
@@ -42,7 +47,7 @@ pub fn Settings(props: &SectionProps) -> Html {
         let onchange = props.on_action.reform(move |_: Event| Action::Apply(Input::Commit { commit: mode }));
         html! {
             <label class="radio">
-                <input type="radio" name="commit" {value} {checked} {onchange} />
+                <input type="radio" name="commit" {value} {checked} {onchange} disabled={in_store} />
                 <span>{ label }</span>
             </label>
         }
@@ -91,22 +96,30 @@ pub fn Settings(props: &SectionProps) -> Html {
                 </label>
                 <p class="setting-help">{ "max.poll.records: how big a batch each poll() returns." }</p>
             </div>
-            <fieldset class="setting commit-modes">
+            <fieldset class={classes!("setting", "commit-modes", in_store.then_some("is-disabled"))}>
                 <legend>{ "Commit" }</legend>
+                if in_store {
+                    <p class="setting-help store-note" data-field="commit-note">
+                        { "booblik always checkpoints after the batch: the commit mode does not apply \
+                           while each consumer keeps its own position." }
+                    </p>
+                }
                 { commit_radio("after", html! { <>{ "After handling" }<small>{ "at-least-once" }</small></> },
                     CommitMode::After) }
                 { commit_radio("before", html! { <>{ "Before handling" }<small>{ "at-most-once" }</small></> },
                     CommitMode::Before) }
                 { commit_radio("auto", html! { <>{ "Auto-commit" }<small>{ "inside poll(), on a timer" }</small></> },
                     CommitMode::Auto { interval_ticks: shown_interval }) }
-                <label class={classes!("setting-inline", "auto-interval", (!is_auto).then_some("is-disabled"))}>
+                <label class={classes!("setting-inline", "auto-interval", (!is_auto || in_store).then_some("is-disabled"))}>
                     <span>{ "Auto-commit every" }</span>
                     <input type="number" data-field="auto-interval" inputmode="numeric"
                         min={AUTO_INTERVAL_MIN.to_string()} max={AUTO_INTERVAL_MAX.to_string()}
-                        value={shown_interval.to_string()} disabled={!is_auto} onchange={on_interval} />
+                        value={shown_interval.to_string()} disabled={!is_auto || in_store}
+                        onchange={on_interval} />
                     <span>{ "ticks" }</span>
                 </label>
             </fieldset>
+            <PositionStore state={props.state.clone()} on_action={props.on_action.clone()} />
             <div class="setting">
                 <label class="checkbox">
                     <input type="checkbox" data-field="idempotent" checked={settings.idempotent}
