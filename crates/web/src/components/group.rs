@@ -6,7 +6,7 @@ use crate::components::SectionProps;
 use crate::components::clock_bar::group_state_label;
 use crate::state::Action;
 use consumer_card::ConsumerCard;
-use offsetlab_engine::{ConsumerId, Input, PartitionMove, RebalanceView, limits};
+use offsetlab_engine::{ConsumerId, Input, PartitionMove, PositionModel, RebalanceView, limits};
 use yew::prelude::*;
 
 /// For this many ticks after a rebalance, moved partitions are highlighted
@@ -55,6 +55,10 @@ pub fn Group(props: &SectionProps) -> Html {
     };
     let on_add = props.on_action.reform(|_: MouseEvent| Action::Apply(Input::AddConsumer));
     let full = view.consumers.len() >= limits::CONSUMERS_MAX as usize;
+    let store = match view.settings.position {
+        PositionModel::Group => None,
+        PositionModel::Consumer { writes, .. } => Some(writes),
+    };
 
     html! {
         <section class="group panel" aria-labelledby="group-heading">
@@ -87,7 +91,7 @@ pub fn Group(props: &SectionProps) -> Html {
             <ul class="consumer-cards" aria-label="Consumers">
                 { for view.consumers.iter().map(|c| html! {
                     <ConsumerCard key={c.id.to_string()} consumer={c.clone()}
-                        arrived={arrived_for(c.id)} left={left_for(c.id)}
+                        arrived={arrived_for(c.id)} left={left_for(c.id)} {store}
                         on_action={props.on_action.clone()} />
                 }) }
             </ul>

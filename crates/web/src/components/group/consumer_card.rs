@@ -1,7 +1,9 @@
 //! One consumer's card: its state, partitions, batch in flight, loop step and buttons.
 
 use crate::state::Action;
-use offsetlab_engine::{ConsumerId, ConsumerState, ConsumerView, InFlightRecord, Input, LoopStep};
+use offsetlab_engine::{
+    CheckpointWrites, ConsumerId, ConsumerState, ConsumerView, InFlightRecord, Input, LoopStep,
+};
 use yew::prelude::*;
 
 /// In-flight records drawn as chips; the rest are counted.
@@ -16,18 +18,28 @@ pub struct ConsumerCardProps {
     /// Partitions it lost in the last rebalance, and to whom (while it is recent).
     #[prop_or_default]
     pub left: Vec<(u32, Option<ConsumerId>)>,
+    /// booblik: the consumer keeps its own position, written this way; `None`: the group does.
+    #[prop_or_default]
+    pub store: Option<CheckpointWrites>,
     pub on_action: Callback<Action>,
 }
 
-/// The loop step as the card says it.
+/// The loop step as the card says it: booblik's consumer checkpoints where Kafka's commits.
 #[must_use]
-pub fn step_label(step: LoopStep) -> &'static str {
+pub fn step_label(step: LoopStep, store: bool) -> &'static str {
     match step {
         LoopStep::Idle => "idle",
         LoopStep::Poll => "poll",
         LoopStep::Handle => "handle",
+        LoopStep::Commit if store => "checkpoint",
         LoopStep::Commit => "commit",
     }
+}
+
+/// "P0 500, P1 320": a partition → offset list as booblik's `/stats` names it.
+#[must_use]
+pub fn offsets_text(offsets: &[(u32, u64)]) -> String {
+    offsets.iter().map(|(p, o)| format!("P{p} {o}")).collect::<Vec<_>>().join(", ")
 }
 
 /// "crashed at tick T while …": where its loop was.
@@ -188,9 +200,37 @@ pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
             <p class="card-stats">
                 <span>{ "handled " }<span data-field="handled">{ c.handled }</span></span>
                 if !crashed {
-                    <span>{ "loop: " }<span data-field="step">{ step_label(c.step) }</span></span>
+                    <span>{ "loop: " }<span data-field="step">{ step_label(c.step, props.store.is_some()) }</span></span>
                 }
             </p>
+            if props.store.is_some() || !c.resumed_from.is_empty() {
+                <p class="card-stats store-stats">
+                    if !c.resumed_from.is_empty() {
+                        <span data-field="resumed-from" title="where this incarnation started each partition from">
+                            { format!("resumedFrom {}", offsets_text(&c.resumed_from)) }
+                        </span>
+                    }
+                    if props.store.is_some() {
+                        <span data-field="stored" title="what its offset store (its file) holds">
+                            { if c.stored.is_empty() {
+                                "stored: nothing yet".to_string()
+                            } else {
+                                format!("stored {}", offsets_text(&c.stored))
+                            } }
+                        </span>
+                    }
+                </p>
+            }
+            if c.writing_checkpoint {
+                <p class={classes!("card-note", "checkpoint-note",
+                        (props.store == Some(CheckpointWrites::InPlace)).then_some("is-risky"))}
+                    data-field="writing-checkpoint">
+                    { "writing checkpoint…" }
+                    if props.store == Some(CheckpointWrites::InPlace) {
+                        { " a crash now tears it" }
+                    }
+                </p>
+            }
             if let (true, Some(at)) = (crashed, c.crashed_at) {
                 <p class="card-note crash-note" data-field="crashed">
                     { format!("crashed at tick {at} {}", crashed_while(c.crashed_during.unwrap_or(LoopStep::Idle))) }
