@@ -1,8 +1,12 @@
-//! The producer orders-api: send, keep sending, keys, key count, hot key.
+//! The producer orders-api: send, keep sending, keys, key count, hot key,
+//! and booblik's `partitionFor(null)` peek.
+
+mod peek;
 
 use crate::components::SectionProps;
 use crate::state::Action;
 use offsetlab_engine::Input;
+use peek::Peek;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -132,6 +136,7 @@ pub fn ProducerCard(props: &SectionProps) -> Html {
             <p class="producer-help">
                 { "Keyed records stay in order: one key, one partition. Turn keys off to see records overtake each other." }
             </p>
+            <Peek producer={producer.clone()} on_action={props.on_action.clone()} />
         </section>
     }
 }
