@@ -235,3 +235,24 @@ async fn the_position_radios_choose_where_positions_live() {
     assert!(!disabled(&page, "input[name=commit][value=after]"));
     assert!(select.disabled());
 }
+
+#[wasm_bindgen_test]
+async fn with_a_store_the_dashed_line_is_the_owners_checkpoint() {
+    let page = Page::with_seed(1).await;
+    page.click("input[name=position][value=atomic]").await;
+    step_to(&page, 15).await;
+    assert!(page.all(".topic [data-marker=committed]").is_empty(), "nothing commits to the group");
+    let stored = page.all(".topic [data-marker=stored]");
+    assert!(!stored.is_empty(), "the owners' checkpoints are drawn");
+    // Each drawn checkpoint is one a card shows as stored.
+    let cards = texts(&page, ".group [data-field=stored]").join(", ");
+    for marker in &stored {
+        let tape = marker.closest("[data-partition]").unwrap().unwrap();
+        let p = tape.get_attribute("data-partition").unwrap();
+        let text = marker.text_content().unwrap();
+        let offset = text.rsplit(' ').next().unwrap();
+        assert!(text.contains("'s stored checkpoint "), "{text}");
+        assert!(cards.contains(&format!("P{p} {offset}")), "P{p} at {offset} not in {cards}");
+    }
+    assert!(page.text(".topic .tape-legend").contains("dashed: the owner's stored checkpoint"));
+}

@@ -8,6 +8,7 @@ mod tape;
 use crate::components::SectionProps;
 use crate::state::Action;
 use legend::Legend;
+use offsetlab_engine::PositionModel;
 use preview::Preview;
 use tape::Tape;
 use wasm_bindgen::JsCast;
@@ -50,11 +51,15 @@ pub fn Topic(props: &SectionProps) -> Html {
         })
     };
 
+    // booblik: the position held is the owner's stored checkpoint, as the split check reads it.
+    let store = matches!(state.view.settings.position, PositionModel::Consumer { .. });
     let tapes = state.tapes.iter().map(|tape| {
         let partition = state.view.partitions.get(tape.partition as usize).cloned();
         let selected = selected.as_ref().filter(|s| s.partition == tape.partition).map(|s| s.offset);
+        let stored =
+            state.split.partitions.iter().find(|s| s.partition == tape.partition).and_then(|s| s.position);
         html! {
-            <Tape key={tape.partition} tape={tape.clone()} {partition} {selected}
+            <Tape key={tape.partition} tape={tape.clone()} {partition} {selected} {store} {stored}
                 on_action={props.on_action.clone()} />
         }
     });
@@ -76,7 +81,7 @@ pub fn Topic(props: &SectionProps) -> Html {
             } else {
                 <p class="topic-hint">{ "Click any record to see what restarting from it would do." }</p>
             }
-            <Legend />
+            <Legend {store} />
         </section>
     }
 }

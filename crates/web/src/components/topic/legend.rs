@@ -2,13 +2,21 @@
 
 use yew::prelude::*;
 
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct LegendProps {
+    /// booblik: the dashed line is the owner's stored checkpoint.
+    pub store: bool,
+}
+
 #[component]
-pub fn Legend() -> Html {
+pub fn Legend(props: &LegendProps) -> Html {
     html! {
         <div class="tape-legend">
             <ul aria-label="Legend">
                 <li><span class="swatch swatch-cursor" aria-hidden="true"></span>{ "cursor: the consumer's position" }</li>
-                <li><span class="swatch swatch-committed" aria-hidden="true"></span>{ "dashed: the committed offset" }</li>
+                <li><span class="swatch swatch-committed" aria-hidden="true"></span>
+                    { if props.store { "dashed: the owner's stored checkpoint (its file)" } else { "dashed: the committed offset" } }
+                </li>
                 <li><span class="swatch swatch-lost" aria-hidden="true"></span>{ "hatched: never processed" }</li>
                 <li><span class="swatch swatch-handled" aria-hidden="true">{ "✓" }</span>{ "handled" }</li>
                 <li><span class="swatch swatch-times" aria-hidden="true">{ "×2" }</span>{ "delivered twice" }</li>

@@ -1,5 +1,6 @@
 //! One partition's tape: its owner and lag, the window of record cells, the
-//! committed offset, the owner's position and the log end.
+//! committed offset (booblik: the owner's stored checkpoint), the owner's
+//! position and the log end.
 //!
 //! Only the window's cells are in the DOM (at most `TAPE_CELLS`). Clicks and
 //! arrow keys are handled once on the cell row, not per cell; only one cell
@@ -21,6 +22,12 @@ pub struct TapeProps {
     pub partition: Option<PartitionView>,
     /// The selected record's offset, if it is on this partition.
     pub selected: Option<u64>,
+    /// booblik: the consumers keep their own positions; the dashed line is the
+    /// owner's stored checkpoint, `stored`, instead of the group's committed offset.
+    #[prop_or_default]
+    pub store: bool,
+    #[prop_or_default]
+    pub stored: Option<u64>,
     pub on_action: Callback<Action>,
 }
 
@@ -44,7 +51,7 @@ pub fn Tape(props: &TapeProps) -> Html {
         Some(lag) => format!("lag {lag}"),
         None => "lag –".to_owned(),
     };
-    let committed = view.and_then(|v| v.committed);
+    let committed = if props.store { props.stored } else { view.and_then(|v| v.committed) };
     let position = view.and_then(|v| v.position);
     let log_end = view.map_or(end, |v| v.log_end);
 
@@ -98,9 +105,14 @@ pub fn Tape(props: &TapeProps) -> Html {
         .map(|r| cell(r, props.selected == Some(r.offset), r.offset == tab_stop))
         .collect();
     let committed_marker = committed.and_then(|c| slot(c).map(|i| (c, i))).map(|(c, i)| {
+        let (class, marker, text) = if props.store {
+            (classes!("marker", "committed", "stored"), "stored", format!("{owner}'s stored checkpoint {c}"))
+        } else {
+            (classes!("marker", "committed"), "committed", format!("committed {c}"))
+        };
         html! {
-            <span class="marker committed" data-marker="committed" style={format!("--i:{i}")}>
-                <span class="visually-hidden">{ format!("committed {c}") }</span>
+            <span {class} data-marker={marker} style={format!("--i:{i}")}>
+                <span class="visually-hidden">{ text }</span>
             </span>
         }
     });
