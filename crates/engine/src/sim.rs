@@ -1302,6 +1302,7 @@ impl Sim {
                     log_start: log.log_start,
                     log_end: log.log_end(),
                     committed,
+                    held: self.held_position(p).1,
                     lag: self.held_position(p).1.map(|o| log.log_end() - o.min(log.log_end())),
                     owner: owner.map(|m| m.consumer),
                     owner_alive: owner.is_some_and(|m| m.expires_at.is_none()),

@@ -68,6 +68,9 @@ pub struct PartitionView {
     pub log_end: u64,
     /// The group's committed offset (the dashed line); `None` before the first commit.
     pub committed: Option<u64>,
+    /// The position held for the partition: the committed offset, or
+    /// (booblik) its owner's stored checkpoint.
+    pub held: Option<u64>,
     /// Log end − the position held: the committed offset, as the CLI
     /// computes it (booblik: the owner's stored checkpoint).
     pub lag: Option<u64>,

@@ -159,6 +159,8 @@ impl PartialEq for AppState {
             && Rc::ptr_eq(&self.view, &other.view)
             && Rc::ptr_eq(&self.tapes, &other.tapes)
             && Rc::ptr_eq(&self.split, &other.split)
+            && Rc::ptr_eq(&self.stats, &other.stats)
+            && Rc::ptr_eq(&self.far_tapes, &other.far_tapes)
             && Rc::ptr_eq(&self.announcements, &other.announcements)
             && Rc::ptr_eq(&self.scenario, &other.scenario)
             && self.selected.as_ref().map(Rc::as_ptr) == other.selected.as_ref().map(Rc::as_ptr)
@@ -391,7 +393,7 @@ pub fn tape_window_start(p: &offsetlab_engine::PartitionView, scroll: Option<u64
     match scroll {
         Some(from) => from.clamp(p.log_start, last_window),
         None => {
-            let committed = p.committed.unwrap_or(p.log_start);
+            let committed = p.held.unwrap_or(p.log_start);
             let anchor = p.position.map_or(committed, |position| position.min(committed));
             anchor.saturating_sub(TAPE_LEAD_CELLS).min(last_window).max(p.log_start)
         }
@@ -588,6 +590,11 @@ mod tests {
         let state = run(Rc::unwrap_or_clone(state), std::iter::repeat_n(Action::Advance(16), 5));
         assert!(!state.split.passed(), "{:?}", state.split);
         assert!(state.stats.iter().any(|s| s.resumed_from.is_some_and(|r| r > 0)));
+        // The tapes follow the stored checkpoint, as they follow the committed offset.
+        for (p, tape) in state.view.partitions.iter().zip(state.tapes.iter()) {
+            let held = p.held.expect("each owner has checkpointed");
+            assert!(tape.from <= held && held <= tape.from + TAPE_CELLS, "{p:?} {:?}", tape.from);
+        }
     }
 
     #[test]

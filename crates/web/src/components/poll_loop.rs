@@ -1,7 +1,7 @@
 //! The poll loop in code, with the line each consumer is on.
 
 use crate::components::SectionProps;
-use offsetlab_engine::{CommitMode, ConsumerState, LoopStep};
+use offsetlab_engine::{CheckpointWrites, CommitMode, ConsumerState, LoopStep, PositionModel};
 use yew::prelude::*;
 
 /// One line of the loop: its `data-line` (the step it stands for), code and comment.
@@ -76,13 +76,41 @@ pub fn code_lines(commit: CommitMode) -> Vec<CodeLine> {
     }
 }
 
+/// booblik's loop: the position goes to the consumer's own file after the batch.
+#[must_use]
+pub fn checkpoint_lines(writes: CheckpointWrites) -> Vec<CodeLine> {
+    let (code, comment) = match writes {
+        CheckpointWrites::Atomic => (
+            "  await store.checkpoint(position);",
+            "// temp file, fsync, rename: a crash leaves the old or the new number",
+        ),
+        CheckpointWrites::InPlace => (
+            "  await store.overwrite(position);",
+            "// in place: a crash mid-write leaves half the digits (1234 → 12)",
+        ),
+    };
+    vec![
+        plain("while (running) {"),
+        step("poll", "  const batch = await consumer.poll();", None),
+        plain("  for (const record of batch) {"),
+        step(
+            "handle",
+            "    await collector.handle(record);",
+            Some("// crash here… the batch comes back".into()),
+        ),
+        plain("  }"),
+        step("commit", code, Some(comment.into())),
+        plain("}"),
+    ]
+}
+
 fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// The line a loop step is drawn on. The engine reports `Commit` when a
-/// batch is finished: in commit-after that is the commit call; in the other
-/// modes the commit happened elsewhere, so it is the end of the batch.
+/// The line a loop step is drawn on. The engine reports `Commit` only while
+/// the loop commits (or checkpoints) after a batch; a finished batch in the
+/// other modes goes straight back to `Poll`.
 #[must_use]
 pub fn line_for(commit: CommitMode, step: LoopStep) -> Option<&'static str> {
     match (step, commit) {
@@ -121,12 +149,29 @@ pub fn explanation(commit: CommitMode) -> String {
 #[component]
 pub fn PollLoop(props: &SectionProps) -> Html {
     let view = &props.state.view;
-    let commit = view.settings.commit;
-    let lines = code_lines(commit);
-    let mode_text = match commit {
-        CommitMode::After => "Commit: after (at-least-once)",
-        CommitMode::Before => "Commit: before (at-most-once)",
-        CommitMode::Auto { .. } => "Commit: auto",
+    // booblik's checkpoint-after loop draws like commit-after.
+    let (commit, lines, mode_text, explain) = match view.settings.position {
+        PositionModel::Group => {
+            let commit = view.settings.commit;
+            let mode = match commit {
+                CommitMode::After => "Commit: after (at-least-once)",
+                CommitMode::Before => "Commit: before (at-most-once)",
+                CommitMode::Auto { .. } => "Commit: auto",
+            };
+            (commit, code_lines(commit), mode, explanation(commit))
+        }
+        PositionModel::Consumer { writes, .. } => (
+            CommitMode::After,
+            checkpoint_lines(writes),
+            match writes {
+                CheckpointWrites::Atomic => "booblik: checkpoint after the batch, atomic",
+                CheckpointWrites::InPlace => "booblik: checkpoint after the batch, in place",
+            },
+            "The checkpoint line is where the number gets written, into the consumer's own file. A crash \
+             before it replays the batch from the last checkpoint (at-least-once); a crash during an \
+             in-place write leaves a torn number, and the consumer silently resumes from wherever it points."
+                .to_string(),
+        ),
     };
 
     let render_line = |line: &CodeLine| {
@@ -188,7 +233,7 @@ pub fn PollLoop(props: &SectionProps) -> Html {
             </p>
             <p class="poll-loop-mode" data-field="poll-loop-mode">{ mode_text }</p>
             <pre class="poll-loop-code"><code>{ for lines.iter().map(render_line) }</code></pre>
-            <p class="poll-loop-explain" data-field="poll-loop-explain">{ explanation(commit) }</p>
+            <p class="poll-loop-explain" data-field="poll-loop-explain">{ explain }</p>
         </section>
     }
 }
@@ -209,6 +254,13 @@ mod tests {
                 assert!(lines.iter().any(|l| l.line == Some(name)), "{commit:?} {step:?}");
             }
             assert_eq!(line_for(commit, LoopStep::Idle), None);
+        }
+        for writes in [CheckpointWrites::Atomic, CheckpointWrites::InPlace] {
+            let lines = checkpoint_lines(writes);
+            for step in [LoopStep::Poll, LoopStep::Handle, LoopStep::Commit] {
+                let name = line_for(CommitMode::After, step).expect("a line");
+                assert!(lines.iter().any(|l| l.line == Some(name)), "{writes:?} {step:?}");
+            }
         }
     }
 }
