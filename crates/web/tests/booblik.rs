@@ -5,21 +5,12 @@
 
 mod common;
 
-use common::{Page, get};
-use offsetlab_web::js_api;
+use common::{Page, get, view};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-/// The view on screen, as `window.offsetlab_view()` returns it.
-fn view() -> JsValue {
-    js_api::install().unwrap();
-    let window = web_sys::window().unwrap();
-    let function: js_sys::Function = get(&window, "offsetlab_view").dyn_into().unwrap();
-    function.call0(&JsValue::NULL).unwrap()
-}
 
 fn number(value: &JsValue) -> u64 {
     value.as_f64().unwrap_or_else(|| panic!("{value:?} is not a number")) as u64

@@ -5,9 +5,8 @@
 
 mod common;
 
-use common::{Page, get};
-use offsetlab_web::js_api;
-use wasm_bindgen::{JsCast, JsValue};
+use common::{Page, get, view};
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -22,14 +21,6 @@ const COUNTERS: [&str; 8] = [
     "active-consumers",
     "generation",
 ];
-
-/// `window.offsetlab_view()`: the engine's view on screen.
-fn view() -> JsValue {
-    js_api::install().unwrap();
-    let window = web_sys::window().unwrap();
-    let function: js_sys::Function = get(&window, js_api::NAME).dyn_into().unwrap();
-    function.call0(&JsValue::NULL).unwrap()
-}
 
 fn view_number(path: &[&str]) -> f64 {
     let value = path.iter().fold(view(), |object, key| get(&object, key));

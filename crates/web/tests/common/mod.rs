@@ -75,9 +75,13 @@ impl Drop for Page {
     }
 }
 
-/// Yew renders asynchronously: give it a moment.
+/// Yew renders asynchronously, after the event that changed the state: wait
+/// for the browser to run its queued tasks twice, with margin for a loaded
+/// machine (CI builds in parallel).
 pub async fn settle() {
-    yew::platform::time::sleep(Duration::from_millis(10)).await;
+    for _ in 0..2 {
+        yew::platform::time::sleep(Duration::from_millis(15)).await;
+    }
 }
 
 pub fn get(object: &JsValue, key: &str) -> JsValue {
@@ -118,4 +122,12 @@ impl Page {
         }
         settle().await;
     }
+}
+
+/// The view on screen, as `window.offsetlab_view()` returns it.
+pub fn view() -> JsValue {
+    offsetlab_web::js_api::install().unwrap();
+    let window = web_sys::window().unwrap();
+    let function: js_sys::Function = get(&window, "offsetlab_view").dyn_into().unwrap();
+    function.call0(&JsValue::NULL).unwrap()
 }
