@@ -1,9 +1,10 @@
-//! `offsetlab`: Kafka's default partitioner, what growing a topic moves, and
-//! headless runs of the consumer-group simulation.
+//! `offsetlab`: Kafka's default partitioner, what growing a topic moves,
+//! Kafka's client assignors, and headless runs of the consumer-group simulation.
 //!
 //! Errors go to stderr as `offsetlab: <problem>` with exit code 2; `check`
 //! exits 1 when the split check finds a violation.
 
+mod assign;
 mod keys;
 mod run;
 
@@ -21,7 +22,7 @@ const PARTITIONS_MAX: u32 = 1_000_000;
 #[command(
     name = "offsetlab",
     version,
-    about = "Kafka's partitioner, partition growth, and headless consumer-group runs."
+    about = "Kafka's partitioner, partition growth, assignors, and headless consumer-group runs."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -40,6 +41,14 @@ enum Command {
     /// Prints `moved K of T keys (x.y%)`; with --verbose, first one line per
     /// moved key: `KEY OLD -> NEW`.
     Expand(ExpandArgs),
+    /// Print the partitions Kafka's client assignors give each member of a group.
+    ///
+    /// Every member subscribes to every topic. Prints one JSON object on one
+    /// line: member -> topic -> partitions, every member and topic listed.
+    /// With --previous, sticky and cooperative-sticky keep what members owned
+    /// where balance allows; cooperative-sticky prints where its two
+    /// rebalances end (--first-round: the first).
+    Assign(assign::AssignArgs),
     /// Run a scenario headless and print the group's offsets and the counters.
     ///
     /// Prints `scenario NAME seed S ticks T`, the `kafka-consumer-groups
@@ -259,6 +268,7 @@ fn execute(command: Command) -> Result<Verdict, Failure> {
                 verdict = Verdict::Violations;
             }
         }
+        Command::Assign(args) => writeln!(out, "{}", assign::run(&args)?)?,
         Command::Scenarios => write!(out, "{}", run::listing())?,
     }
     out.flush()?;

@@ -20,6 +20,7 @@ mod sim;
 mod view;
 
 pub use assign::range as range_assignment;
+pub use assign::{Assignment, Strategy, TopicPartitions, UnknownStrategy, assign, cooperative_first_round};
 pub use config::{
     Assignor, CheckpointWrites, CommitMode, Config, ConfigError, PositionModel, ProducerConfig, limits,
 };
