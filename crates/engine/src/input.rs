@@ -142,6 +142,15 @@ pub enum Input {
         partition: u32,
         offset: u64,
     },
+    /// `kafka-topics --alter --partitions`: add `count` partitions while the group runs.
+    AddPartitions {
+        count: u32,
+    },
+    /// The fault from seed 004: the consumer dies after its batch's effects are
+    /// persisted (the ledger commit) and before it commits the offset.
+    KillBeforeCommit {
+        consumer: ConsumerId,
+    },
 }
 
 /// Why an input was refused. Nothing changed.

@@ -219,6 +219,10 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("atomic-checkpoint", include_str!("../scenarios/atomic-checkpoint.json")),
     ("key-erasure-bridge", include_str!("../scenarios/key-erasure-bridge.json")),
     ("partition-for-null", include_str!("../scenarios/partition-for-null.json")),
+    ("payout-ledger", include_str!("../scenarios/payout-ledger.json")),
+    ("payout-double-payout", include_str!("../scenarios/payout-double-payout.json")),
+    ("hot-account", include_str!("../scenarios/hot-account.json")),
+    ("partition-growth", include_str!("../scenarios/partition-growth.json")),
 ];
 
 /// A built-in scenario by name.
