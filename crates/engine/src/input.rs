@@ -151,6 +151,13 @@ pub enum Input {
     KillBeforeCommit {
         consumer: ConsumerId,
     },
+    /// Restart the consumers one by one (all running ones when the list is
+    /// empty): each stops fetching, finishes its batch within the shutdown
+    /// deadline, commits and leaves, then starts again once the group settles.
+    RollingUpdate {
+        #[serde(default)]
+        consumers: Vec<ConsumerId>,
+    },
 }
 
 /// Why an input was refused. Nothing changed.
@@ -203,7 +210,7 @@ impl fmt::Display for InputError {
             InputError::TooManyConsumers => {
                 write!(f, "a group holds at most {} consumers", crate::config::limits::CONSUMERS_MAX)
             }
-            InputError::RestartPending => write!(f, "a restart is already in progress"),
+            InputError::RestartPending => write!(f, "a restart or rolling update is already in progress"),
         }
     }
 }

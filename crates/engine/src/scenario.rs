@@ -223,6 +223,7 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("payout-double-payout", include_str!("../scenarios/payout-double-payout.json")),
     ("hot-account", include_str!("../scenarios/hot-account.json")),
     ("partition-growth", include_str!("../scenarios/partition-growth.json")),
+    ("rolling-update", include_str!("../scenarios/rolling-update.json")),
 ];
 
 /// A built-in scenario by name.

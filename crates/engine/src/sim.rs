@@ -23,7 +23,7 @@ mod ops;
 
 pub use booblik::{CheckpointView, ConsumerStats, FarPartitionView, FarRecordView, PeekView};
 pub use check::{Finding, FindingKind, PartitionSplit, SplitCheck, SplitStatus};
-pub use ops::{ExpansionView, HISTORY_SAMPLES_MAX, LagSample, LedgerEntry, payout_cents};
+pub use ops::{ExpansionView, HISTORY_SAMPLES_MAX, LagSample, LedgerEntry, RollingView, payout_cents};
 
 /// The group coordinator's view of the group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -207,6 +207,7 @@ pub struct Sim {
     last_expansion: Option<ExpansionView>,
     /// Per account (subject): the payout ledger.
     ledger: Vec<LedgerEntry>,
+    rolling: Option<ops::RollingUpdate>,
 }
 
 impl Sim {
@@ -245,6 +246,7 @@ impl Sim {
             lag_history: vec![VecDeque::new(); partitions],
             last_expansion: None,
             ledger: Vec::new(),
+            rolling: None,
             config,
         };
         sim.refresh_key_partitions();
@@ -418,6 +420,7 @@ impl Sim {
             Input::Peek { advancing } => self.peek(advancing),
             Input::AddPartitions { count } => self.add_partitions(count)?,
             Input::KillBeforeCommit { consumer } => self.arm_kill_before_commit(consumer)?,
+            Input::RollingUpdate { consumers } => self.begin_rolling_update(consumers)?,
             Input::LoadCheckpoint { consumer, partition, offset } => {
                 let c = self.consumer_index(consumer)?;
                 if partition >= self.config.partitions {
@@ -426,7 +429,7 @@ impl Sim {
                 self.consumers[c].store[partition as usize] = Some(offset);
             }
             Input::RestartFrom { reset } => {
-                if self.pending_restart.is_some() {
+                if self.pending_restart.is_some() || self.rolling.is_some() {
                     return Err(InputError::RestartPending);
                 }
                 self.validate_reset(reset)?;
@@ -488,6 +491,7 @@ impl Sim {
         self.try_complete_rebalance();
         self.finish_leaving();
         self.try_finish_restart();
+        self.step_rolling_update();
         self.enforce_retention();
         self.sample_lag();
     }
@@ -1407,6 +1411,7 @@ impl Sim {
             last_rebalance: self.last_rebalance.clone(),
             far: self.far_partitions(),
             last_expansion: self.last_expansion(),
+            rolling_update: self.rolling_view(),
             events_dropped: self.events_dropped,
         }
     }

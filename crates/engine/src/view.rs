@@ -3,7 +3,7 @@
 use crate::config::{CommitMode, PositionModel};
 use crate::event::{PartitionMove, Tick};
 use crate::input::ConsumerId;
-use crate::sim::{ExpansionView, FarPartitionView, PeekView};
+use crate::sim::{ExpansionView, FarPartitionView, PeekView, RollingView};
 use serde::Serialize;
 
 /// Everything the page draws, at one tick.
@@ -29,6 +29,8 @@ pub struct View {
     pub far: Option<Vec<FarPartitionView>>,
     /// What the last partition growth moved.
     pub last_expansion: Option<ExpansionView>,
+    /// A rolling update under way.
+    pub rolling_update: Option<RollingView>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

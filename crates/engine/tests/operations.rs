@@ -117,3 +117,50 @@ fn growth_is_bounded_and_checked() {
     sim.handle_tick(5);
     sim.check_invariants();
 }
+
+#[test]
+fn a_rolling_update_restarts_every_consumer_and_each_payout_takes_effect_once() {
+    let scenario = builtin("rolling-update").unwrap();
+    let mut sim = scenario.run(None, Some(20)).unwrap();
+    sim.handle_input(scenario.timeline[1].input.clone()).unwrap();
+    let mut events = Vec::new();
+    for tick in 21..=scenario.ticks {
+        if tick == 101 {
+            sim.handle_input(Input::KeepSending { per_tick: 0 }).unwrap();
+        }
+        sim.handle_tick(tick);
+        events.extend(std::iter::from_fn(|| sim.poll_event()));
+        sim.check_invariants();
+    }
+    let left: Vec<ConsumerId> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Left { consumer, .. } => Some(*consumer),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(left, vec![ConsumerId(1), ConsumerId(2), ConsumerId(3)], "one by one, in order");
+    let started = events.iter().filter(|e| matches!(e, Event::Started { .. })).count();
+    assert_eq!(started, 3);
+    assert!(
+        events.iter().any(|e| matches!(e, Event::ShutdownDeadlinePassed { abandoned, .. } if *abandoned > 0)),
+        "a batch outlasted the shutdown deadline and was abandoned uncommitted"
+    );
+    assert!(sim.view().rolling_update.is_none(), "finished");
+    let m = sim.metrics();
+    assert_eq!(m.effects, m.distinct_handled, "{m:?}");
+    assert_eq!(m.double_paid_cents, 0);
+    assert_eq!(m.never_processed, 0);
+    assert_eq!(m.total_lag, 0, "drained: {m:?}");
+    assert_eq!(m.active_consumers, 3);
+}
+
+#[test]
+fn a_rolling_update_refuses_a_second_one_and_unknown_consumers() {
+    let mut sim = Sim::new(Config::default()).unwrap();
+    sim.handle_tick(1);
+    assert!(sim.handle_input(Input::RollingUpdate { consumers: vec![ConsumerId(7)] }).is_err());
+    sim.handle_input(Input::RollingUpdate { consumers: vec![] }).unwrap();
+    assert!(sim.handle_input(Input::RollingUpdate { consumers: vec![] }).is_err());
+    assert!(sim.view().rolling_update.is_some());
+}

@@ -185,3 +185,104 @@ impl Sim {
         true
     }
 }
+
+/// A rolling update under way: each consumer in turn stops (finishing its
+/// batch within the shutdown deadline), then starts again as a new member
+/// once the group has settled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RollingUpdate {
+    /// Consumers still to restart, in order.
+    queue: VecDeque<ConsumerId>,
+    phase: RollingPhase,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RollingPhase {
+    Stopping(ConsumerId),
+    Starting(ConsumerId),
+}
+
+/// Where a rolling update is, for the page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RollingView {
+    /// The consumer being restarted now.
+    pub current: ConsumerId,
+    /// `true` while it is stopping, `false` while it rejoins.
+    pub stopping: bool,
+    pub remaining: Vec<ConsumerId>,
+}
+
+impl Sim {
+    /// Starts a rolling update of `consumers` (every running one when empty).
+    pub(super) fn begin_rolling_update(&mut self, consumers: Vec<ConsumerId>) -> Result<(), InputError> {
+        if self.rolling.is_some() || self.pending_restart.is_some() {
+            return Err(InputError::RestartPending);
+        }
+        let mut queue: VecDeque<ConsumerId> = if consumers.is_empty() {
+            self.consumers.iter().filter(|c| c.member_id.is_some()).map(|c| c.id).collect()
+        } else {
+            consumers.into_iter().collect()
+        };
+        for &id in &queue {
+            let c = self.consumer_index(id)?;
+            if !matches!(self.consumers[c].process, super::Process::Running | super::Process::Paused) {
+                return Err(self.wrong_state(c, "running or paused"));
+            }
+        }
+        let Some(first) = queue.pop_front() else { return Ok(()) };
+        let c = self.consumer_index(first)?;
+        self.begin_stop(c, false);
+        self.rolling = Some(RollingUpdate { queue, phase: RollingPhase::Stopping(first) });
+        Ok(())
+    }
+
+    /// Moves a rolling update on: restart the stopped consumer, and once the
+    /// group is stable again, stop the next.
+    pub(super) fn step_rolling_update(&mut self) {
+        let Some(mut rolling) = self.rolling.take() else { return };
+        match rolling.phase {
+            RollingPhase::Stopping(id) => {
+                let Ok(c) = self.consumer_index(id) else {
+                    return; // removed: the update ends
+                };
+                if self.consumers[c].process == super::Process::Stopped {
+                    rolling.phase = RollingPhase::Starting(id);
+                    self.start_consumer(id);
+                } else if !matches!(self.consumers[c].process, super::Process::Stopping { .. }) {
+                    // It crashed on the way out: the update goes on without it.
+                    rolling.phase = RollingPhase::Starting(id);
+                }
+            }
+            RollingPhase::Starting(_) => {
+                if self.group_state == super::GroupState::Stable {
+                    let Some(next) = rolling.queue.pop_front() else {
+                        return; // every consumer restarted: done
+                    };
+                    rolling.phase = match self.consumer_index(next) {
+                        Ok(c)
+                            if matches!(
+                                self.consumers[c].process,
+                                super::Process::Running | super::Process::Paused
+                            ) =>
+                        {
+                            self.begin_stop(c, false);
+                            RollingPhase::Stopping(next)
+                        }
+                        _ => RollingPhase::Starting(next),
+                    };
+                }
+            }
+        }
+        self.rolling = Some(rolling);
+    }
+
+    pub(super) fn rolling_view(&self) -> Option<RollingView> {
+        self.rolling.as_ref().map(|r| {
+            let (current, stopping) = match r.phase {
+                RollingPhase::Stopping(id) => (id, true),
+                RollingPhase::Starting(id) => (id, false),
+            };
+            RollingView { current, stopping, remaining: r.queue.iter().copied().collect() }
+        })
+    }
+}
