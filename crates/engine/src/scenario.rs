@@ -224,6 +224,9 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("hot-account", include_str!("../scenarios/hot-account.json")),
     ("partition-growth", include_str!("../scenarios/partition-growth.json")),
     ("rolling-update", include_str!("../scenarios/rolling-update.json")),
+    ("commit-each-record", include_str!("../scenarios/commit-each-record.json")),
+    ("commit-each-batch", include_str!("../scenarios/commit-each-batch.json")),
+    ("commit-on-timer", include_str!("../scenarios/commit-on-timer.json")),
 ];
 
 /// A built-in scenario by name.

@@ -854,7 +854,14 @@ impl Sim {
         let rate = self.config.handle_per_tick;
         for _ in 0..rate {
             let Some(fetched) = self.consumers[c].batch.pop_front() else { break };
+            let (partition, offset) = (fetched.partition, fetched.offset);
             self.handle_record(c, fetched);
+            if self.group_commits() && self.config.commit == CommitMode::EachRecord {
+                if self.fault_at_commit(c) {
+                    return;
+                }
+                self.commit_record(c, partition, offset + 1);
+            }
         }
         if !self.consumers[c].batch.is_empty() {
             self.consumers[c].step = LoopStep::Handle;
@@ -972,7 +979,7 @@ impl Sim {
                     self.commit(c);
                 }
             }
-            CommitMode::Before => {}
+            CommitMode::Before | CommitMode::EachRecord => {}
         }
     }
 
@@ -991,6 +998,15 @@ impl Sim {
         self.consumers[c].uncommitted = false;
         self.sink.metrics.commit_requests += 1;
         self.emit(Event::Committed { tick: self.now, consumer: id, offsets });
+    }
+
+    /// `commitSync({partition: offset})` for one handled record.
+    fn commit_record(&mut self, c: usize, partition: u32, offset: u64) {
+        self.set_committed(partition, offset);
+        self.consumers[c].uncommitted = false;
+        self.sink.metrics.commit_requests += 1;
+        let consumer = self.consumers[c].id;
+        self.emit(Event::Committed { tick: self.now, consumer, offsets: vec![(partition, offset)] });
     }
 
     /// Writes a committed offset, counting the records the group moves past unhandled.

@@ -12,6 +12,7 @@ fn commit_mode() -> impl Strategy<Value = CommitMode> {
     prop_oneof![
         Just(CommitMode::After),
         Just(CommitMode::Before),
+        Just(CommitMode::EachRecord),
         (1u64..6).prop_map(|interval_ticks| CommitMode::Auto { interval_ticks }),
     ]
 }

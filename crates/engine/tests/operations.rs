@@ -164,3 +164,30 @@ fn a_rolling_update_refuses_a_second_one_and_unknown_consumers() {
     assert!(sim.handle_input(Input::RollingUpdate { consumers: vec![] }).is_err());
     assert!(sim.view().rolling_update.is_some());
 }
+
+#[test]
+fn commit_cost_trades_requests_for_the_replay_window() {
+    let each_record = run("commit-each-record").metrics();
+    let each_batch = run("commit-each-batch").metrics();
+    let on_timer = run("commit-on-timer").metrics();
+    for m in [&each_record, &each_batch, &on_timer] {
+        assert_eq!(m.never_processed, 0, "all three are at-least-once: {m:?}");
+        assert_eq!(m.total_lag, 0, "drained: {m:?}");
+    }
+    assert!(
+        each_record.commit_requests > each_batch.commit_requests
+            && each_batch.commit_requests > on_timer.commit_requests,
+        "requests: {} > {} > {}",
+        each_record.commit_requests,
+        each_batch.commit_requests,
+        on_timer.commit_requests
+    );
+    assert!(
+        each_record.duplicates <= each_batch.duplicates && each_batch.duplicates < on_timer.duplicates,
+        "replays: {} ≤ {} < {}",
+        each_record.duplicates,
+        each_batch.duplicates,
+        on_timer.duplicates
+    );
+    assert_eq!(each_record.duplicates, 0, "a crash between ticks leaves nothing handled uncommitted");
+}
