@@ -41,6 +41,9 @@ pub enum CommitMode {
     After,
     /// poll → commit → handle: at-most-once.
     Before,
+    /// poll → for each record: handle, commit its offset. The smallest replay
+    /// window after a crash, one commit request per record.
+    EachRecord,
     /// `enable.auto.commit=true`: every `interval_ticks`, the next `poll()`
     /// commits the positions of the records earlier polls returned.
     Auto { interval_ticks: u64 },
@@ -53,6 +56,7 @@ impl CommitMode {
             CommitMode::After => "after",
             CommitMode::Before => "before",
             CommitMode::Auto { .. } => "auto",
+            CommitMode::EachRecord => "each-record",
         }
     }
 }

@@ -13,6 +13,7 @@ pub enum RebalanceReason {
     MemberJoined,
     MemberLeft,
     SessionExpired,
+    PartitionsAdded,
 }
 
 /// A partition that changed owner in a rebalance (`None`: no owner).
@@ -179,6 +180,18 @@ pub enum Event {
         far_offset: u64,
         record_id: u64,
     },
+    /// The topic grew; `moved_keys` keys now map to another partition.
+    PartitionsAdded {
+        tick: Tick,
+        from: u32,
+        to: u32,
+        moved_keys: u32,
+    },
+    /// The armed fault fired: the consumer dies between its effects and its commit.
+    KilledBeforeCommit {
+        tick: Tick,
+        consumer: ConsumerId,
+    },
     SettingChanged {
         tick: Tick,
         setting: &'static str,
@@ -266,6 +279,7 @@ impl Event {
                     RebalanceReason::MemberJoined => "a member joined",
                     RebalanceReason::MemberLeft => "a member left",
                     RebalanceReason::SessionExpired => "a session expired",
+                    RebalanceReason::PartitionsAdded => "the topic grew",
                 }
             ),
             Event::RebalanceCompleted { generation, assignment, .. } => {
@@ -309,6 +323,13 @@ impl Event {
                     format!("{consumer} resumed P{partition} from {offset} (resumedFrom).")
                 }
             }
+            Event::PartitionsAdded { from, to, moved_keys, .. } => format!(
+                "The topic grew from {from} to {to} partitions: {moved_keys} key{} now map to another partition; their old records stay where they are.",
+                plural(u64::from(*moved_keys))
+            ),
+            Event::KilledBeforeCommit { consumer, .. } => format!(
+                "{consumer} was killed after its effects were persisted and before it committed the offset."
+            ),
             Event::Peeked { partition, advanced: true, .. } => format!(
                 "partitionFor(null) answered P{partition} and advanced the round-robin counter: the next keyless send skips it."
             ),
@@ -346,6 +367,8 @@ impl Event {
             | Event::ResumedFrom { tick, .. }
             | Event::Peeked { tick, .. }
             | Event::Bridged { tick, .. }
+            | Event::PartitionsAdded { tick, .. }
+            | Event::KilledBeforeCommit { tick, .. }
             | Event::SettingChanged { tick, .. } => *tick,
         }
     }
@@ -499,6 +522,15 @@ impl Event {
             Event::Peeked { partition, advanced, .. } => {
                 h.word(24);
                 h.word(u64::from(*partition) << 1 | u64::from(*advanced));
+            }
+            Event::PartitionsAdded { from, to, moved_keys, .. } => {
+                h.word(26);
+                h.word(u64::from(*from) << 32 | u64::from(*to));
+                h.word(u64::from(*moved_keys));
+            }
+            Event::KilledBeforeCommit { consumer, .. } => {
+                h.word(27);
+                h.word(u64::from(consumer.0));
             }
             Event::Bridged { partition, far_offset, record_id, .. } => {
                 h.word(25);

@@ -142,6 +142,22 @@ pub enum Input {
         partition: u32,
         offset: u64,
     },
+    /// `kafka-topics --alter --partitions`: add `count` partitions while the group runs.
+    AddPartitions {
+        count: u32,
+    },
+    /// The fault from seed 004: the consumer dies after its batch's effects are
+    /// persisted (the ledger commit) and before it commits the offset.
+    KillBeforeCommit {
+        consumer: ConsumerId,
+    },
+    /// Restart the consumers one by one (all running ones when the list is
+    /// empty): each stops fetching, finishes its batch within the shutdown
+    /// deadline, commits and leaves, then starts again once the group settles.
+    RollingUpdate {
+        #[serde(default)]
+        consumers: Vec<ConsumerId>,
+    },
 }
 
 /// Why an input was refused. Nothing changed.
@@ -194,7 +210,7 @@ impl fmt::Display for InputError {
             InputError::TooManyConsumers => {
                 write!(f, "a group holds at most {} consumers", crate::config::limits::CONSUMERS_MAX)
             }
-            InputError::RestartPending => write!(f, "a restart is already in progress"),
+            InputError::RestartPending => write!(f, "a restart or rolling update is already in progress"),
         }
     }
 }

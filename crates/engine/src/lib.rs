@@ -36,6 +36,7 @@ pub use sim::{
     CheckpointView, ConsumerStats, FarPartitionView, FarRecordView, Finding, FindingKind, PartitionSplit,
     PeekView, RestartPreview, Sim, SplitCheck, SplitStatus, subject_key,
 };
+pub use sim::{ExpansionView, HISTORY_SAMPLES_MAX, LagSample, LedgerEntry, payout_cents};
 pub use view::{
     ConsumerState, ConsumerView, HandledRecord, InFlightRecord, LoopStep, Metrics, PartitionView,
     ProducerView, RebalanceView, RecordView, SettingsView, View,

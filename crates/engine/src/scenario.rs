@@ -219,6 +219,14 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("atomic-checkpoint", include_str!("../scenarios/atomic-checkpoint.json")),
     ("key-erasure-bridge", include_str!("../scenarios/key-erasure-bridge.json")),
     ("partition-for-null", include_str!("../scenarios/partition-for-null.json")),
+    ("payout-ledger", include_str!("../scenarios/payout-ledger.json")),
+    ("payout-double-payout", include_str!("../scenarios/payout-double-payout.json")),
+    ("hot-account", include_str!("../scenarios/hot-account.json")),
+    ("partition-growth", include_str!("../scenarios/partition-growth.json")),
+    ("rolling-update", include_str!("../scenarios/rolling-update.json")),
+    ("commit-each-record", include_str!("../scenarios/commit-each-record.json")),
+    ("commit-each-batch", include_str!("../scenarios/commit-each-batch.json")),
+    ("commit-on-timer", include_str!("../scenarios/commit-on-timer.json")),
 ];
 
 /// A built-in scenario by name.

@@ -19,9 +19,11 @@ use std::collections::VecDeque;
 
 mod booblik;
 mod check;
+mod ops;
 
 pub use booblik::{CheckpointView, ConsumerStats, FarPartitionView, FarRecordView, PeekView};
 pub use check::{Finding, FindingKind, PartitionSplit, SplitCheck, SplitStatus};
+pub use ops::{ExpansionView, HISTORY_SAMPLES_MAX, LagSample, LedgerEntry, RollingView, payout_cents};
 
 /// The group coordinator's view of the group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,6 +117,8 @@ struct Consumer {
     resumed_from: Vec<Option<u64>>,
     last_checkpoint: Option<CheckpointView>,
     handled_by_partition: Vec<u64>,
+    /// The fault "killed after the ledger commit, before the offset commit" is armed.
+    kill_before_commit: bool,
 }
 
 /// The application behind the consumers ("what the application did").
@@ -199,6 +203,11 @@ pub struct Sim {
     /// The booblik topic the bridge writes to.
     far: Vec<booblik::FarLog>,
     last_peek: Option<PeekView>,
+    lag_history: Vec<VecDeque<LagSample>>,
+    last_expansion: Option<ExpansionView>,
+    /// Per account (subject): the payout ledger.
+    ledger: Vec<LedgerEntry>,
+    rolling: Option<ops::RollingUpdate>,
 }
 
 impl Sim {
@@ -234,6 +243,10 @@ impl Sim {
             retention_lost: vec![(Vec::new(), 0); partitions],
             far: vec![booblik::FarLog::default(); partitions],
             last_peek: None,
+            lag_history: vec![VecDeque::new(); partitions],
+            last_expansion: None,
+            ledger: Vec::new(),
+            rolling: None,
             config,
         };
         sim.refresh_key_partitions();
@@ -405,6 +418,9 @@ impl Sim {
                 self.setting_changed("position", label.to_string());
             }
             Input::Peek { advancing } => self.peek(advancing),
+            Input::AddPartitions { count } => self.add_partitions(count)?,
+            Input::KillBeforeCommit { consumer } => self.arm_kill_before_commit(consumer)?,
+            Input::RollingUpdate { consumers } => self.begin_rolling_update(consumers)?,
             Input::LoadCheckpoint { consumer, partition, offset } => {
                 let c = self.consumer_index(consumer)?;
                 if partition >= self.config.partitions {
@@ -413,7 +429,7 @@ impl Sim {
                 self.consumers[c].store[partition as usize] = Some(offset);
             }
             Input::RestartFrom { reset } => {
-                if self.pending_restart.is_some() {
+                if self.pending_restart.is_some() || self.rolling.is_some() {
                     return Err(InputError::RestartPending);
                 }
                 self.validate_reset(reset)?;
@@ -475,7 +491,9 @@ impl Sim {
         self.try_complete_rebalance();
         self.finish_leaving();
         self.try_finish_restart();
+        self.step_rolling_update();
         self.enforce_retention();
+        self.sample_lag();
     }
 
     // -------------------------------------------------------------- producer
@@ -600,6 +618,7 @@ impl Sim {
             resumed_from: vec![None; self.partitions.len()],
             last_checkpoint: None,
             handled_by_partition: vec![0; self.partitions.len()],
+            kill_before_commit: false,
         });
         id
     }
@@ -702,6 +721,9 @@ impl Sim {
                 self.handle_some(c);
                 if self.consumers[c].batch.is_empty() {
                     self.commit_on_close(c);
+                    if !matches!(self.consumers[c].process, Process::Stopping { .. }) {
+                        return; // an armed fault killed it at the commit
+                    }
                     if self.consumers[c].checkpoint.is_none() {
                         self.leave(c);
                     }
@@ -718,6 +740,9 @@ impl Sim {
                         if !self.consumers[c].batch.is_empty() {
                             self.handle_some(c);
                             self.commit_if_batch_done(c);
+                            if !self.consumers[c].alive() {
+                                return; // an armed fault killed it at the commit
+                            }
                         }
                         if self.consumers[c].batch.is_empty() && self.consumers[c].checkpoint.is_none() {
                             // onJoinPrepare: auto-commit commits what poll returned.
@@ -829,7 +854,14 @@ impl Sim {
         let rate = self.config.handle_per_tick;
         for _ in 0..rate {
             let Some(fetched) = self.consumers[c].batch.pop_front() else { break };
+            let (partition, offset) = (fetched.partition, fetched.offset);
             self.handle_record(c, fetched);
+            if self.group_commits() && self.config.commit == CommitMode::EachRecord {
+                if self.fault_at_commit(c) {
+                    return;
+                }
+                self.commit_record(c, partition, offset + 1);
+            }
         }
         if !self.consumers[c].batch.is_empty() {
             self.consumers[c].step = LoopStep::Handle;
@@ -874,6 +906,7 @@ impl Sim {
         if effect {
             metrics.effects += 1;
         }
+        self.book(fetched.subject, fetched.id, first, effect);
         let end = &mut self.handled_end[fetched.partition as usize];
         *end = (*end).max(fetched.offset + 1);
         if self.config.bridge {
@@ -914,6 +947,9 @@ impl Sim {
     fn commit_if_batch_done(&mut self, c: usize) {
         let consumer = &self.consumers[c];
         if consumer.batch.is_empty() && consumer.uncommitted {
+            if self.fault_at_commit(c) {
+                return;
+            }
             let commits = if !self.group_commits() {
                 // booblik: checkpoint after the collector handled the batch.
                 self.begin_checkpoint(c);
@@ -943,7 +979,7 @@ impl Sim {
                     self.commit(c);
                 }
             }
-            CommitMode::Before => {}
+            CommitMode::Before | CommitMode::EachRecord => {}
         }
     }
 
@@ -962,6 +998,15 @@ impl Sim {
         self.consumers[c].uncommitted = false;
         self.sink.metrics.commit_requests += 1;
         self.emit(Event::Committed { tick: self.now, consumer: id, offsets });
+    }
+
+    /// `commitSync({partition: offset})` for one handled record.
+    fn commit_record(&mut self, c: usize, partition: u32, offset: u64) {
+        self.set_committed(partition, offset);
+        self.consumers[c].uncommitted = false;
+        self.sink.metrics.commit_requests += 1;
+        let consumer = self.consumers[c].id;
+        self.emit(Event::Committed { tick: self.now, consumer, offsets: vec![(partition, offset)] });
     }
 
     /// Writes a committed offset, counting the records the group moves past unhandled.
@@ -1303,6 +1348,7 @@ impl Sim {
                     log_end: log.log_end(),
                     committed,
                     held: self.held_position(p).1,
+                    oldest_unprocessed_age: self.oldest_unprocessed_age(p),
                     lag: self.held_position(p).1.map(|o| log.log_end() - o.min(log.log_end())),
                     owner: owner.map(|m| m.consumer),
                     owner_alive: owner.is_some_and(|m| m.expires_at.is_none()),
@@ -1380,6 +1426,8 @@ impl Sim {
             restart_pending: self.pending_restart.is_some(),
             last_rebalance: self.last_rebalance.clone(),
             far: self.far_partitions(),
+            last_expansion: self.last_expansion(),
+            rolling_update: self.rolling_view(),
             events_dropped: self.events_dropped,
         }
     }

@@ -3,7 +3,7 @@
 use crate::config::{CommitMode, PositionModel};
 use crate::event::{PartitionMove, Tick};
 use crate::input::ConsumerId;
-use crate::sim::{FarPartitionView, PeekView};
+use crate::sim::{ExpansionView, FarPartitionView, PeekView, RollingView};
 use serde::Serialize;
 
 /// Everything the page draws, at one tick.
@@ -27,6 +27,10 @@ pub struct View {
     pub last_rebalance: Option<RebalanceView>,
     /// The booblik topic the bridge writes to, when there is a bridge.
     pub far: Option<Vec<FarPartitionView>>,
+    /// What the last partition growth moved.
+    pub last_expansion: Option<ExpansionView>,
+    /// A rolling update under way.
+    pub rolling_update: Option<RollingView>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -79,6 +83,8 @@ pub struct PartitionView {
     pub owner_alive: bool,
     /// The owner's fetch position (the cursor).
     pub position: Option<u64>,
+    /// Ticks since the oldest record the group has not moved past was produced.
+    pub oldest_unprocessed_age: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -206,4 +212,6 @@ pub struct Metrics {
     pub bridged: u64,
     /// `partitionFor(null)` calls that moved the round-robin counter.
     pub advancing_peeks: u64,
+    /// Money paid twice: payouts whose operation had taken effect before (cents).
+    pub double_paid_cents: u64,
 }

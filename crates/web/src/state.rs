@@ -309,6 +309,12 @@ impl AppState {
     fn refresh(&mut self) {
         let sim = self.sim.borrow();
         let view = sim.view();
+        if self.scroll.len() < view.partitions.len() {
+            // The topic grew: new tapes start following.
+            let mut scroll = (*self.scroll).clone();
+            scroll.resize(view.partitions.len(), None);
+            self.scroll = Rc::new(scroll);
+        }
         let tapes = view
             .partitions
             .iter()

@@ -46,6 +46,23 @@ pub fn code_lines(commit: CommitMode) -> Vec<CodeLine> {
             step("done", "  }", Some("// batch done: poll again".into())),
             plain("}"),
         ],
+        CommitMode::EachRecord => vec![
+            plain("while (running) {"),
+            step("poll", "  const batch = await consumer.poll();", None),
+            plain("  for (const record of batch) {"),
+            step(
+                "handle",
+                "    await handle(record);",
+                Some("// crash here… only this record comes back".into()),
+            ),
+            step(
+                "commit",
+                "    await consumer.commitSync(offsetAfter(record));",
+                Some("// one request per record".into()),
+            ),
+            plain("  }"),
+            plain("}"),
+        ],
         CommitMode::Auto { interval_ticks } => vec![
             CodeLine {
                 line: None,
@@ -117,7 +134,7 @@ pub fn line_for(commit: CommitMode, step: LoopStep) -> Option<&'static str> {
         (LoopStep::Idle, _) => None,
         (LoopStep::Poll, _) => Some("poll"),
         (LoopStep::Handle, _) => Some("handle"),
-        (LoopStep::Commit, CommitMode::After) => Some("commit"),
+        (LoopStep::Commit, CommitMode::After | CommitMode::EachRecord) => Some("commit"),
         (LoopStep::Commit, _) => Some("done"),
     }
 }
@@ -135,6 +152,9 @@ pub fn explanation(commit: CommitMode) -> String {
         CommitMode::Before => "The commit line, right after poll, is where the number gets written. A crash \
             between commit and the end of the batch leaves the group past records nobody handled: \
             at-most-once, no duplicates but records never processed."
+            .into(),
+        CommitMode::EachRecord => "The commit inside the loop writes the number after every record: a crash \
+            replays at most the record in hand, at the price of one commit request per record."
             .into(),
         CommitMode::Auto { interval_ticks } => format!(
             "poll() is where the number gets written, at most every {interval_ticks} tick{}, with the \
@@ -157,6 +177,7 @@ pub fn PollLoop(props: &SectionProps) -> Html {
                 CommitMode::After => "Commit: after (at-least-once)",
                 CommitMode::Before => "Commit: before (at-most-once)",
                 CommitMode::Auto { .. } => "Commit: auto",
+                CommitMode::EachRecord => "Commit: after each record",
             };
             (commit, code_lines(commit), mode, explanation(commit))
         }
@@ -247,7 +268,12 @@ mod tests {
 
     #[test]
     fn every_step_has_a_line_in_every_mode() {
-        for commit in [CommitMode::After, CommitMode::Before, CommitMode::Auto { interval_ticks: 5 }] {
+        for commit in [
+            CommitMode::After,
+            CommitMode::Before,
+            CommitMode::EachRecord,
+            CommitMode::Auto { interval_ticks: 5 },
+        ] {
             let lines = code_lines(commit);
             for step in [LoopStep::Poll, LoopStep::Handle, LoopStep::Commit] {
                 let name = line_for(commit, step).expect("a line");

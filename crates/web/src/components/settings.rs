@@ -108,6 +108,8 @@ pub fn Settings(props: &SectionProps) -> Html {
                     CommitMode::After) }
                 { commit_radio("before", html! { <>{ "Before handling" }<small>{ "at-most-once" }</small></> },
                     CommitMode::Before) }
+                { commit_radio("each-record", html! { <>{ "After each record" }<small>{ "a commit request per record" }</small></> },
+                    CommitMode::EachRecord) }
                 { commit_radio("auto", html! { <>{ "Auto-commit" }<small>{ "inside poll(), on a timer" }</small></> },
                     CommitMode::Auto { interval_ticks: shown_interval }) }
                 <label class={classes!("setting-inline", "auto-interval", (!is_auto || in_store).then_some("is-disabled"))}>
