@@ -89,9 +89,36 @@ pub enum CheckpointWrites {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Assignor {
-    /// Kafka's `RangeAssignor`.
+    /// Kafka's `RangeAssignor`, eager.
     #[default]
     Range,
+    /// `RoundRobinAssignor`, eager.
+    #[serde(rename = "roundrobin")]
+    RoundRobin,
+    /// `StickyAssignor`, eager: balanced, moving as few partitions as it can,
+    /// but every member still stops during the rebalance.
+    Sticky,
+    /// `CooperativeStickyAssignor`: members keep consuming what they keep;
+    /// only partitions that change owner stop, handed over in a second rebalance.
+    CooperativeSticky,
+}
+
+impl Assignor {
+    #[must_use]
+    pub fn strategy(self) -> crate::assign::Strategy {
+        match self {
+            Assignor::Range => crate::assign::Strategy::Range,
+            Assignor::RoundRobin => crate::assign::Strategy::RoundRobin,
+            Assignor::Sticky => crate::assign::Strategy::Sticky,
+            Assignor::CooperativeSticky => crate::assign::Strategy::CooperativeSticky,
+        }
+    }
+
+    /// The cooperative rebalance protocol (only cooperative-sticky here).
+    #[must_use]
+    pub fn cooperative(self) -> bool {
+        self == Assignor::CooperativeSticky
+    }
 }
 
 /// Everything fixed when a simulation starts. Inputs change some of it later

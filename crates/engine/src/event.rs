@@ -14,6 +14,8 @@ pub enum RebalanceReason {
     MemberLeft,
     SessionExpired,
     PartitionsAdded,
+    /// Cooperative: a member revoked partitions and rejoins to hand them on.
+    PartitionsRevoked,
 }
 
 /// A partition that changed owner in a rebalance (`None`: no owner).
@@ -280,6 +282,7 @@ impl Event {
                     RebalanceReason::MemberLeft => "a member left",
                     RebalanceReason::SessionExpired => "a session expired",
                     RebalanceReason::PartitionsAdded => "the topic grew",
+                    RebalanceReason::PartitionsRevoked => "a member revoked partitions to hand them on",
                 }
             ),
             Event::RebalanceCompleted { generation, assignment, .. } => {

@@ -227,6 +227,8 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("commit-each-record", include_str!("../scenarios/commit-each-record.json")),
     ("commit-each-batch", include_str!("../scenarios/commit-each-batch.json")),
     ("commit-on-timer", include_str!("../scenarios/commit-on-timer.json")),
+    ("scale-out-eager", include_str!("../scenarios/scale-out-eager.json")),
+    ("scale-out-cooperative", include_str!("../scenarios/scale-out-cooperative.json")),
 ];
 
 /// A built-in scenario by name.

@@ -108,6 +108,9 @@ struct Consumer {
     crashed_during: Option<LoopStep>,
     /// Left with `RemoveConsumer`: the card goes at the end of the step.
     remove_after_leave: bool,
+    /// Cooperative protocol: the assignment this member applies at its next
+    /// poll (revoking what it loses, adding what it gains).
+    pending_assignment: Option<Vec<u32>>,
     /// booblik: the offset store on the consumer's volume, per partition. It
     /// survives crashes and restarts; a torn write leaves what the naive reader sees.
     store: Vec<Option<u64>>,
@@ -492,6 +495,7 @@ impl Sim {
         self.finish_leaving();
         self.try_finish_restart();
         self.step_rolling_update();
+        self.count_stopped_partitions();
         self.enforce_retention();
         self.sample_lag();
     }
@@ -613,6 +617,7 @@ impl Sim {
             crashed_at: None,
             crashed_during: None,
             remove_after_leave: false,
+            pending_assignment: None,
             store: vec![None; self.partitions.len()],
             checkpoint: None,
             resumed_from: vec![None; self.partitions.len()],
@@ -637,6 +642,7 @@ impl Sim {
         consumer.joined = true;
         consumer.crashed_at = None;
         consumer.crashed_during = None;
+        consumer.pending_assignment = None;
         consumer.resumed_from.iter_mut().for_each(|r| *r = None);
         consumer.step = LoopStep::Idle;
         let host = consumer.host.clone();
@@ -661,6 +667,7 @@ impl Sim {
         let member_id = consumer.member_id.take().expect("a live consumer is a member");
         consumer.process = Process::Crashed;
         consumer.assigned.clear();
+        consumer.pending_assignment = None;
         consumer.positions.iter_mut().for_each(|p| *p = None);
         consumer.crashed_at = Some(now);
         consumer.crashed_during = Some(consumer.step);
@@ -735,7 +742,7 @@ impl Sim {
                 }
             }
             Process::Running | Process::Paused => match self.group_state {
-                GroupState::PreparingRebalance => {
+                GroupState::PreparingRebalance if !self.config.assignor.cooperative() => {
                     if !self.consumers[c].joined {
                         if !self.consumers[c].batch.is_empty() {
                             self.handle_some(c);
@@ -756,7 +763,16 @@ impl Sim {
                         self.consumers[c].step = LoopStep::Poll;
                     }
                 }
-                GroupState::Stable | GroupState::Empty => {
+                _ => {
+                    if self.consumers[c].batch.is_empty() && self.consumers[c].checkpoint.is_none() {
+                        // The poll boundary: a cooperative member applies its new
+                        // assignment here, and rejoins a rebalance in progress
+                        // without stopping what it keeps.
+                        self.apply_pending_assignment(c);
+                        if self.group_state == GroupState::PreparingRebalance {
+                            self.consumers[c].joined = true;
+                        }
+                    }
                     let consumer = &self.consumers[c];
                     if consumer.batch.is_empty() && consumer.process == Process::Running {
                         self.poll(c);
@@ -1047,6 +1063,7 @@ impl Sim {
         let remove = matches!(consumer.process, Process::Stopping { remove: true, .. });
         consumer.process = Process::Stopped;
         consumer.assigned.clear();
+        consumer.pending_assignment = None;
         consumer.positions.iter_mut().for_each(|p| *p = None);
         consumer.step = LoopStep::Idle;
         assert!(consumer.batch.is_empty());
@@ -1119,10 +1136,8 @@ impl Sim {
             return;
         }
         self.generation += 1;
-        let mut member_ids: Vec<String> = self.members.iter().map(|m| m.member_id.clone()).collect();
-        member_ids.sort_unstable();
-        let sorted: Vec<&str> = member_ids.iter().map(String::as_str).collect();
-        let plan = assign::range(&sorted, self.config.partitions);
+        let plan = self.plan_assignment();
+        let cooperative = self.config.assignor.cooperative();
         let mut assignment = Vec::with_capacity(plan.len());
         let mut resumes = Vec::new();
         for (member_id, partitions) in plan {
@@ -1130,6 +1145,12 @@ impl Sim {
             self.members[m].assignment.clone_from(&partitions);
             let consumer_id = self.members[m].consumer;
             let c = self.consumer_index(consumer_id).expect("a member's consumer exists");
+            if cooperative {
+                // Applied at the member's next poll; it keeps consuming what it keeps.
+                self.consumers[c].pending_assignment = Some(partitions.clone());
+                assignment.push((consumer_id, partitions));
+                continue;
+            }
             let consumer = &mut self.consumers[c];
             assert!(consumer.batch.is_empty(), "members rejoin with no batch in flight");
             consumer.positions.iter_mut().for_each(|p| *p = None);
@@ -1174,6 +1195,100 @@ impl Sim {
             assignment,
             moved,
         });
+    }
+
+    /// The assignor's plan for the members in the group now: `(member id, partitions)`.
+    fn plan_assignment(&self) -> Vec<(String, Vec<u32>)> {
+        if self.config.assignor == crate::config::Assignor::Range {
+            let mut member_ids: Vec<String> = self.members.iter().map(|m| m.member_id.clone()).collect();
+            member_ids.sort_unstable();
+            let sorted: Vec<&str> = member_ids.iter().map(String::as_str).collect();
+            return assign::range(&sorted, self.config.partitions)
+                .into_iter()
+                .map(|(m, p)| (m.to_string(), p))
+                .collect();
+        }
+        const TOPIC: &str = "orders";
+        // JoinGroup order: the order members joined (Kafka's leader sees them so).
+        let members: Vec<String> = self.members.iter().map(|m| m.member_id.clone()).collect();
+        let topics: assign::TopicPartitions = [(TOPIC.to_string(), self.config.partitions)].into();
+        let previous: assign::Assignment = self
+            .members
+            .iter()
+            .map(|m| (m.member_id.clone(), [(TOPIC.to_string(), m.assignment.clone())].into()))
+            .collect();
+        let result = match self.config.assignor.strategy() {
+            assign::Strategy::CooperativeSticky => assign::cooperative_first_round(
+                &assign::assign(assign::Strategy::Sticky, &members, &topics, &previous),
+                &previous,
+            ),
+            strategy => assign::assign(strategy, &members, &topics, &previous),
+        };
+        members
+            .into_iter()
+            .map(|m| {
+                let partitions = result.get(&m).and_then(|t| t.get(TOPIC)).cloned().unwrap_or_default();
+                (m, partitions)
+            })
+            .collect()
+    }
+
+    /// Cooperative protocol, at a poll boundary: revoke what the new
+    /// assignment drops (a member that revoked anything rejoins, so a second
+    /// rebalance hands it on) and start what it adds from the committed offset.
+    fn apply_pending_assignment(&mut self, c: usize) {
+        let Some(new) = self.consumers[c].pending_assignment.take() else { return };
+        let old = self.consumers[c].assigned.clone();
+        let revoked: Vec<u32> = old.iter().copied().filter(|p| !new.contains(p)).collect();
+        if !revoked.is_empty()
+            && self.group_commits()
+            && matches!(self.config.commit, CommitMode::Auto { .. })
+        {
+            // onPartitionsRevoked: auto-commit what poll returned for them.
+            self.commit(c);
+        }
+        let from_store = !matches!(self.config.position, PositionModel::Group);
+        let mut resumes = Vec::new();
+        let consumer = &mut self.consumers[c];
+        for &p in &revoked {
+            consumer.positions[p as usize] = None;
+        }
+        for &p in new.iter().filter(|p| !old.contains(p)) {
+            let log = &self.partitions[p as usize];
+            let stored = if from_store { consumer.store[p as usize] } else { self.committed[p as usize] };
+            let start = stored.unwrap_or(log.log_start);
+            consumer.positions[p as usize] = Some(start);
+            resumes.push((p, start));
+        }
+        consumer.step = if new.is_empty() { LoopStep::Idle } else { LoopStep::Poll };
+        consumer.assigned = new;
+        consumer.fetch_rotation = 0;
+        for (p, start) in resumes {
+            self.note_resume(c, p, start);
+        }
+        if !revoked.is_empty() {
+            self.begin_rebalance(RebalanceReason::PartitionsRevoked);
+        }
+    }
+
+    /// Counts the partitions no consumer works on because of a rebalance.
+    fn count_stopped_partitions(&mut self) {
+        let preparing = self.group_state == GroupState::PreparingRebalance;
+        let handing_over = self.consumers.iter().any(|c| c.pending_assignment.is_some());
+        if self.members.is_empty() || !(preparing || handing_over) {
+            return;
+        }
+        let cooperative = self.config.assignor.cooperative();
+        let stopped = (0..self.partitions.len() as u32)
+            .filter(|p| {
+                !self.consumers.iter().any(|c| {
+                    matches!(c.process, Process::Running | Process::Paused)
+                        && c.assigned.contains(p)
+                        && (cooperative || !preparing || !c.joined)
+                })
+            })
+            .count();
+        self.sink.metrics.partition_ticks_stopped += stopped as u64;
     }
 
     fn check_one_owner(&self) {

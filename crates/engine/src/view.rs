@@ -214,4 +214,6 @@ pub struct Metrics {
     pub advancing_peeks: u64,
     /// Money paid twice: payouts whose operation had taken effect before (cents).
     pub double_paid_cents: u64,
+    /// Partition-ticks no consumer worked because a rebalance was in progress.
+    pub partition_ticks_stopped: u64,
 }

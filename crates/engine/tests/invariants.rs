@@ -49,7 +49,7 @@ fn config() -> impl Strategy<Value = Config> {
         1u64..8,
         prop_oneof![Just(10_000u64), 3u64..40],
         (any::<bool>(), 1u32..8, prop_oneof![Just(0u8), 0u8..90], any::<bool>(), 1u32..5),
-        (position(), any::<bool>()),
+        (position(), any::<bool>(), 0u8..4),
     )
         .prop_map(
             |(
@@ -63,7 +63,7 @@ fn config() -> impl Strategy<Value = Config> {
                 session_timeout_ticks,
                 retention_records,
                 (use_keys, key_count, hot, round_robin, batch),
-                (position, bridge),
+                (position, bridge, assignor),
             )| Config {
                 seed,
                 partitions,
@@ -77,6 +77,12 @@ fn config() -> impl Strategy<Value = Config> {
                 retention_records,
                 position,
                 bridge,
+                assignor: [
+                    offsetlab_engine::Assignor::Range,
+                    offsetlab_engine::Assignor::RoundRobin,
+                    offsetlab_engine::Assignor::Sticky,
+                    offsetlab_engine::Assignor::CooperativeSticky,
+                ][usize::from(assignor)],
                 producer: ProducerConfig {
                     use_keys,
                     key_count,
@@ -88,7 +94,6 @@ fn config() -> impl Strategy<Value = Config> {
                         KeylessStrategy::Sticky { batch_records: batch }
                     },
                 },
-                ..Config::default()
             },
         )
 }

@@ -1,0 +1,104 @@
+//! Eager and cooperative rebalancing with Kafka's assignors inside the group.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+use offsetlab_engine::{Assignor, Config, ConsumerId, Event, Input, Sim, builtin};
+
+/// A rebalance's assignment: client id, partitions.
+type Assignment = Vec<(ConsumerId, Vec<u32>)>;
+
+fn events_of(name: &str) -> (Sim, Vec<Event>) {
+    let scenario = builtin(name).expect("built-in");
+    let mut sim = scenario.run(None, Some(0)).expect("starts");
+    let mut events = Vec::new();
+    let mut next = 0;
+    for tick in 0..scenario.ticks {
+        while let Some(t) = scenario.timeline.get(next).filter(|t| t.tick == tick) {
+            sim.handle_input(t.input.clone()).expect("accepted");
+            next += 1;
+        }
+        sim.handle_tick(tick + 1);
+        sim.check_invariants();
+        events.extend(std::iter::from_fn(|| sim.poll_event()));
+    }
+    (sim, events)
+}
+
+#[test]
+fn cooperative_stops_only_what_moves() {
+    let (eager, eager_events) = events_of("scale-out-eager");
+    let (cooperative, cooperative_events) = events_of("scale-out-cooperative");
+    let e = eager.metrics();
+    let c = cooperative.metrics();
+    assert!(e.partition_ticks_stopped > 0, "{e:?}");
+    assert!(
+        c.partition_ticks_stopped < e.partition_ticks_stopped,
+        "cooperative {} vs eager {}",
+        c.partition_ticks_stopped,
+        e.partition_ticks_stopped
+    );
+    for m in [&e, &c] {
+        assert_eq!((m.never_processed, m.out_of_key_order), (0, 0), "{m:?}");
+        assert_eq!(m.active_consumers, 5, "{m:?}");
+        assert_eq!(m.total_lag, 0, "{m:?}");
+    }
+    // Eager: one rebalance after the crash and the join. Cooperative: two (the hand-over).
+    let completed = |events: &[Event]| {
+        events.iter().filter(|e| matches!(e, Event::RebalanceCompleted { tick, .. } if *tick > 31)).count()
+    };
+    assert_eq!(completed(&eager_events), 1);
+    assert_eq!(completed(&cooperative_events), 2);
+    // Both end balanced: five live consumers, six partitions.
+    for sim in [&eager, &cooperative] {
+        let view = sim.view();
+        let mut live: Vec<usize> =
+            view.consumers.iter().filter(|c| c.id != ConsumerId(3)).map(|c| c.partitions.len()).collect();
+        live.sort_unstable();
+        assert_eq!(live, vec![1, 1, 1, 1, 2], "{:?}", view.consumers);
+    }
+}
+
+#[test]
+fn the_first_cooperative_round_holds_back_what_changes_owner() {
+    let (_, events) = events_of("scale-out-cooperative");
+    let rounds: Vec<(u32, Assignment)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::RebalanceCompleted { tick, generation, assignment, .. } if *tick > 31 => {
+                Some((*generation, assignment.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    let first: usize = rounds[0].1.iter().map(|(_, p)| p.len()).sum();
+    let second: usize = rounds[1].1.iter().map(|(_, p)| p.len()).sum();
+    assert!(first < 6, "moving partitions are held back: {rounds:?}");
+    assert_eq!(second, 6, "and handed over in the second: {rounds:?}");
+    // What a live member keeps in the first round, it still has in the second.
+    for (consumer, kept) in &rounds[0].1 {
+        let after = &rounds[1].1.iter().find(|(c, _)| c == consumer).expect("still a member").1;
+        assert!(kept.iter().all(|p| after.contains(p)), "{consumer}: {kept:?} → {after:?}");
+    }
+}
+
+#[test]
+fn every_assignor_runs_the_group() {
+    for assignor in [Assignor::Range, Assignor::RoundRobin, Assignor::Sticky, Assignor::CooperativeSticky] {
+        let mut sim =
+            Sim::new(Config { partitions: 5, consumers: 3, assignor, ..Config::default() }).unwrap();
+        sim.handle_input(Input::KeepSending { per_tick: 2 }).unwrap();
+        sim.handle_tick(20);
+        sim.handle_input(Input::Crash { consumer: ConsumerId(2) }).unwrap();
+        sim.handle_tick(60);
+        sim.handle_input(Input::KeepSending { per_tick: 0 }).unwrap();
+        sim.handle_tick(120);
+        sim.check_invariants();
+        let m = sim.metrics();
+        assert_eq!(m.active_consumers, 2, "{assignor:?}: {m:?}");
+        assert_eq!(m.never_processed, 0, "{assignor:?}");
+        assert_eq!(m.total_lag, 0, "{assignor:?}: {m:?}");
+    }
+}
