@@ -227,7 +227,9 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("commit-each-record", include_str!("../scenarios/commit-each-record.json")),
     ("commit-each-batch", include_str!("../scenarios/commit-each-batch.json")),
     ("commit-on-timer", include_str!("../scenarios/commit-on-timer.json")),
+    #[cfg(feature = "assignors")]
     ("scale-out-eager", include_str!("../scenarios/scale-out-eager.json")),
+    #[cfg(feature = "assignors")]
     ("scale-out-cooperative", include_str!("../scenarios/scale-out-cooperative.json")),
 ];
 
