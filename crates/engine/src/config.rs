@@ -266,8 +266,9 @@ impl Config {
         if !cfg!(feature = "assignors") && self.assignor != Assignor::Range {
             return Err(ConfigError {
                 field: "assignor",
-                message: "this build of the engine has only the range assignor (the `assignors` feature is off)"
-                    .to_string(),
+                message:
+                    "this build of the engine has only the range assignor (the `assignors` feature is off)"
+                        .to_string(),
             });
         }
         let p = &self.producer;
