@@ -263,14 +263,6 @@ impl Config {
         check_range("session_timeout_ticks", self.session_timeout_ticks, 1, SESSION_TIMEOUT_TICKS_MAX)?;
         check_range("shutdown_deadline_ticks", self.shutdown_deadline_ticks, 0, SESSION_TIMEOUT_TICKS_MAX)?;
         check_position_model("position.write_ticks", self.position)?;
-        if !cfg!(feature = "assignors") && self.assignor != Assignor::Range {
-            return Err(ConfigError {
-                field: "assignor",
-                message:
-                    "this build of the engine has only the range assignor (the `assignors` feature is off)"
-                        .to_string(),
-            });
-        }
         let p = &self.producer;
         check_range("producer.key_count", p.key_count, 1, KEYS_MAX)?;
         check_range("producer.hot_key_share_percent", p.hot_key_share_percent, 0, 100)?;

@@ -1,6 +1,6 @@
 //! Scenarios: a config plus a timeline of inputs at ticks, as JSON. The
-//! built-in ones ship in `scenarios/` and read through the same parser as
-//! user files.
+//! built-in ones ship in `scenarios/`; build.rs turns them into code, and the
+//! tests check that each equals what the parser for user files reads.
 
 use crate::config::{Config, ConfigError};
 use crate::input::Input;
@@ -87,8 +87,11 @@ impl fmt::Display for ScenarioError {
                 write!(f, "timeline[{index}] (tick {tick}): refused: {message}")
             }
             ScenarioError::UnknownBuiltin(name) => {
-                let names: Vec<&str> = BUILTINS.iter().map(|(n, _)| *n).collect();
-                write!(f, "no built-in scenario named {name:?}; the built-ins are {}", names.join(", "))
+                write!(
+                    f,
+                    "no built-in scenario named {name:?}; the built-ins are {}",
+                    BUILTIN_NAMES.join(", ")
+                )
             }
         }
     }
@@ -204,48 +207,23 @@ fn strip_position(message: &str) -> String {
     }
 }
 
-/// The built-in scenarios, by name, as shipped JSON.
-pub const BUILTINS: &[(&str, &str)] = &[
-    ("default", include_str!("../scenarios/default.json")),
-    ("keys-keep-order", include_str!("../scenarios/keys-keep-order.json")),
-    ("no-keys-reorder", include_str!("../scenarios/no-keys-reorder.json")),
-    ("spare-consumers", include_str!("../scenarios/spare-consumers.json")),
-    ("crash-commit-after", include_str!("../scenarios/crash-commit-after.json")),
-    ("crash-commit-before", include_str!("../scenarios/crash-commit-before.json")),
-    ("idempotent-absorbs-duplicates", include_str!("../scenarios/idempotent-absorbs-duplicates.json")),
-    ("busy-group", include_str!("../scenarios/busy-group.json")),
-    ("booblik-checkpoint", include_str!("../scenarios/booblik-checkpoint.json")),
-    ("torn-checkpoint", include_str!("../scenarios/torn-checkpoint.json")),
-    ("atomic-checkpoint", include_str!("../scenarios/atomic-checkpoint.json")),
-    ("key-erasure-bridge", include_str!("../scenarios/key-erasure-bridge.json")),
-    ("partition-for-null", include_str!("../scenarios/partition-for-null.json")),
-    ("payout-ledger", include_str!("../scenarios/payout-ledger.json")),
-    ("payout-double-payout", include_str!("../scenarios/payout-double-payout.json")),
-    ("hot-account", include_str!("../scenarios/hot-account.json")),
-    ("partition-growth", include_str!("../scenarios/partition-growth.json")),
-    ("rolling-update", include_str!("../scenarios/rolling-update.json")),
-    ("commit-each-record", include_str!("../scenarios/commit-each-record.json")),
-    ("commit-each-batch", include_str!("../scenarios/commit-each-batch.json")),
-    ("commit-on-timer", include_str!("../scenarios/commit-on-timer.json")),
-    #[cfg(feature = "assignors")]
-    ("scale-out-eager", include_str!("../scenarios/scale-out-eager.json")),
-    #[cfg(feature = "assignors")]
-    ("scale-out-cooperative", include_str!("../scenarios/scale-out-cooperative.json")),
-];
+// `BUILTINS` (name and JSON of each built-in, in listing order), `BUILTIN_NAMES` and
+// `builtin_at`, which constructs each built-in directly: build.rs reads the JSON at
+// build time, so the page carries no JSON parser for them. The tests check that
+// every built-in equals what `Scenario::parse` reads from its JSON.
+include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
 /// A built-in scenario by name.
 pub fn builtin(name: &str) -> Result<Scenario, ScenarioError> {
-    let (_, text) = BUILTINS
+    BUILTIN_NAMES
         .iter()
-        .find(|(n, _)| *n == name)
-        .ok_or_else(|| ScenarioError::UnknownBuiltin(name.to_string()))?;
-    // Trusted text (every built-in is parsed and validated by `Scenario::parse` in the
-    // tests), so the plain parser does: the page carries no field-path tracking for it.
-    Ok(serde_json::from_str(text).expect("built-in scenarios are valid (tested)"))
+        .position(|n| *n == name)
+        .map(builtin_at)
+        .ok_or_else(|| ScenarioError::UnknownBuiltin(name.to_string()))
 }
 
 /// Every built-in scenario, in listing order.
 #[must_use]
 pub fn builtins() -> Vec<Scenario> {
-    BUILTINS.iter().map(|(name, _)| builtin(name).expect("listed")).collect()
+    (0..BUILTIN_NAMES.len()).map(builtin_at).collect()
 }

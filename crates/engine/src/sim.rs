@@ -1199,7 +1199,7 @@ impl Sim {
 
     /// The assignor's plan for the members in the group now: `(member id, partitions)`.
     fn plan_assignment(&self) -> Vec<(String, Vec<u32>)> {
-        if self.config.assignor == crate::config::Assignor::Range || !cfg!(feature = "assignors") {
+        if self.config.assignor == crate::config::Assignor::Range {
             let mut member_ids: Vec<String> = self.members.iter().map(|m| m.member_id.clone()).collect();
             member_ids.sort_unstable();
             let sorted: Vec<&str> = member_ids.iter().map(String::as_str).collect();

@@ -14,13 +14,36 @@ fn run(name: &str) -> (Sim, Metrics) {
     (sim, metrics)
 }
 
+/// `builtin()` constructs each scenario from code build.rs generates out of its JSON;
+/// it must be exactly what the validating parser reads from that JSON.
 #[test]
 fn builtins_read_as_the_validating_parser_reads_them() {
-    for (name, text) in offsetlab_engine::BUILTINS {
+    let all = builtins();
+    assert_eq!(all.len(), offsetlab_engine::BUILTINS.len());
+    for ((name, text), listed) in offsetlab_engine::BUILTINS.iter().zip(all) {
         let validated = offsetlab_engine::Scenario::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(builtin(name).unwrap(), validated, "{name}");
+        assert_eq!(listed, validated, "{name}: builtins() in listing order");
         assert_eq!(validated.name, *name, "the file's name matches its listing");
     }
+    let unknown = builtin("no-such-scenario").unwrap_err();
+    assert!(unknown.to_string().contains("the built-ins are default, keys-keep-order"), "{unknown}");
+}
+
+/// Every file in scenarios/ is a listed built-in.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn every_scenario_file_is_listed() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    files.sort();
+    let mut listed: Vec<String> =
+        offsetlab_engine::BUILTINS.iter().map(|(name, _)| format!("{name}.json")).collect();
+    listed.sort();
+    assert_eq!(files, listed);
 }
 
 #[test]
