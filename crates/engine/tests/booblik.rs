@@ -6,28 +6,15 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+mod common;
+
+use common::events_of;
 use offsetlab_engine::{ConsumerId, Event, FindingKind, Input, Scenario, Sim, builtin};
 
 fn run(name: &str) -> Sim {
     let sim = builtin(name).expect("built-in").run(None, None).expect("runs");
     sim.check_invariants();
     sim
-}
-
-fn events_of(name: &str) -> Vec<Event> {
-    let scenario = builtin(name).expect("built-in");
-    let mut sim = scenario.run(None, Some(0)).expect("starts");
-    let mut events = Vec::new();
-    let mut next = 0;
-    for tick in 0..scenario.ticks {
-        while let Some(t) = scenario.timeline.get(next).filter(|t| t.tick == tick) {
-            sim.handle_input(t.input.clone()).expect("accepted");
-            next += 1;
-        }
-        sim.handle_tick(tick + 1);
-        events.extend(std::iter::from_fn(|| sim.poll_event()));
-    }
-    events
 }
 
 const C1: ConsumerId = ConsumerId(1);
@@ -58,7 +45,7 @@ fn booblik_checkpoint_resumes_one_batch_back_legally() {
 
 #[test]
 fn a_torn_in_place_write_replays_far_back_and_the_check_flags_it() {
-    let events = events_of("torn-checkpoint");
+    let (_, events) = events_of("torn-checkpoint");
     let torn = events
         .iter()
         .find_map(|e| match e {
@@ -82,7 +69,7 @@ fn a_torn_in_place_write_replays_far_back_and_the_check_flags_it() {
 
 #[test]
 fn an_atomic_write_never_tears() {
-    let events = events_of("atomic-checkpoint");
+    let (_, events) = events_of("atomic-checkpoint");
     assert!(events.iter().any(|e| matches!(e, Event::CheckpointAbandoned { consumer: C1, .. })));
     assert!(!events.iter().any(|e| matches!(e, Event::CheckpointTorn { .. })));
     let resumed = events
@@ -128,7 +115,7 @@ fn the_bridge_keeps_partitions_and_erases_keys() {
 
 #[test]
 fn partition_for_null_makes_the_next_send_skip() {
-    let events = events_of("partition-for-null");
+    let (_, events) = events_of("partition-for-null");
     let sent: Vec<u32> = events
         .iter()
         .filter_map(|e| match e {

@@ -5,27 +5,13 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use offsetlab_engine::{Assignor, Config, ConsumerId, Event, Input, Sim, builtin};
+mod common;
+
+use common::events_of;
+use offsetlab_engine::{Assignor, Config, ConsumerId, Event, Input, Sim};
 
 /// A rebalance's assignment: client id, partitions.
 type Assignment = Vec<(ConsumerId, Vec<u32>)>;
-
-fn events_of(name: &str) -> (Sim, Vec<Event>) {
-    let scenario = builtin(name).expect("built-in");
-    let mut sim = scenario.run(None, Some(0)).expect("starts");
-    let mut events = Vec::new();
-    let mut next = 0;
-    for tick in 0..scenario.ticks {
-        while let Some(t) = scenario.timeline.get(next).filter(|t| t.tick == tick) {
-            sim.handle_input(t.input.clone()).expect("accepted");
-            next += 1;
-        }
-        sim.handle_tick(tick + 1);
-        sim.check_invariants();
-        events.extend(std::iter::from_fn(|| sim.poll_event()));
-    }
-    (sim, events)
-}
 
 #[test]
 fn cooperative_stops_only_what_moves() {

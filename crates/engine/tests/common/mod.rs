@@ -1,0 +1,23 @@
+//! Shared by the engine's test files.
+#![allow(dead_code)]
+
+use offsetlab_engine::{Event, Sim, builtin};
+
+/// Runs a built-in scenario tick by tick, checking the invariants after
+/// every tick, and returns the simulation with every event it emitted.
+pub fn events_of(name: &str) -> (Sim, Vec<Event>) {
+    let scenario = builtin(name).expect("built-in");
+    let mut sim = scenario.run(None, Some(0)).expect("starts");
+    let mut events = Vec::new();
+    let mut next = 0;
+    for tick in 0..scenario.ticks {
+        while let Some(t) = scenario.timeline.get(next).filter(|t| t.tick == tick) {
+            sim.handle_input(t.input.clone()).expect("accepted");
+            next += 1;
+        }
+        sim.handle_tick(tick + 1);
+        sim.check_invariants();
+        events.extend(std::iter::from_fn(|| sim.poll_event()));
+    }
+    (sim, events)
+}
