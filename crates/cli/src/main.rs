@@ -104,8 +104,9 @@ struct ExpandArgs {
     keys: KeyArgs,
 }
 
+/// Which scenario to run, and how: shared by `run` and `check`.
 #[derive(Debug, Args)]
-struct RunArgs {
+struct ScenarioArgs {
     /// A built-in scenario's name (see `offsetlab scenarios`) or the path of a scenario JSON file.
     ///
     /// A built-in's name wins over a file of the same name; write `./NAME` for the file.
@@ -117,9 +118,16 @@ struct RunArgs {
     /// Ticks to run; defaults to the scenario's ticks.
     #[arg(long, value_name = "T")]
     ticks: Option<u64>,
-    /// Print one JSON object on one line: scenario, seed, tick, metrics, describe.
+    /// Print one JSON object on one line (`run`: scenario, seed, tick, metrics, describe;
+    /// `check`: the split check).
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    #[command(flatten)]
+    run: ScenarioArgs,
     /// Keep each consumer's position in DIR across runs (booblik's FileOffsetStore:
     /// DIR/cN/orders-P.pos). The run uses consumer-side offset stores, loads them
     /// at the start, prints resumedFrom per consumer, and saves them at the end.
@@ -129,18 +137,8 @@ struct RunArgs {
 
 #[derive(Debug, Args)]
 struct CheckArgs {
-    /// A built-in scenario's name or the path of a scenario JSON file.
-    #[arg(long, value_name = "NAME|FILE.json")]
-    scenario: String,
-    /// Seed for every random choice; defaults to the scenario's config.seed.
-    #[arg(long, value_name = "S")]
-    seed: Option<u64>,
-    /// Ticks to run; defaults to the scenario's ticks.
-    #[arg(long, value_name = "T")]
-    ticks: Option<u64>,
-    /// Print the check as one JSON object on one line.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    run: ScenarioArgs,
 }
 
 fn parse_partitions(text: &str) -> Result<u32, String> {
@@ -244,22 +242,24 @@ fn execute(command: Command) -> Result<Verdict, Failure> {
             writeln!(out, "{}", moved_summary(moved, keys.len() as u64))?;
         }
         Command::Run(args) => {
-            let loaded = run::load(&args.scenario)?;
-            let outcome = match &args.offset_dir {
-                Some(dir) => run::run_with_offset_dir(loaded, args.seed, args.ticks, dir)?,
-                None => run::run(loaded, args.seed, args.ticks)?,
+            let RunArgs { run: ScenarioArgs { scenario, seed, ticks, json }, offset_dir } = args;
+            let loaded = run::load(&scenario)?;
+            let outcome = match &offset_dir {
+                Some(dir) => run::run_with_offset_dir(loaded, seed, ticks, dir)?,
+                None => run::run(loaded, seed, ticks)?,
             };
-            if args.json {
+            if json {
                 writeln!(out, "{}", outcome.json())?;
             } else {
                 write!(out, "{}", outcome.text())?;
             }
         }
         Command::Check(args) => {
-            let loaded = run::load(&args.scenario)?;
-            let outcome = run::run(loaded, args.seed, args.ticks)?;
+            let ScenarioArgs { scenario, seed, ticks, json } = args.run;
+            let loaded = run::load(&scenario)?;
+            let outcome = run::run(loaded, seed, ticks)?;
             let check = outcome.sim.split_check();
-            if args.json {
+            if json {
                 writeln!(out, "{}", outcome.check_json(&check))?;
             } else {
                 write!(out, "{}", outcome.check_text(&check))?;
