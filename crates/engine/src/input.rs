@@ -158,6 +158,10 @@ pub enum Input {
         #[serde(default)]
         consumers: Vec<ConsumerId>,
     },
+    /// The assignor (and so the protocol) for the next rebalances; refused during one.
+    Assignor {
+        assignor: crate::config::Assignor,
+    },
 }
 
 /// Why an input was refused. Nothing changed.
@@ -186,6 +190,8 @@ pub enum InputError {
     },
     TooManyConsumers,
     RestartPending,
+    /// The input waits for the group to be stable.
+    RebalanceInProgress,
 }
 
 impl fmt::Display for InputError {
@@ -211,6 +217,9 @@ impl fmt::Display for InputError {
                 write!(f, "a group holds at most {} consumers", crate::config::limits::CONSUMERS_MAX)
             }
             InputError::RestartPending => write!(f, "a restart or rolling update is already in progress"),
+            InputError::RebalanceInProgress => {
+                write!(f, "the group is rebalancing: try again once it is stable")
+            }
         }
     }
 }

@@ -395,6 +395,16 @@ impl Sim {
                 self.config.commit = commit;
                 self.setting_changed("commit", commit.label().to_string());
             }
+            Input::Assignor { assignor } => {
+                if self.group_state == GroupState::PreparingRebalance
+                    || self.consumers.iter().any(|c| c.pending_assignment.is_some())
+                {
+                    // Switching protocols mid-rebalance would mix eager and cooperative rounds.
+                    return Err(InputError::RebalanceInProgress);
+                }
+                self.config.assignor = assignor;
+                self.setting_changed("assignor", format!("{assignor:?}"));
+            }
             Input::Idempotent { on } => {
                 self.config.idempotent = on;
                 self.setting_changed("idempotent", on.to_string());
@@ -1524,6 +1534,7 @@ impl Sim {
                 session_timeout_ticks: self.config.session_timeout_ticks,
                 retention_records: self.config.retention_records,
                 position: self.config.position,
+                assignor: self.config.assignor,
                 bridge: self.config.bridge,
             },
             producer: ProducerView {

@@ -50,6 +50,7 @@ pub struct SettingsView {
     pub retention_records: u64,
     /// Where positions live: the group (Kafka) or each consumer's store (booblik).
     pub position: PositionModel,
+    pub assignor: crate::config::Assignor,
     pub bridge: bool,
 }
 

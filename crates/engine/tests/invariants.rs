@@ -121,6 +121,14 @@ fn input() -> impl Strategy<Value = Input> {
         1 => any::<bool>().prop_map(|advancing| Input::Peek { advancing }),
         1 => (1u32..3).prop_map(|count| Input::AddPartitions { count }),
         1 => (1u32..6).prop_map(|n| Input::KillBeforeCommit { consumer: ConsumerId(n) }),
+        1 => (0usize..4).prop_map(|i| Input::Assignor {
+            assignor: [
+                offsetlab_engine::Assignor::Range,
+                offsetlab_engine::Assignor::RoundRobin,
+                offsetlab_engine::Assignor::Sticky,
+                offsetlab_engine::Assignor::CooperativeSticky,
+            ][i],
+        }),
     ]
 }
 

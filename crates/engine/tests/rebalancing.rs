@@ -88,3 +88,22 @@ fn every_assignor_runs_the_group() {
         assert_eq!(m.total_lag, 0, "{assignor:?}: {m:?}");
     }
 }
+
+#[test]
+fn the_assignor_can_change_between_rebalances() {
+    let mut sim = Sim::new(Config { partitions: 4, consumers: 2, ..Config::default() }).unwrap();
+    assert!(
+        sim.handle_input(Input::Assignor { assignor: Assignor::CooperativeSticky }).is_err(),
+        "refused while the first rebalance is in progress"
+    );
+    sim.handle_tick(1);
+    sim.handle_input(Input::Assignor { assignor: Assignor::CooperativeSticky }).unwrap();
+    assert_eq!(sim.view().settings.assignor, Assignor::CooperativeSticky);
+    sim.handle_input(Input::AddConsumer).unwrap();
+    sim.handle_tick(20);
+    sim.check_invariants();
+    let events: Vec<Event> = std::iter::from_fn(|| sim.poll_event()).collect();
+    let rounds =
+        events.iter().filter(|e| matches!(e, Event::RebalanceCompleted { tick, .. } if *tick > 1)).count();
+    assert_eq!(rounds, 2, "cooperative: a first round and a hand-over");
+}

@@ -15,8 +15,8 @@
 //! `Rc`s for everything derived, so equality by pointer tells Yew what changed.
 
 use offsetlab_engine::{
-    ConsumerStats, FarRecordView, Input, RecordView, RestartPreview, Scenario, Sim, SplitCheck, View,
-    builtin, describe,
+    ConsumerStats, FarRecordView, Input, LagSample, LedgerEntry, RecordView, RestartPreview, Scenario, Sim,
+    SplitCheck, View, builtin, describe,
 };
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -141,6 +141,10 @@ pub struct AppState {
     pub stats: Rc<Vec<ConsumerStats>>,
     /// booblik's split check, now.
     pub split: Rc<SplitCheck>,
+    /// Per partition, the last ticks' lag and oldest-unprocessed age (for the charts).
+    pub lag_history: Rc<Vec<Vec<LagSample>>>,
+    /// The payout ledger: one entry per account that saw a payout.
+    pub ledger: Rc<Vec<LedgerEntry>>,
     scroll: Rc<Vec<Option<u64>>>,
     pub selected: Option<Rc<Selection>>,
     /// Newest last.
@@ -161,6 +165,8 @@ impl PartialEq for AppState {
             && Rc::ptr_eq(&self.split, &other.split)
             && Rc::ptr_eq(&self.stats, &other.stats)
             && Rc::ptr_eq(&self.far_tapes, &other.far_tapes)
+            && Rc::ptr_eq(&self.lag_history, &other.lag_history)
+            && Rc::ptr_eq(&self.ledger, &other.ledger)
             && Rc::ptr_eq(&self.announcements, &other.announcements)
             && Rc::ptr_eq(&self.scenario, &other.scenario)
             && self.selected.as_ref().map(Rc::as_ptr) == other.selected.as_ref().map(Rc::as_ptr)
@@ -199,6 +205,8 @@ impl AppState {
             far_tapes: Rc::new(Vec::new()),
             stats: Rc::new(sim.stats()),
             split: Rc::new(sim.split_check()),
+            lag_history: Rc::new(Vec::new()),
+            ledger: Rc::new(Vec::new()),
             sim: Rc::new(RefCell::new(sim)),
             scenario,
             next_timed: 0,
@@ -354,6 +362,8 @@ impl AppState {
         self.far_tapes = Rc::new(far_tapes);
         self.stats = Rc::new(sim.stats());
         self.split = Rc::new(sim.split_check());
+        self.lag_history = Rc::new((0..view.partitions.len() as u32).map(|p| sim.lag_history(p)).collect());
+        self.ledger = Rc::new(sim.ledger());
         self.describe = describe(&sim).into();
         self.tapes = Rc::new(tapes);
         self.view = Rc::new(view);
