@@ -96,6 +96,7 @@ pub fn App(props: &AppProps) -> Html {
                         <Sink state={state.clone()} on_action={on_action.clone()} />
                         <Settings state={state.clone()} on_action={on_action.clone()} />
                         <crate::components::Booblik state={state.clone()} on_action={on_action.clone()} />
+                        <crate::components::Operations state={state.clone()} on_action={on_action.clone()} />
                     </div>
                 </div>
                 <div class="explainer">

@@ -1,0 +1,46 @@
+//! Operating the payout stream: lag with its oldest unprocessed age,
+//! rebalancing protocols, topic growth, rolling updates, the kill between the
+//! ledger commit and the offset commit, and the ledger it leaves.
+
+mod fault;
+mod growth;
+mod lag_chart;
+mod ledger;
+mod rebalancing;
+mod rolling;
+
+use crate::components::SectionProps;
+use fault::Fault;
+use growth::Growth;
+use lag_chart::LagChart;
+use ledger::Ledger;
+use rebalancing::Rebalancing;
+use rolling::Rolling;
+use yew::prelude::*;
+
+/// Cents as dollars: `1234` → `"$12.34"`.
+#[must_use]
+pub fn dollars(cents: u64) -> String {
+    format!("${}.{:02}", cents / 100, cents % 100)
+}
+
+#[component]
+pub fn Operations(props: &SectionProps) -> Html {
+    html! {
+        <section class="operations panel" aria-labelledby="operations-heading">
+            <h2 id="operations-heading">{ "Operations" }</h2>
+            <p class="operations-lead">
+                { "Running the payout stream: what lag hides, what a rebalance stops, what growing the \
+                   topic moves, and what a consumer killed at the wrong moment pays twice." }
+            </p>
+            <LagChart state={props.state.clone()} on_action={props.on_action.clone()} />
+            <div class="operations-grid">
+                <Rebalancing state={props.state.clone()} on_action={props.on_action.clone()} />
+                <Growth state={props.state.clone()} on_action={props.on_action.clone()} />
+                <Rolling state={props.state.clone()} on_action={props.on_action.clone()} />
+                <Fault state={props.state.clone()} on_action={props.on_action.clone()} />
+            </div>
+            <Ledger state={props.state.clone()} on_action={props.on_action.clone()} />
+        </section>
+    }
+}
