@@ -29,8 +29,8 @@ pub use event::{Event, PartitionMove, RebalanceReason, Tick, TraceHasher};
 pub use input::{ConsumerId, Input, InputError, ResetSpec};
 pub use partitioner::{KeylessStrategy, murmur2, partition_for_key, to_positive};
 pub use scenario::{
-    BUILTINS, SCENARIO_BYTES_MAX, SCENARIO_TICKS_MAX, Scenario, ScenarioError, TIMELINE_INPUTS_MAX,
-    TimedInput, builtin, builtins,
+    BUILTINS, CommitCost, SCENARIO_BYTES_MAX, SCENARIO_TICKS_MAX, Scenario, ScenarioError,
+    TIMELINE_INPUTS_MAX, TimedInput, builtin, builtins, commit_cost_comparison,
 };
 pub use sim::{
     CheckpointView, ConsumerStats, FarPartitionView, FarRecordView, Finding, FindingKind, PartitionSplit,

@@ -191,3 +191,16 @@ fn commit_cost_trades_requests_for_the_replay_window() {
     );
     assert_eq!(each_record.duplicates, 0, "a crash between ticks leaves nothing handled uncommitted");
 }
+
+#[test]
+fn the_commit_cost_comparison_reads_the_three_runs() {
+    let rows = offsetlab_engine::commit_cost_comparison();
+    assert_eq!(
+        rows.iter().map(|r| r.scenario).collect::<Vec<_>>(),
+        vec!["commit-each-record", "commit-each-batch", "commit-on-timer"]
+    );
+    for row in &rows {
+        let m = run(row.scenario).metrics();
+        assert_eq!((row.commit_requests, row.replayed), (m.commit_requests, m.duplicates));
+    }
+}

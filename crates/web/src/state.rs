@@ -15,13 +15,18 @@
 //! `Rc`s for everything derived, so equality by pointer tells Yew what changed.
 
 use offsetlab_engine::{
-    ConsumerStats, FarRecordView, Input, LagSample, LedgerEntry, RecordView, RestartPreview, Scenario, Sim,
-    SplitCheck, View, builtin, describe,
+    CommitCost, ConsumerStats, FarRecordView, Input, LagSample, LedgerEntry, RecordView, RestartPreview,
+    Scenario, Sim, SplitCheck, View, builtin, describe,
 };
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 use yew::Reducible;
+
+thread_local! {
+    /// The commit-cost comparison runs three scenarios headless: once per page.
+    static COMMIT_COST: Rc<Vec<CommitCost>> = Rc::new(offsetlab_engine::commit_cost_comparison());
+}
 
 /// The built-in scenario the page starts from.
 pub const SCENARIO: &str = "default";
@@ -145,6 +150,8 @@ pub struct AppState {
     pub lag_history: Rc<Vec<Vec<LagSample>>>,
     /// The payout ledger: one entry per account that saw a payout.
     pub ledger: Rc<Vec<LedgerEntry>>,
+    /// Commit every record, every batch or on a timer, measured side by side (computed once).
+    pub commit_cost: Rc<Vec<CommitCost>>,
     scroll: Rc<Vec<Option<u64>>>,
     pub selected: Option<Rc<Selection>>,
     /// Newest last.
@@ -207,6 +214,7 @@ impl AppState {
             split: Rc::new(sim.split_check()),
             lag_history: Rc::new(Vec::new()),
             ledger: Rc::new(Vec::new()),
+            commit_cost: COMMIT_COST.with(Rc::clone),
             sim: Rc::new(RefCell::new(sim)),
             scenario,
             next_timed: 0,

@@ -63,7 +63,9 @@ async fn lag_chart_has_a_row_and_sparkline_per_partition() {
     let rows = texts(&page, "[data-field=lag-chart] li");
     assert_eq!(rows.len() as u32, partitions());
     assert!(rows[0].starts_with("P0 lag ") && rows[0].contains("oldest unprocessed"), "{rows:?}");
-    assert_eq!(page.all("[data-field=lag-chart] svg[aria-hidden=true] polyline").len(), rows.len());
+    // Two lines per partition: lag, and the age of the oldest unprocessed record.
+    assert_eq!(page.all("[data-field=lag-chart] svg[aria-hidden=true] polyline.lag").len(), rows.len());
+    assert_eq!(page.all("[data-field=lag-chart] svg[aria-hidden=true] polyline.age").len(), rows.len());
     assert_eq!(page.all("[data-field=lag-chart] li.hottest").len(), 1, "{rows:?}");
 }
 
@@ -123,4 +125,23 @@ async fn kill_buttons_follow_the_running_consumers() {
     page.click(&selector).await;
     page.step(10).await;
     assert!(page.all(&selector).is_empty(), "{consumer} still offered after its kill");
+}
+
+#[wasm_bindgen_test]
+async fn the_commit_cost_table_compares_three_ways_of_committing() {
+    let page = Page::with_seed(1).await;
+    let rows = page.all("[data-field=commit-cost] tbody tr");
+    assert_eq!(rows.len(), 3);
+    let numbers: Vec<(u64, u64)> = rows
+        .iter()
+        .map(|row| {
+            let cells = row.query_selector_all("td").unwrap();
+            let cell = |i| cells.item(i).unwrap().text_content().unwrap().parse::<u64>().unwrap();
+            (cell(0), cell(1))
+        })
+        .collect();
+    assert!(numbers[0].0 > numbers[1].0 && numbers[1].0 > numbers[2].0, "requests: {numbers:?}");
+    assert!(numbers[0].1 <= numbers[1].1 && numbers[1].1 < numbers[2].1, "replays: {numbers:?}");
+    page.click("[data-scenario-run=commit-on-timer]").await;
+    assert!(page.text(".clock_bar").contains("commit-on-timer"));
 }

@@ -2,6 +2,7 @@
 //! rebalancing protocols, topic growth, rolling updates, the kill between the
 //! ledger commit and the offset commit, and the ledger it leaves.
 
+mod commit_cost;
 mod fault;
 mod growth;
 mod lag_chart;
@@ -10,6 +11,7 @@ mod rebalancing;
 mod rolling;
 
 use crate::components::SectionProps;
+use commit_cost::CommitCostTable;
 use fault::Fault;
 use growth::Growth;
 use lag_chart::LagChart;
@@ -34,6 +36,7 @@ pub fn Operations(props: &SectionProps) -> Html {
                    topic moves, and what a consumer killed at the wrong moment pays twice." }
             </p>
             <LagChart state={props.state.clone()} on_action={props.on_action.clone()} />
+            <CommitCostTable state={props.state.clone()} on_action={props.on_action.clone()} />
             <div class="operations-grid">
                 <Rebalancing state={props.state.clone()} on_action={props.on_action.clone()} />
                 <Growth state={props.state.clone()} on_action={props.on_action.clone()} />

@@ -1,5 +1,5 @@
 //! Lag that tells the truth: per partition its lag, the age of its oldest
-//! unprocessed record, and a sparkline of lag over the recent ticks.
+//! unprocessed record, and sparklines of both over the recent ticks.
 
 use crate::components::SectionProps;
 use offsetlab_engine::{HISTORY_SAMPLES_MAX, LagSample};
@@ -8,15 +8,16 @@ use yew::prelude::*;
 const WIDTH: f64 = 120.0;
 const HEIGHT: f64 = 24.0;
 
-/// The sparkline's points, scaled to `max` (the largest lag on the chart).
-fn points(samples: &[LagSample], max: u64) -> String {
+/// The sparkline's points for `value` of each sample, scaled to `max` (the
+/// largest value on the chart).
+fn points(samples: &[LagSample], value: fn(&LagSample) -> u64, max: u64) -> String {
     let step = WIDTH / (HISTORY_SAMPLES_MAX.max(2) - 1) as f64;
     let max = max.max(1) as f64;
     samples
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            format!("{:.1},{:.1}", i as f64 * step, HEIGHT - 1.0 - s.lag as f64 * (HEIGHT - 2.0) / max)
+            format!("{:.1},{:.1}", i as f64 * step, HEIGHT - 1.0 - value(s) as f64 * (HEIGHT - 2.0) / max)
         })
         .collect::<Vec<_>>()
         .join(" ")
@@ -26,7 +27,10 @@ fn points(samples: &[LagSample], max: u64) -> String {
 pub fn LagChart(props: &SectionProps) -> Html {
     let state = &props.state;
     let view = &state.view;
-    let max = state.lag_history.iter().flatten().map(|s| s.lag).max().unwrap_or(0);
+    let lag_of = |s: &LagSample| s.lag;
+    let age_of = |s: &LagSample| s.oldest_unprocessed_age;
+    let max_lag = state.lag_history.iter().flatten().map(lag_of).max().unwrap_or(0);
+    let max_age = state.lag_history.iter().flatten().map(age_of).max().unwrap_or(0);
     let hottest = view
         .partitions
         .iter()
@@ -36,6 +40,7 @@ pub fn LagChart(props: &SectionProps) -> Html {
     html! {
         <div class="ops-block ops-lag">
             <h3>{ "Lag that tells the truth" }</h3>
+            <p class="ops-help">{ "Solid: lag. Dotted: age of the oldest unprocessed record." }</p>
             <p class="ops-help">
                 { "Lag counts records; the age of the oldest unprocessed record says how late the payouts are. \
                    A hot account's partition can show small lag and a large age." }
@@ -54,7 +59,8 @@ pub fn LagChart(props: &SectionProps) -> Html {
                             </span>
                             <svg class="ops-spark" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} preserveAspectRatio="none"
                                 aria-hidden="true" focusable="false">
-                                <polyline points={points(samples, max)} />
+                                <polyline class="lag" points={points(samples, lag_of, max_lag)} />
+                                <polyline class="age" points={points(samples, age_of, max_age)} />
                             </svg>
                         </li>
                     }
