@@ -145,3 +145,19 @@ async fn the_commit_cost_table_compares_three_ways_of_committing() {
     page.click("[data-scenario-run=commit-on-timer]").await;
     assert!(page.text(".clock_bar").contains("commit-on-timer"));
 }
+
+#[wasm_bindgen_test]
+async fn eager_and_cooperative_rebalances_stop_different_amounts() {
+    let mut stopped = Vec::new();
+    for name in ["scale-out-eager", "scale-out-cooperative"] {
+        let page = load(name).await;
+        page.step(60).await;
+        assert!(page.text("[data-field=protocol]").contains(if name.ends_with("eager") {
+            "every member stops"
+        } else {
+            "only what moves stops"
+        }));
+        stopped.push(page.counter("partition-ticks-stopped"));
+    }
+    assert!(stopped[1] < stopped[0], "cooperative {} vs eager {}", stopped[1], stopped[0]);
+}
