@@ -3,12 +3,14 @@
 //! independent check against kafka-python's assignors
 //! (`fixtures/kafka_python_assignments.json`).
 
+mod common;
+
+use common::{TempFile, temp_file};
+
 use offsetlab_engine::{Assignment, Strategy, TopicPartitions, assign};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicU32, Ordering};
 
 fn offsetlab<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_offsetlab")).args(args).output().unwrap()
@@ -58,31 +60,6 @@ fn failure_of<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(args: &[S]) -> String
 /// `failure_of` for a command line.
 fn fails(line: &str) -> String {
     failure_of(&words(line))
-}
-
-/// A file under the temp dir with a name no other test uses.
-fn temp_file(name: &str, contents: &[u8]) -> TempFile {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let path = std::env::temp_dir().join(format!("offsetlab-assign-{}-{n}-{name}", std::process::id()));
-    std::fs::write(&path, contents).unwrap();
-    TempFile(path)
-}
-
-struct TempFile(PathBuf);
-
-impl TempFile {
-    fn path(&self) -> &str {
-        let path = self.0.to_str().unwrap();
-        assert!(!path.contains(char::is_whitespace), "{path}");
-        path
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
 }
 
 /// (member, topic, partition) triples.

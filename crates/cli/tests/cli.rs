@@ -1,11 +1,13 @@
 //! The `offsetlab` binary, run as a user runs it.
 
+mod common;
+
+use common::temp_file;
+
 use offsetlab_engine::{BUILTINS, murmur2, partition_for_key, to_positive};
 use serde_json::Value;
 use std::io::Write as _;
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 
 fn offsetlab(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_offsetlab")).args(args).output().unwrap()
@@ -32,29 +34,6 @@ fn failure_of(args: &[&str]) -> String {
     assert!(stderr.starts_with("offsetlab: "), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     stderr
-}
-
-/// A file under the temp dir with a name no other test uses.
-fn temp_file(name: &str, contents: &[u8]) -> TempFile {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let path = std::env::temp_dir().join(format!("offsetlab-cli-{}-{n}-{name}", std::process::id()));
-    std::fs::write(&path, contents).unwrap();
-    TempFile(path)
-}
-
-struct TempFile(PathBuf);
-
-impl TempFile {
-    fn path(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
 }
 
 // ---------------------------------------------------------------- partition
