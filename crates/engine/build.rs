@@ -113,6 +113,7 @@ fn scenario(json: &Value) -> Result<String> {
     let mut config = "crate::config::Config::default()".to_string();
     let mut ticks = "100".to_string();
     let mut timeline = Vec::new();
+    let mut guide_code = "None".to_string();
     for (key, value) in fields {
         match key.as_str() {
             "name" => name = Some(string(value, key)?),
@@ -125,21 +126,27 @@ fn scenario(json: &Value) -> Result<String> {
                 for (i, timed) in inputs.iter().enumerate() {
                     let what = format!("timeline[{i}]");
                     let timed = object(timed, &what)?;
-                    if timed.len() != 2 {
-                        return Err(format!("{what}: expected tick and input"));
+                    if let Some(key) = timed.keys().find(|k| !["tick", "input", "learner"].contains(&k.as_str())) {
+                        return Err(format!("{what}: unknown field {key}"));
                     }
                     let tick = number(timed.get("tick").ok_or(format!("{what}: no tick"))?, "tick")?;
                     let input = value_of("input", timed.get("input").ok_or(format!("{what}: no input"))?)?;
-                    timeline.push(format!("TimedInput {{ tick: {tick}, input: {input} }}"));
+                    let learner = match timed.get("learner") {
+                        None => false,
+                        Some(Value::Bool(b)) => *b,
+                        Some(other) => return Err(format!("{what}.learner: expected a bool, got {other}")),
+                    };
+                    timeline.push(format!("TimedInput {{ tick: {tick}, input: {input}, learner: {learner} }}"));
                 }
             }
+            "guide" => guide_code = format!("Some({})", guide(value)?),
             _ => return Err(format!("unknown field {key}")),
         }
     }
     let name = name.ok_or("no name")?;
     Ok(format!(
         "Scenario {{ name: {name}.into(), summary: {summary}.into(), watch: {watch}.into(), config: {config}, \
-         ticks: {ticks}, timeline: vec![{}] }}",
+         ticks: {ticks}, timeline: vec![{}], guide: {guide_code} }}",
         timeline.join(", ")
     ))
 }
@@ -232,4 +239,58 @@ fn camel(kebab: &str) -> String {
             chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
         })
         .collect()
+}
+
+/// A scenario's guide: topic, story, steps and the outcome check.
+fn guide(value: &Value) -> Result<String> {
+    let fields = object(value, "guide")?;
+    let (mut topic, mut story, mut steps, mut outcome) = (None, None, Vec::new(), None);
+    for (key, value) in fields {
+        match key.as_str() {
+            "topic" => topic = Some(format!("crate::guide::Topic::{}", camel(value.as_str().ok_or("guide.topic")?))),
+            "story" => story = Some(string(value, "guide.story")?),
+            "steps" => {
+                for step in value.as_array().ok_or("guide.steps: expected an array")? {
+                    steps.push(format!("{}.into()", string(step, "guide.steps")?));
+                }
+            }
+            "outcome" => {
+                let o = object(value, "guide.outcome")?;
+                let mut when = Vec::new();
+                for c in o.get("when").and_then(Value::as_array).ok_or("guide.outcome.when: expected an array")? {
+                    let c = object(c, "guide.outcome.when")?;
+                    let mut metric = None;
+                    let (mut at_least, mut at_most) = ("None".to_string(), "None".to_string());
+                    for (k, v) in c {
+                        match k.as_str() {
+                            "metric" => {
+                                let snake = v.as_str().ok_or("metric: expected a string")?;
+                                metric = Some(format!("crate::guide::Metric::{}", camel(&snake.replace('_', "-"))));
+                            }
+                            "at_least" => at_least = format!("Some({})", number(v, k)?),
+                            "at_most" => at_most = format!("Some({})", number(v, k)?),
+                            _ => return Err(format!("guide.outcome.when: unknown field {k}")),
+                        }
+                    }
+                    let metric = metric.ok_or("guide.outcome.when: no metric")?;
+                    when.push(format!(
+                        "crate::guide::Condition {{ metric: {metric}, at_least: {at_least}, at_most: {at_most} }}"
+                    ));
+                }
+                let says = string(o.get("says").ok_or("guide.outcome: no says")?, "guide.outcome.says")?;
+                if let Some(k) = o.keys().find(|k| !["when", "says"].contains(&k.as_str())) {
+                    return Err(format!("guide.outcome: unknown field {k}"));
+                }
+                outcome = Some(format!("crate::guide::Outcome {{ when: vec![{}], says: {says}.into() }}", when.join(", ")));
+            }
+            _ => return Err(format!("guide: unknown field {key}")),
+        }
+    }
+    Ok(format!(
+        "crate::guide::Guide {{ topic: {}, story: {}.into(), steps: vec![{}], outcome: {} }}",
+        topic.ok_or("guide: no topic")?,
+        story.ok_or("guide: no story")?,
+        steps.join(", "),
+        outcome.ok_or("guide: no outcome")?
+    ))
 }

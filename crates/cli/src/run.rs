@@ -91,6 +91,7 @@ pub fn run_with_offset_dir(
                 loads.push(TimedInput {
                     tick: 0,
                     input: Input::LoadCheckpoint { consumer, partition, offset },
+                    learner: false,
                 });
             }
         }

@@ -11,6 +11,7 @@ mod assign;
 mod config;
 mod describe;
 mod event;
+mod guide;
 mod input;
 mod log;
 mod partitioner;
@@ -26,6 +27,7 @@ pub use config::{
 };
 pub use describe::describe;
 pub use event::{Event, PartitionMove, RebalanceReason, Tick, TraceHasher};
+pub use guide::{Condition, GUIDE_STEPS_MAX, Guide, Metric, OUTCOME_CONDITIONS_MAX, Outcome, Topic};
 pub use input::{ConsumerId, Input, InputError, ResetSpec};
 pub use partitioner::{KeylessStrategy, murmur2, partition_for_key, to_positive};
 pub use scenario::{

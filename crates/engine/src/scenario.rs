@@ -3,6 +3,7 @@
 //! tests check that each equals what the parser for user files reads.
 
 use crate::config::{Config, ConfigError};
+use crate::guide::Guide;
 use crate::input::Input;
 use crate::sim::Sim;
 use serde::{Deserialize, Serialize};
@@ -37,6 +38,9 @@ pub struct Scenario {
     pub ticks: u64,
     #[serde(default)]
     pub timeline: Vec<TimedInput>,
+    /// Built-in scenarios are guided experiments: story, steps, outcome check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guide: Option<Guide>,
 }
 
 /// An input applied when the clock reads `tick` (before the step to `tick + 1`).
@@ -45,6 +49,15 @@ pub struct Scenario {
 pub struct TimedInput {
     pub tick: u64,
     pub input: Input,
+    /// One of the guide's steps: a guided run leaves it to the learner.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub learner: bool,
+}
+
+// serde's `skip_serializing_if` passes a reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 /// What is wrong with a scenario; every variant names the place.
@@ -157,7 +170,27 @@ impl Scenario {
                 ),
             });
         }
+        if let Some(guide) = &self.guide {
+            guide.validate().map_err(|(field, message)| ScenarioError::Invalid { field, message })?;
+        }
+        if let Some(i) = self.timeline.iter().position(|t| t.learner)
+            && self.guide.as_ref().is_none_or(|g| g.steps.is_empty())
+        {
+            return Err(ScenarioError::Invalid {
+                field: format!("timeline[{i}].learner"),
+                message: "a learner input needs a guide with steps".into(),
+            });
+        }
         Ok(())
+    }
+
+    /// The guided run: the same scenario without the inputs the learner does by hand.
+    #[must_use]
+    pub fn guided(&self) -> Scenario {
+        Scenario {
+            timeline: self.timeline.iter().filter(|t| !t.learner).cloned().collect(),
+            ..self.clone()
+        }
     }
 
     /// Runs the scenario: `seed` and `ticks` override the file's. Inputs past

@@ -122,3 +122,32 @@ fn busy_group_keeps_up() {
     assert!(m.total_lag < 200, "six consumers handling two records a tick keep up with eight a tick: {m:?}");
     assert_eq!((m.duplicates, m.never_processed, m.out_of_key_order), (0, 0, 0), "{m:?}");
 }
+
+/// Every built-in is a guided experiment whose outcome check holds at the end
+/// of the scripted run and, when the learner has steps to do, does not hold
+/// in the guided run without them: the check detects what the learner causes.
+#[test]
+fn every_builtin_is_a_guided_experiment_with_a_working_outcome_check() {
+    for scenario in builtins() {
+        let name = &scenario.name;
+        let guide = scenario.guide.as_ref().unwrap_or_else(|| panic!("{name} has a guide"));
+        let sim = scenario.run(None, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let message = guide
+            .outcome
+            .check(&sim.metrics(), &sim.split_check())
+            .unwrap_or_else(|| panic!("{name}: the scripted run reproduces the outcome: {:?}", sim.metrics()));
+        assert!(!message.contains("{n}"), "{name}: {message}");
+        let at_start = offsetlab_engine::Sim::new(scenario.config.clone()).unwrap();
+        assert_eq!(guide.outcome.check(&at_start.metrics(), &at_start.split_check()), None, "{name} at tick 0");
+        let learner_steps = scenario.timeline.iter().filter(|t| t.learner).count();
+        if learner_steps > 0 {
+            assert!(!guide.steps.is_empty(), "{name}: learner inputs are described as steps");
+            let guided = scenario.guided().run(None, None).unwrap_or_else(|e| panic!("{name} guided: {e}"));
+            assert_eq!(
+                guide.outcome.check(&guided.metrics(), &guided.split_check()),
+                None,
+                "{name}: without the learner's steps the outcome does not happen"
+            );
+        }
+    }
+}

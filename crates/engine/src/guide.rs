@@ -1,0 +1,183 @@
+//! Guided experiments: what a built-in scenario tells the learner, what to do,
+//! and the outcome check that says when they reproduced it.
+//!
+//! A scenario's timeline holds the whole scripted run. Inputs marked
+//! `learner` are the ones the learner is asked to do by hand: a guided run
+//! ([`crate::Scenario::guided`]) leaves them out, and the outcome check watches
+//! for the effect they cause. "Show me" runs the full timeline instead.
+
+use crate::sim::SplitCheck;
+use crate::view::Metrics;
+use serde::{Deserialize, Serialize};
+
+/// The topics the experiments are grouped under, in the order the page lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Topic {
+    KeysAndOrder,
+    DeliveryGuarantees,
+    Rebalances,
+    OffsetStorage,
+    Operations,
+}
+
+impl Topic {
+    pub const ALL: [Topic; 5] =
+        [Topic::KeysAndOrder, Topic::DeliveryGuarantees, Topic::Rebalances, Topic::OffsetStorage, Topic::Operations];
+
+    /// The heading the page shows.
+    #[must_use]
+    pub fn title(self) -> &'static str {
+        match self {
+            Topic::KeysAndOrder => "Keys and order",
+            Topic::DeliveryGuarantees => "Delivery guarantees",
+            Topic::Rebalances => "Rebalances",
+            Topic::OffsetStorage => "Offset storage",
+            Topic::Operations => "Operations",
+        }
+    }
+}
+
+/// A number the outcome check reads: a [`Metrics`] field, or one derived from the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    Produced,
+    Delivered,
+    Duplicates,
+    DistinctHandled,
+    Effects,
+    /// Effects beyond the first per record: what idempotence prevents.
+    DuplicateEffects,
+    NeverProcessed,
+    LostToRetention,
+    OutOfKeyOrder,
+    TotalLag,
+    Generation,
+    CommitRequests,
+    TornCheckpoints,
+    Bridged,
+    AdvancingPeeks,
+    DoublePaidCents,
+    PartitionTicksStopped,
+    /// booblik's split check: replays beyond one batch (and skips).
+    SplitViolations,
+}
+
+impl Metric {
+    /// Its value now.
+    #[must_use]
+    pub fn value(self, metrics: &Metrics, split: &SplitCheck) -> u64 {
+        let m = metrics;
+        match self {
+            Metric::Produced => m.produced,
+            Metric::Delivered => m.delivered,
+            Metric::Duplicates => m.duplicates,
+            Metric::DistinctHandled => m.distinct_handled,
+            Metric::Effects => m.effects,
+            Metric::DuplicateEffects => m.effects.saturating_sub(m.distinct_handled),
+            Metric::NeverProcessed => m.never_processed,
+            Metric::LostToRetention => m.lost_to_retention,
+            Metric::OutOfKeyOrder => m.out_of_key_order,
+            Metric::TotalLag => m.total_lag,
+            Metric::Generation => u64::from(m.generation),
+            Metric::CommitRequests => m.commit_requests,
+            Metric::TornCheckpoints => m.torn_checkpoints,
+            Metric::Bridged => m.bridged,
+            Metric::AdvancingPeeks => m.advancing_peeks,
+            Metric::DoublePaidCents => m.double_paid_cents,
+            Metric::PartitionTicksStopped => m.partition_ticks_stopped,
+            Metric::SplitViolations => split.violations,
+        }
+    }
+}
+
+/// One condition of an outcome: `metric` within `at_least ..= at_most`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Condition {
+    pub metric: Metric,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_least: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_most: Option<u64>,
+}
+
+impl Condition {
+    #[must_use]
+    pub fn holds(&self, metrics: &Metrics, split: &SplitCheck) -> bool {
+        let value = self.metric.value(metrics, split);
+        self.at_least.is_none_or(|min| value >= min) && self.at_most.is_none_or(|max| value <= max)
+    }
+}
+
+/// What the learner should reproduce, and what the page says when they do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Outcome {
+    /// Every condition must hold. The first names the number `{n}` in `says`.
+    pub when: Vec<Condition>,
+    /// Shown once reproduced, e.g. "You caused {n} duplicates: …".
+    pub says: String,
+}
+
+/// Conditions an outcome may have.
+pub const OUTCOME_CONDITIONS_MAX: usize = 4;
+/// Steps a guide may list.
+pub const GUIDE_STEPS_MAX: usize = 8;
+
+impl Outcome {
+    /// The message, with `{n}` filled in, when every condition holds.
+    #[must_use]
+    pub fn check(&self, metrics: &Metrics, split: &SplitCheck) -> Option<String> {
+        let first = self.when.first()?;
+        if !self.when.iter().all(|c| c.holds(metrics, split)) {
+            return None;
+        }
+        Some(self.says.replace("{n}", &first.metric.value(metrics, split).to_string()))
+    }
+
+    /// The outcome's shape: conditions present and bounded, each with a lower
+    /// bound or an upper one, the first with a lower bound above zero (so that
+    /// it cannot hold before anything happened).
+    pub fn validate(&self) -> Result<(), String> {
+        if self.when.is_empty() || self.when.len() > OUTCOME_CONDITIONS_MAX {
+            return Err(format!("needs 1 to {OUTCOME_CONDITIONS_MAX} conditions, got {}", self.when.len()));
+        }
+        if !self.when[0].at_least.is_some_and(|min| min > 0) {
+            return Err("the first condition needs at_least above 0".into());
+        }
+        if let Some(i) = self.when.iter().position(|c| c.at_least.is_none() && c.at_most.is_none()) {
+            return Err(format!("when[{i}] needs at_least or at_most"));
+        }
+        if self.says.is_empty() {
+            return Err("says is empty".into());
+        }
+        Ok(())
+    }
+}
+
+/// A built-in scenario as a guided experiment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Guide {
+    pub topic: Topic,
+    /// The narrative: what happens here and why it matters.
+    pub story: String,
+    /// What to do, one sentence per step (the timeline's `learner` inputs, in words).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<String>,
+    pub outcome: Outcome,
+}
+
+impl Guide {
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        if self.story.is_empty() {
+            return Err(("guide.story".into(), "is empty".into()));
+        }
+        if self.steps.len() > GUIDE_STEPS_MAX {
+            return Err(("guide.steps".into(), format!("at most {GUIDE_STEPS_MAX}, got {}", self.steps.len())));
+        }
+        self.outcome.validate().map_err(|m| ("guide.outcome".into(), m))
+    }
+}
