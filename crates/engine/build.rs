@@ -126,7 +126,9 @@ fn scenario(json: &Value) -> Result<String> {
                 for (i, timed) in inputs.iter().enumerate() {
                     let what = format!("timeline[{i}]");
                     let timed = object(timed, &what)?;
-                    if let Some(key) = timed.keys().find(|k| !["tick", "input", "learner"].contains(&k.as_str())) {
+                    if let Some(key) =
+                        timed.keys().find(|k| !["tick", "input", "learner"].contains(&k.as_str()))
+                    {
                         return Err(format!("{what}: unknown field {key}"));
                     }
                     let tick = number(timed.get("tick").ok_or(format!("{what}: no tick"))?, "tick")?;
@@ -136,7 +138,8 @@ fn scenario(json: &Value) -> Result<String> {
                         Some(Value::Bool(b)) => *b,
                         Some(other) => return Err(format!("{what}.learner: expected a bool, got {other}")),
                     };
-                    timeline.push(format!("TimedInput {{ tick: {tick}, input: {input}, learner: {learner} }}"));
+                    timeline
+                        .push(format!("TimedInput {{ tick: {tick}, input: {input}, learner: {learner} }}"));
                 }
             }
             "guide" => guide_code = format!("Some({})", guide(value)?),
@@ -247,7 +250,9 @@ fn guide(value: &Value) -> Result<String> {
     let (mut topic, mut story, mut steps, mut outcome) = (None, None, Vec::new(), None);
     for (key, value) in fields {
         match key.as_str() {
-            "topic" => topic = Some(format!("crate::guide::Topic::{}", camel(value.as_str().ok_or("guide.topic")?))),
+            "topic" => {
+                topic = Some(format!("crate::guide::Topic::{}", camel(value.as_str().ok_or("guide.topic")?)))
+            }
             "story" => story = Some(string(value, "guide.story")?),
             "steps" => {
                 for step in value.as_array().ok_or("guide.steps: expected an array")? {
@@ -257,7 +262,9 @@ fn guide(value: &Value) -> Result<String> {
             "outcome" => {
                 let o = object(value, "guide.outcome")?;
                 let mut when = Vec::new();
-                for c in o.get("when").and_then(Value::as_array).ok_or("guide.outcome.when: expected an array")? {
+                for c in
+                    o.get("when").and_then(Value::as_array).ok_or("guide.outcome.when: expected an array")?
+                {
                     let c = object(c, "guide.outcome.when")?;
                     let mut metric = None;
                     let (mut at_least, mut at_most) = ("None".to_string(), "None".to_string());
@@ -265,7 +272,10 @@ fn guide(value: &Value) -> Result<String> {
                         match k.as_str() {
                             "metric" => {
                                 let snake = v.as_str().ok_or("metric: expected a string")?;
-                                metric = Some(format!("crate::guide::Metric::{}", camel(&snake.replace('_', "-"))));
+                                metric = Some(format!(
+                                    "crate::guide::Metric::{}",
+                                    camel(&snake.replace('_', "-"))
+                                ));
                             }
                             "at_least" => at_least = format!("Some({})", number(v, k)?),
                             "at_most" => at_most = format!("Some({})", number(v, k)?),
@@ -281,7 +291,10 @@ fn guide(value: &Value) -> Result<String> {
                 if let Some(k) = o.keys().find(|k| !["when", "says"].contains(&k.as_str())) {
                     return Err(format!("guide.outcome: unknown field {k}"));
                 }
-                outcome = Some(format!("crate::guide::Outcome {{ when: vec![{}], says: {says}.into() }}", when.join(", ")));
+                outcome = Some(format!(
+                    "crate::guide::Outcome {{ when: vec![{}], says: {says}.into() }}",
+                    when.join(", ")
+                ));
             }
             _ => return Err(format!("guide: unknown field {key}")),
         }

@@ -22,8 +22,13 @@ pub enum Topic {
 }
 
 impl Topic {
-    pub const ALL: [Topic; 5] =
-        [Topic::KeysAndOrder, Topic::DeliveryGuarantees, Topic::Rebalances, Topic::OffsetStorage, Topic::Operations];
+    pub const ALL: [Topic; 5] = [
+        Topic::KeysAndOrder,
+        Topic::DeliveryGuarantees,
+        Topic::Rebalances,
+        Topic::OffsetStorage,
+        Topic::Operations,
+    ];
 
     /// The heading the page shows.
     #[must_use]
@@ -144,7 +149,7 @@ impl Outcome {
         if self.when.is_empty() || self.when.len() > OUTCOME_CONDITIONS_MAX {
             return Err(format!("needs 1 to {OUTCOME_CONDITIONS_MAX} conditions, got {}", self.when.len()));
         }
-        if !self.when[0].at_least.is_some_and(|min| min > 0) {
+        if self.when[0].at_least.is_none_or(|min| min == 0) {
             return Err("the first condition needs at_least above 0".into());
         }
         if let Some(i) = self.when.iter().position(|c| c.at_least.is_none() && c.at_most.is_none()) {
@@ -176,7 +181,10 @@ impl Guide {
             return Err(("guide.story".into(), "is empty".into()));
         }
         if self.steps.len() > GUIDE_STEPS_MAX {
-            return Err(("guide.steps".into(), format!("at most {GUIDE_STEPS_MAX}, got {}", self.steps.len())));
+            return Err((
+                "guide.steps".into(),
+                format!("at most {GUIDE_STEPS_MAX}, got {}", self.steps.len()),
+            ));
         }
         self.outcome.validate().map_err(|m| ("guide.outcome".into(), m))
     }

@@ -12,6 +12,7 @@ mod config;
 mod describe;
 mod event;
 mod guide;
+mod history;
 mod input;
 mod log;
 mod partitioner;
@@ -28,6 +29,7 @@ pub use config::{
 pub use describe::describe;
 pub use event::{Event, PartitionMove, RebalanceReason, Tick, TraceHasher};
 pub use guide::{Condition, GUIDE_STEPS_MAX, Guide, Metric, OUTCOME_CONDITIONS_MAX, Outcome, Topic};
+pub use history::{History, JournalEntry, ReplayError, SNAPSHOT_INTERVAL_TICKS, SNAPSHOTS_MAX};
 pub use input::{ConsumerId, Input, InputError, ResetSpec};
 pub use partitioner::{KeylessStrategy, murmur2, partition_for_key, to_positive};
 pub use scenario::{

@@ -1,6 +1,7 @@
 //! One partition of topic `orders`: an append-only log bounded by retention.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// A record as the log stores it, with the simulation's bookkeeping about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,7 +23,99 @@ pub(crate) struct Record {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PartitionLog {
     pub log_start: u64,
-    pub records: VecDeque<Record>,
+    pub records: Chunks<Record>,
+}
+
+/// Records per chunk: a power of two (indexing is a shift), and small enough
+/// that copying one chunk on write after a snapshot is cheap (8 KiB of records).
+pub(crate) const CHUNK_RECORDS: usize = 256;
+
+/// A deque in shared, copy-on-write chunks of [`CHUNK_RECORDS`].
+///
+/// Why: time travel keeps snapshots of the whole simulation, and the logs are
+/// most of it (up to millions of records). Cloning a `Chunks` copies only the
+/// chunk pointers; a chunk is copied when it is next written while shared, and
+/// only the chunks near the consumers' positions and the log end are written.
+#[derive(Debug, Clone)]
+pub(crate) struct Chunks<T: Clone> {
+    chunks: VecDeque<Arc<Vec<T>>>,
+    /// Items already popped from the front chunk.
+    skip: usize,
+    len: usize,
+}
+
+impl<T: Clone> Default for Chunks<T> {
+    fn default() -> Self {
+        Chunks { chunks: VecDeque::new(), skip: 0, len: 0 }
+    }
+}
+
+impl<T: Clone> Chunks<T> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    fn locate(&self, index: usize) -> Option<(usize, usize)> {
+        (index < self.len).then(|| {
+            let at = self.skip + index;
+            (at / CHUNK_RECORDS, at % CHUNK_RECORDS)
+        })
+    }
+
+    pub fn get(&self, index: usize) -> Option<&T> {
+        let (chunk, within) = self.locate(index)?;
+        self.chunks[chunk].get(within)
+    }
+
+    /// Copies the chunk first if a snapshot shares it.
+    pub fn get_mut(&mut self, index: usize) -> Option<&mut T> {
+        let (chunk, within) = self.locate(index)?;
+        Arc::make_mut(&mut self.chunks[chunk]).get_mut(within)
+    }
+
+    pub fn back(&self) -> Option<&T> {
+        self.len.checked_sub(1).and_then(|last| self.get(last))
+    }
+
+    pub fn push_back(&mut self, item: T) {
+        match self.chunks.back_mut() {
+            Some(last) if last.len() < CHUNK_RECORDS => Arc::make_mut(last).push(item),
+            _ => {
+                let mut chunk = Vec::with_capacity(CHUNK_RECORDS);
+                chunk.push(item);
+                self.chunks.push_back(Arc::new(chunk));
+            }
+        }
+        self.len += 1;
+        debug_assert_eq!(self.skip + self.len, self.chunks.iter().map(|c| c.len()).sum::<usize>());
+    }
+
+    /// Removes the front item; a chunk goes once all of it is popped.
+    pub fn pop_front(&mut self) -> Option<T> {
+        let item = self.get(0)?.clone();
+        self.len -= 1;
+        self.skip += 1;
+        if self.skip == CHUNK_RECORDS || self.len == 0 {
+            self.chunks.pop_front();
+            self.skip = 0;
+        }
+        if self.len == 0 {
+            self.chunks.clear();
+        }
+        Some(item)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
+        self.chunks.iter().flat_map(|c| c.iter()).skip(self.skip)
+    }
+}
+
+impl<'a, T: Clone> IntoIterator for &'a Chunks<T> {
+    type Item = &'a T;
+    type IntoIter = Box<dyn Iterator<Item = &'a T> + 'a>;
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
 }
 
 impl PartitionLog {
@@ -54,5 +147,50 @@ impl PartitionLog {
     /// The offsets `from..to` clamped to what the log still holds.
     pub fn present(&self, from: u64, to: u64) -> std::ops::Range<u64> {
         from.max(self.log_start)..to.min(self.log_end()).max(from.max(self.log_start))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    /// `Chunks` behaves as a `VecDeque`, and a clone is unaffected by later writes.
+    #[test]
+    fn chunks_behave_as_a_deque_and_clones_are_independent() {
+        let mut chunks = Chunks::default();
+        let mut model = VecDeque::new();
+        let mut snapshots = Vec::new();
+        for i in 0..3000u64 {
+            chunks.push_back(i);
+            model.push_back(i);
+            if i % 7 == 0 {
+                assert_eq!(chunks.pop_front(), model.pop_front());
+            }
+            if i % 11 == 0 && !model.is_empty() {
+                let index = (i as usize * 31) % model.len();
+                *chunks.get_mut(index).unwrap() += 1_000_000;
+                model[index] += 1_000_000;
+            }
+            if i % 500 == 0 {
+                snapshots.push((chunks.clone(), model.clone()));
+            }
+            assert_eq!(chunks.len(), model.len());
+            assert_eq!(chunks.back(), model.back());
+        }
+        assert!(chunks.iter().eq(model.iter()));
+        assert_eq!(chunks.get(model.len()), None);
+        for (chunks, model) in &snapshots {
+            assert!(chunks.iter().eq(model.iter()), "a snapshot keeps its contents");
+            assert!((0..model.len()).all(|i| chunks.get(i) == model.get(i)));
+        }
+        while let Some(item) = model.pop_front() {
+            assert_eq!(chunks.pop_front(), Some(item));
+        }
+        assert_eq!(chunks.pop_front(), None);
+        chunks.push_back(7);
+        assert_eq!(chunks.get(0), Some(&7));
     }
 }

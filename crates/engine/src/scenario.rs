@@ -173,9 +173,8 @@ impl Scenario {
         if let Some(guide) = &self.guide {
             guide.validate().map_err(|(field, message)| ScenarioError::Invalid { field, message })?;
         }
-        if let Some(i) = self.timeline.iter().position(|t| t.learner)
-            && self.guide.as_ref().is_none_or(|g| g.steps.is_empty())
-        {
+        let has_steps = self.guide.as_ref().is_some_and(|g| !g.steps.is_empty());
+        if let Some(i) = self.timeline.iter().position(|t| t.learner).filter(|_| !has_steps) {
             return Err(ScenarioError::Invalid {
                 field: format!("timeline[{i}].learner"),
                 message: "a learner input needs a guide with steps".into(),
