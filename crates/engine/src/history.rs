@@ -9,7 +9,7 @@
 
 use crate::event::{Event, Tick};
 use crate::input::{Input, InputError};
-use crate::scenario::{SCENARIO_TICKS_MAX, Scenario, ScenarioError, TIMELINE_INPUTS_MAX};
+use crate::scenario::{SCENARIO_TICKS_MAX, Scenario, ScenarioError, TIMELINE_INPUTS_MAX, TimedInput};
 use crate::sim::Sim;
 
 /// A snapshot is taken whenever the simulation reaches a multiple of this tick.
@@ -209,6 +209,28 @@ impl History {
     #[must_use]
     pub fn refusal(&self) -> Option<&str> {
         self.refusal.as_deref()
+    }
+
+    /// The run so far as a scenario the `offsetlab` command reads: the scenario
+    /// with this seed, the journal merged into its timeline (after the
+    /// scenario's own inputs at the same tick, the order they applied in), and
+    /// at least enough ticks to reach the head.
+    #[must_use]
+    pub fn to_scenario(&self) -> Scenario {
+        let mut scenario = self.scenario.clone();
+        scenario.config.seed = self.seed;
+        let mut timeline = Vec::with_capacity(scenario.timeline.len() + self.journal.len());
+        let mut journal = self.journal.iter().peekable();
+        for timed in std::mem::take(&mut scenario.timeline) {
+            while let Some(entry) = journal.next_if(|e| e.tick < timed.tick) {
+                timeline.push(TimedInput { tick: entry.tick, input: entry.input.clone(), learner: false });
+            }
+            timeline.push(timed);
+        }
+        timeline.extend(journal.map(|e| TimedInput { tick: e.tick, input: e.input.clone(), learner: false }));
+        scenario.timeline = timeline;
+        scenario.ticks = scenario.ticks.max(self.head + 1);
+        scenario
     }
 
     /// Snapshots held (for tests and the page's diagnostics).
