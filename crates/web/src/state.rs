@@ -9,14 +9,18 @@
 //! [`Action::Advance`] from the frame-loop effect; the URL and the panic
 //! banner are written in effects, never here.
 //!
-//! The `Sim` sits behind `Rc<RefCell<…>>`: it holds up to millions of records,
+//! The simulation lives in an engine [`History`], which also keeps the inputs
+//! applied so far and periodic snapshots: the timeline can show any past tick
+//! ([`Action::Seek`]), and an input there forks it.
+//!
+//! The `History` sits behind `Rc<RefCell<…>>`: it holds up to millions of records,
 //! so copying it on every tick (as a plain `Reducible` would) costs megabytes
 //! per frame. A new `AppState` is still built for every change, with fresh
 //! `Rc`s for everything derived, so equality by pointer tells Yew what changed.
 
 use offsetlab_engine::{
-    CommitCost, ConsumerStats, FarRecordView, Input, LagSample, LedgerEntry, RecordView, RestartPreview,
-    Scenario, Sim, SplitCheck, View, builtin, describe,
+    CommitCost, ConsumerStats, FarRecordView, History, Input, JournalEntry, LagSample, LedgerEntry,
+    RecordView, ReplayError, RestartPreview, Scenario, SplitCheck, View, builtin, describe,
 };
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -59,15 +63,21 @@ pub enum TapeScroll {
 pub enum Action {
     /// The clock: advance by this many ticks (1 ..= [`ADVANCE_TICKS_MAX`]).
     Advance(u32),
-    /// One tick forward (pauses the clock).
+    /// One tick forward (pauses the clock): along the recorded future when in the past.
     Step,
+    /// One tick back (pauses the clock).
+    StepBack,
+    /// Show this past tick (pauses the clock); clamped to the furthest tick reached.
+    Seek(u64),
     /// Feed one input to the simulation at the current tick.
     Apply(Input),
     SetPlaying(bool),
     /// Ticks per second; one of [`SPEEDS`].
     SetSpeed(u32),
-    /// Start a scenario from tick 0 with its own seed.
+    /// Start a scenario from tick 0 with its own seed: the whole scripted run.
     Load(Rc<Scenario>),
+    /// Start a built-in as a guided experiment: without the steps the learner does by hand.
+    Guide(Rc<Scenario>),
     /// Start the current scenario again from tick 0 with the same seed.
     Restart,
     /// Start the current scenario again from tick 0 with another seed.
@@ -128,11 +138,20 @@ pub struct Announcement {
 /// The simulation and everything the page shows about it. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct AppState {
-    sim: Rc<RefCell<Sim>>,
-    /// The scenario running; `next_timed` is its first timeline input not yet applied.
+    history: Rc<RefCell<History>>,
+    /// The scenario running (a guided run leaves out its `learner` inputs).
     pub scenario: Rc<Scenario>,
-    next_timed: usize,
+    /// Running as a guided experiment.
+    pub guided: bool,
+    /// The scenario is an unchanged built-in (a link can name it).
+    pub builtin: bool,
     pub seed: u64,
+    /// The furthest tick reached; the tick shown is `view.tick`.
+    pub head: u64,
+    /// Ticks of the inputs applied by hand (the timeline's marks).
+    pub input_ticks: Rc<Vec<u64>>,
+    /// The guide's outcome message, once the run reproduced it.
+    pub outcome: Option<Rc<str>>,
     pub playing: bool,
     /// Ticks per second.
     pub speed: u32,
@@ -166,7 +185,7 @@ pub struct AppState {
 impl PartialEq for AppState {
     /// By identity of what was derived: every change builds new `Rc`s.
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.sim, &other.sim)
+        Rc::ptr_eq(&self.history, &other.history)
             && Rc::ptr_eq(&self.view, &other.view)
             && Rc::ptr_eq(&self.tapes, &other.tapes)
             && Rc::ptr_eq(&self.split, &other.split)
@@ -181,6 +200,10 @@ impl PartialEq for AppState {
             && self.speed == other.speed
             && self.message == other.message
             && self.quiz == other.quiz
+            && self.head == other.head
+            && self.guided == other.guided
+            && Rc::ptr_eq(&self.input_ticks, &other.input_ticks)
+            && self.outcome == other.outcome
     }
 }
 
@@ -196,29 +219,59 @@ impl AppState {
     }
 
     /// `scenario` with `seed` (replacing the scenario's own), at tick 0, with
-    /// the timeline's tick-0 inputs applied.
+    /// the timeline's tick-0 inputs applied; `guided` leaves out the learner's.
     ///
     /// # Panics
-    /// If the scenario's config is invalid (built-in ones are tested valid).
+    /// If the scenario is invalid (built-in ones are tested valid; imported
+    /// ones are validated before they get here).
     #[must_use]
     pub fn from_scenario(scenario: Rc<Scenario>, seed: u64) -> AppState {
-        let mut config = scenario.config.clone();
-        config.seed = seed;
-        let sim = Sim::new(config).expect("the scenario's config is valid");
+        AppState::start(scenario, seed, false)
+    }
+
+    fn start(scenario: Rc<Scenario>, seed: u64, guided: bool) -> AppState {
+        let running = if guided { scenario.guided() } else { (*scenario).clone() };
+        let history = History::new(running, seed).expect("the scenario is valid");
+        AppState::around(scenario, guided, history)
+    }
+
+    /// A recorded run (from a link): the scenario with `seed`, the inputs by
+    /// hand at their ticks, shown at `tick`.
+    pub fn replay(
+        scenario: Rc<Scenario>,
+        guided: bool,
+        seed: u64,
+        inputs: Vec<JournalEntry>,
+        tick: u64,
+    ) -> Result<AppState, ReplayError> {
+        let running = if guided { scenario.guided() } else { (*scenario).clone() };
+        let history = History::replay(running, seed, inputs, tick)?;
+        let mut state = AppState::around(scenario, guided, history);
+        state.playing = false;
+        Ok(state)
+    }
+
+    fn around(scenario: Rc<Scenario>, guided: bool, history: History) -> AppState {
+        let sim = history.sim();
         let partitions = sim.config().partitions as usize;
+        let builtin = builtin(&scenario.name).is_ok_and(|b| b == *scenario);
         let mut state = AppState {
             view: Rc::new(sim.view()),
-            describe: describe(&sim).into(),
+            describe: describe(sim).into(),
             far_tapes: Rc::new(Vec::new()),
             stats: Rc::new(sim.stats()),
             split: Rc::new(sim.split_check()),
             lag_history: Rc::new(Vec::new()),
             ledger: Rc::new(Vec::new()),
             commit_cost: COMMIT_COST.with(Rc::clone),
-            sim: Rc::new(RefCell::new(sim)),
+            seed: history.seed(),
+            head: history.head(),
+            history: Rc::new(RefCell::new(history)),
             scenario,
-            next_timed: 0,
-            seed,
+            guided,
+            builtin,
+            input_ticks: Rc::new(Vec::new()),
+            outcome: None,
             playing: true,
             speed: DEFAULT_SPEED,
             tapes: Rc::new(Vec::new()),
@@ -229,10 +282,21 @@ impl AppState {
             message: None,
             quiz: [None, None],
         };
-        state.apply_timeline();
         state.drain_events();
         state.refresh();
         state
+    }
+
+    /// The run as the engine records it: the inputs by hand, in order.
+    #[must_use]
+    pub fn journal(&self) -> Vec<JournalEntry> {
+        self.history.borrow().journal().to_vec()
+    }
+
+    /// The run so far as scenario JSON the `offsetlab` command reads.
+    #[must_use]
+    pub fn export(&self) -> Scenario {
+        self.history.borrow().to_scenario()
     }
 
     /// The simulation's current tick.
@@ -247,38 +311,52 @@ impl AppState {
         SPEEDS[SPEEDS.len() - 1]
     }
 
-    /// Applies the timeline's inputs due at the current tick.
-    fn apply_timeline(&mut self) {
-        let mut sim = self.sim.borrow_mut();
-        let now = sim.now();
-        while let Some(timed) = self.scenario.timeline.get(self.next_timed).filter(|t| t.tick <= now) {
-            self.next_timed += 1;
-            if let Err(e) = sim.handle_input(timed.input.clone()) {
-                self.message =
-                    Some(format!("The scenario's input at tick {} was refused: {e}", timed.tick).into());
-            }
-        }
-    }
-
     fn advance(&mut self, ticks: u32) {
         for _ in 0..ticks.min(ADVANCE_TICKS_MAX) {
-            {
-                let mut sim = self.sim.borrow_mut();
-                let next = sim.now() + 1;
-                sim.handle_tick(next);
-            }
-            self.apply_timeline();
+            self.history.borrow_mut().step();
             self.drain_events();
+        }
+        if let Some(refusal) = self.history.borrow().refusal() {
+            self.message = Some(format!("The scenario's own input was refused: {refusal}").into());
         }
     }
 
     fn apply(&mut self, input: Input) {
-        let result = self.sim.borrow_mut().handle_input(input);
+        let forked = self.view.tick < self.head;
+        let result = self.history.borrow_mut().handle_input(input);
         match result {
-            Ok(()) => self.message = None,
-            Err(e) => self.message = Some(format!("Refused at tick {}: {e}", self.sim.borrow().now()).into()),
+            Ok(()) => {
+                self.message = None;
+                if forked {
+                    self.announce(format!(
+                        "Changed the past at tick {}: the recorded future after it is discarded.",
+                        self.view.tick
+                    ));
+                }
+            }
+            Err(e) => self.message = Some(format!("Refused at tick {}: {e}", self.view.tick).into()),
         }
         self.drain_events();
+    }
+
+    fn load(&self, scenario: Rc<Scenario>, guided: bool) -> AppState {
+        let seed = scenario.config.seed;
+        let announcement = match &scenario.guide {
+            Some(guide) if guided && !guide.steps.is_empty() => {
+                format!("Loaded {} as an experiment. Your turn: {}", scenario.name, guide.steps.join(" "))
+            }
+            _ => format!("Loaded {}. {}", scenario.name, scenario.watch),
+        };
+        let mut next = AppState::start(scenario, seed, guided);
+        next.quiz = self.quiz;
+        next.speed = self.speed;
+        next.announce(announcement);
+        next
+    }
+
+    fn seek(&mut self, tick: u64) {
+        self.playing = false;
+        self.history.borrow_mut().seek(tick);
     }
 
     /// Turns notable events into announcements; the rest only animate what
@@ -286,8 +364,8 @@ impl AppState {
     fn drain_events(&mut self) {
         let mut fresh = Vec::new();
         {
-            let mut sim = self.sim.borrow_mut();
-            while let Some(event) = sim.poll_event() {
+            let mut history = self.history.borrow_mut();
+            while let Some(event) = history.poll_event() {
                 if let Some(text) = event.announcement() {
                     fresh.push((event.tick(), text));
                 }
@@ -323,8 +401,15 @@ impl AppState {
 
     /// Recomputes what the page shows from the simulation.
     fn refresh(&mut self) {
-        let sim = self.sim.borrow();
+        let history = self.history.borrow();
+        let sim = history.sim();
         let view = sim.view();
+        self.head = history.head();
+        if self.input_ticks.len() != history.journal().len()
+            || self.input_ticks.last() != history.journal().last().map(|e| &e.tick)
+        {
+            self.input_ticks = Rc::new(history.journal().iter().map(|e| e.tick).collect());
+        }
         if self.scroll.len() < view.partitions.len() {
             // The topic grew: new tapes start following.
             let mut scroll = (*self.scroll).clone();
@@ -372,14 +457,21 @@ impl AppState {
         self.split = Rc::new(sim.split_check());
         self.lag_history = Rc::new((0..view.partitions.len() as u32).map(|p| sim.lag_history(p)).collect());
         self.ledger = Rc::new(sim.ledger());
-        self.describe = describe(&sim).into();
+        self.describe = describe(sim).into();
+        self.outcome = self
+            .scenario
+            .guide
+            .as_ref()
+            .and_then(|g| g.outcome.check(&view.metrics, &self.split))
+            .map(Rc::from);
         self.tapes = Rc::new(tapes);
         self.view = Rc::new(view);
     }
 
     fn select(&mut self, target: Option<(u32, u64)>) {
         self.selected = target.and_then(|(partition, offset)| {
-            let sim = self.sim.borrow();
+            let history = self.history.borrow();
+            let sim = history.sim();
             let record = sim.records(partition, offset, 1).into_iter().next()?;
             let preview = sim.restart_preview(partition, offset)?;
             Some(Rc::new(Selection { partition, offset, record, preview }))
@@ -440,6 +532,8 @@ impl Reducible for AppState {
                 next.playing = false;
                 next.advance(1);
             }
+            Action::StepBack => next.seek(self.tick().saturating_sub(1)),
+            Action::Seek(tick) => next.seek(tick),
             Action::Apply(input) => next.apply(input),
             Action::SetPlaying(playing) => {
                 if playing == self.playing {
@@ -452,17 +546,10 @@ impl Reducible for AppState {
                 next.speed = if SPEEDS.contains(&speed) { speed } else { DEFAULT_SPEED };
                 return Rc::new(next);
             }
-            Action::Load(scenario) => {
-                let seed = scenario.config.seed;
-                let name = scenario.name.clone();
-                let watch = scenario.watch.clone();
-                next = AppState::from_scenario(scenario, seed);
-                next.quiz = self.quiz;
-                next.speed = self.speed;
-                next.announce(format!("Loaded {name}. {watch}"));
-            }
+            Action::Load(scenario) => next = self.load(scenario, false),
+            Action::Guide(scenario) => next = self.load(scenario, true),
             Action::Restart => {
-                next = AppState::from_scenario(self.scenario.clone(), self.seed);
+                next = AppState::start(self.scenario.clone(), self.seed, self.guided);
                 next.quiz = self.quiz;
                 next.speed = self.speed;
                 next.playing = self.playing;
@@ -472,7 +559,7 @@ impl Reducible for AppState {
                 ));
             }
             Action::Reseed(seed) => {
-                next = AppState::from_scenario(self.scenario.clone(), seed);
+                next = AppState::start(self.scenario.clone(), seed, self.guided);
                 next.quiz = self.quiz;
                 next.speed = self.speed;
                 next.playing = self.playing;
@@ -625,5 +712,69 @@ mod tests {
     fn quiz_answers_are_kept() {
         let state = run(AppState::new(1, None), [Action::Answer { question: 1, choice: 2 }]);
         assert_eq!(state.quiz, [None, Some(2)]);
+    }
+
+    #[test]
+    fn the_timeline_goes_back_exactly_and_an_input_there_forks() {
+        let state = run(AppState::new(7, None), std::iter::repeat_n(Action::Advance(10), 12));
+        assert_eq!((state.tick(), state.head), (120, 120));
+        let at_head = state.view.clone();
+        let crash = Action::Apply(Input::Crash { consumer: ConsumerId(2) });
+        let state = run(Rc::unwrap_or_clone(state), [Action::Seek(40)]);
+        assert_eq!((state.tick(), state.head), (40, 120));
+        assert!(!state.playing, "seeking pauses");
+        let headless = builtin(SCENARIO).unwrap().run(Some(7), Some(40)).unwrap();
+        assert_eq!(*state.view, headless.view());
+        let state = run(Rc::unwrap_or_clone(state), [Action::StepBack, Action::Step, Action::Step]);
+        assert_eq!((state.tick(), state.head), (41, 120));
+        let state = run(Rc::unwrap_or_clone(state), [Action::Seek(500)]);
+        assert_eq!(*state.view, *at_head, "the recorded future is shown again");
+        let state = run(Rc::unwrap_or_clone(state), [Action::Seek(40), crash]);
+        assert_eq!((state.tick(), state.head), (40, 40), "the input forked the timeline");
+        assert_eq!(*state.input_ticks, [40]);
+        assert!(state.announcements.iter().any(|a| a.text.contains("Changed the past at tick 40")));
+    }
+
+    #[test]
+    fn a_guided_experiment_leaves_the_step_to_the_learner_and_checks_the_outcome() {
+        let scenario = Rc::new(builtin("crash-commit-after").unwrap());
+        let state = run(AppState::new(1, None), [Action::Guide(scenario.clone())]);
+        assert!(state.guided);
+        let state = run(Rc::unwrap_or_clone(state), std::iter::repeat_n(Action::Advance(16), 4));
+        assert_eq!(state.outcome, None, "nothing crashed by itself");
+        let state =
+            run(AppState::new(1, None), [Action::Guide(scenario.clone()), Action::Step, Action::Step]);
+        let state = run(
+            Rc::unwrap_or_clone(state),
+            [Action::Step, Action::Apply(Input::Crash { consumer: ConsumerId(1) })],
+        );
+        let state = run(Rc::unwrap_or_clone(state), std::iter::repeat_n(Action::Step, 40));
+        let outcome = state.outcome.as_deref().expect("reproduced by hand");
+        assert!(
+            outcome.starts_with(&format!("You caused {} duplicates", state.view.metrics.duplicates)),
+            "{outcome}"
+        );
+        let full = run(AppState::new(1, None), [Action::Load(scenario)]);
+        assert!(!full.guided);
+    }
+
+    #[test]
+    fn a_recorded_run_replays_to_the_same_state() {
+        let state = run(
+            AppState::new(3, None),
+            [
+                Action::Advance(5),
+                Action::Apply(Input::Send { count: 4 }),
+                Action::Advance(9),
+                Action::Apply(Input::Stop { consumer: ConsumerId(1) }),
+                Action::Advance(16),
+            ],
+        );
+        let again =
+            AppState::replay(state.scenario.clone(), false, 3, state.journal(), state.tick()).unwrap();
+        assert_eq!(*again.view, *state.view);
+        assert_eq!(again.describe, state.describe);
+        let exported = state.export();
+        assert_eq!(exported.timeline.len(), state.scenario.timeline.len() + 2);
     }
 }
