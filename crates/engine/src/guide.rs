@@ -8,10 +8,10 @@
 
 use crate::sim::SplitCheck;
 use crate::view::Metrics;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// The topics the experiments are grouped under, in the order the page lists them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Topic {
     KeysAndOrder,
@@ -44,7 +44,7 @@ impl Topic {
 }
 
 /// A number the outcome check reads: a [`Metrics`] field, or one derived from the run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Metric {
     Produced,
@@ -58,6 +58,8 @@ pub enum Metric {
     LostToRetention,
     OutOfKeyOrder,
     TotalLag,
+    /// Live members that own at least one partition.
+    ActiveConsumers,
     Generation,
     CommitRequests,
     TornCheckpoints,
@@ -67,9 +69,62 @@ pub enum Metric {
     PartitionTicksStopped,
     /// booblik's split check: replays beyond one batch (and skips).
     SplitViolations,
+    /// booblik's split check: resumes within one batch of the last known position.
+    LegalReplays,
 }
 
 impl Metric {
+    /// Every metric, in declaration order.
+    pub const ALL: [Metric; 20] = [
+        Metric::Produced,
+        Metric::Delivered,
+        Metric::Duplicates,
+        Metric::DistinctHandled,
+        Metric::Effects,
+        Metric::DuplicateEffects,
+        Metric::NeverProcessed,
+        Metric::LostToRetention,
+        Metric::OutOfKeyOrder,
+        Metric::TotalLag,
+        Metric::ActiveConsumers,
+        Metric::Generation,
+        Metric::CommitRequests,
+        Metric::TornCheckpoints,
+        Metric::Bridged,
+        Metric::AdvancingPeeks,
+        Metric::DoublePaidCents,
+        Metric::PartitionTicksStopped,
+        Metric::SplitViolations,
+        Metric::LegalReplays,
+    ];
+
+    /// Its name in scenario JSON (`never_processed`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Produced => "produced",
+            Metric::Delivered => "delivered",
+            Metric::Duplicates => "duplicates",
+            Metric::DistinctHandled => "distinct_handled",
+            Metric::Effects => "effects",
+            Metric::DuplicateEffects => "duplicate_effects",
+            Metric::NeverProcessed => "never_processed",
+            Metric::LostToRetention => "lost_to_retention",
+            Metric::OutOfKeyOrder => "out_of_key_order",
+            Metric::TotalLag => "total_lag",
+            Metric::ActiveConsumers => "active_consumers",
+            Metric::Generation => "generation",
+            Metric::CommitRequests => "commit_requests",
+            Metric::TornCheckpoints => "torn_checkpoints",
+            Metric::Bridged => "bridged",
+            Metric::AdvancingPeeks => "advancing_peeks",
+            Metric::DoublePaidCents => "double_paid_cents",
+            Metric::PartitionTicksStopped => "partition_ticks_stopped",
+            Metric::SplitViolations => "split_violations",
+            Metric::LegalReplays => "legal_replays",
+        }
+    }
+
     /// Its value now.
     #[must_use]
     pub fn value(self, metrics: &Metrics, split: &SplitCheck) -> u64 {
@@ -85,6 +140,7 @@ impl Metric {
             Metric::LostToRetention => m.lost_to_retention,
             Metric::OutOfKeyOrder => m.out_of_key_order,
             Metric::TotalLag => m.total_lag,
+            Metric::ActiveConsumers => u64::from(m.active_consumers),
             Metric::Generation => u64::from(m.generation),
             Metric::CommitRequests => m.commit_requests,
             Metric::TornCheckpoints => m.torn_checkpoints,
@@ -93,18 +149,18 @@ impl Metric {
             Metric::DoublePaidCents => m.double_paid_cents,
             Metric::PartitionTicksStopped => m.partition_ticks_stopped,
             Metric::SplitViolations => split.violations,
+            Metric::LegalReplays => split.legal_replays,
         }
     }
 }
 
 /// One condition of an outcome: `metric` within `at_least ..= at_most`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Condition {
     pub metric: Metric,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub at_least: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub at_most: Option<u64>,
 }
 
@@ -114,11 +170,25 @@ impl Condition {
         let value = self.metric.value(metrics, split);
         self.at_least.is_none_or(|min| value >= min) && self.at_most.is_none_or(|max| value <= max)
     }
+
+    /// Why it does not hold, e.g. `duplicates is 0, needs at least 1`; `None` when it holds.
+    #[must_use]
+    pub fn failure(&self, metrics: &Metrics, split: &SplitCheck) -> Option<String> {
+        let value = self.metric.value(metrics, split);
+        let name = self.metric.name();
+        match (self.at_least, self.at_most) {
+            (Some(min), Some(max)) if value < min || value > max => {
+                Some(format!("{name} is {value}, needs {min} to {max}"))
+            }
+            (Some(min), None) if value < min => Some(format!("{name} is {value}, needs at least {min}")),
+            (None, Some(max)) if value > max => Some(format!("{name} is {value}, needs at most {max}")),
+            _ => None,
+        }
+    }
 }
 
 /// What the learner should reproduce, and what the page says when they do.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Outcome {
     /// Every condition must hold. The first names the number `{n}` in `says`.
     pub when: Vec<Condition>,
@@ -142,6 +212,15 @@ impl Outcome {
         Some(self.says.replace("{n}", &first.metric.value(metrics, split).to_string()))
     }
 
+    /// The message when every condition holds; otherwise why the first
+    /// condition that fails does not hold.
+    pub fn evaluate(&self, metrics: &Metrics, split: &SplitCheck) -> Result<String, String> {
+        match self.when.iter().find_map(|c| c.failure(metrics, split)) {
+            Some(failure) => Err(failure),
+            None => self.check(metrics, split).ok_or_else(|| "no conditions".to_string()),
+        }
+    }
+
     /// The outcome's shape: conditions present and bounded, each with a lower
     /// bound or an upper one, the first with a lower bound above zero (so that
     /// it cannot hold before anything happened).
@@ -163,14 +242,13 @@ impl Outcome {
 }
 
 /// A built-in scenario as a guided experiment.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Guide {
     pub topic: Topic,
     /// The narrative: what happens here and why it matters.
     pub story: String,
     /// What to do, one sentence per step (the timeline's `learner` inputs, in words).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub steps: Vec<String>,
     pub outcome: Outcome,
 }
@@ -187,5 +265,52 @@ impl Guide {
             ));
         }
         self.outcome.validate().map_err(|m| ("guide.outcome".into(), m))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    /// Names are distinct, and build.rs's mapping of a name (snake case to
+    /// camel case) gives its variant.
+    #[test]
+    fn metric_names_map_to_their_variants() {
+        for (i, metric) in Metric::ALL.iter().enumerate() {
+            assert!(Metric::ALL[..i].iter().all(|m| m.name() != metric.name()), "{metric:?}");
+            let camel: String =
+                metric.name().split('_').map(|w| w[..1].to_ascii_uppercase() + &w[1..]).collect();
+            assert_eq!(camel, format!("{metric:?}"));
+        }
+    }
+
+    #[test]
+    fn evaluate_says_why_or_fills_in_n() {
+        let outcome = Outcome {
+            when: vec![
+                Condition { metric: Metric::Duplicates, at_least: Some(1), at_most: None },
+                Condition { metric: Metric::NeverProcessed, at_least: None, at_most: Some(0) },
+            ],
+            says: "{n} twice".into(),
+        };
+        let split = SplitCheck {
+            partitions: Vec::new(),
+            findings: Vec::new(),
+            violations: 0,
+            legal_replays: 0,
+            findings_dropped: 0,
+        };
+        let mut m = Metrics::default();
+        assert_eq!(outcome.evaluate(&m, &split), Err("duplicates is 0, needs at least 1".into()));
+        m.duplicates = 3;
+        m.never_processed = 2;
+        assert_eq!(outcome.evaluate(&m, &split), Err("never_processed is 2, needs at most 0".into()));
+        m.never_processed = 0;
+        assert_eq!(outcome.evaluate(&m, &split), Ok("3 twice".into()));
+        let range = Condition { metric: Metric::Duplicates, at_least: Some(1), at_most: Some(2) };
+        assert_eq!(range.failure(&m, &split), Some("duplicates is 3, needs 1 to 2".into()));
     }
 }
