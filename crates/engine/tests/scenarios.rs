@@ -5,7 +5,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use offsetlab_engine::{Metrics, Sim, builtin, builtins, describe};
+use offsetlab_engine::{Metrics, Scenario, Sim, TimedInput, builtin, builtins, describe};
 
 fn run(name: &str) -> (Sim, Metrics) {
     let sim = builtin(name).expect("built-in").run(None, None).expect("runs");
@@ -132,13 +132,16 @@ fn every_builtin_is_a_guided_experiment_with_a_working_outcome_check() {
         let name = &scenario.name;
         let guide = scenario.guide.as_ref().unwrap_or_else(|| panic!("{name} has a guide"));
         let sim = scenario.run(None, None).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let message = guide
-            .outcome
-            .check(&sim.metrics(), &sim.split_check())
-            .unwrap_or_else(|| panic!("{name}: the scripted run reproduces the outcome: {:?}", sim.metrics()));
+        let message = guide.outcome.check(&sim.metrics(), &sim.split_check()).unwrap_or_else(|| {
+            panic!("{name}: the scripted run reproduces the outcome: {:?}", sim.metrics())
+        });
         assert!(!message.contains("{n}"), "{name}: {message}");
         let at_start = offsetlab_engine::Sim::new(scenario.config.clone()).unwrap();
-        assert_eq!(guide.outcome.check(&at_start.metrics(), &at_start.split_check()), None, "{name} at tick 0");
+        assert_eq!(
+            guide.outcome.check(&at_start.metrics(), &at_start.split_check()),
+            None,
+            "{name} at tick 0"
+        );
         let learner_steps = scenario.timeline.iter().filter(|t| t.learner).count();
         if learner_steps > 0 {
             assert!(!guide.steps.is_empty(), "{name}: learner inputs are described as steps");
@@ -150,4 +153,81 @@ fn every_builtin_is_a_guided_experiment_with_a_working_outcome_check() {
             );
         }
     }
+}
+
+/// The page groups the experiments under their topics: none is a topic of one.
+#[test]
+fn each_topic_has_at_least_two_experiments() {
+    let all = builtins();
+    for topic in offsetlab_engine::Topic::ALL {
+        let names: Vec<&str> = all
+            .iter()
+            .filter(|s| s.guide.as_ref().is_some_and(|g| g.topic == topic))
+            .map(|s| s.name.as_str())
+            .collect();
+        assert!(names.len() >= 2, "{}: {names:?}", topic.title());
+    }
+}
+
+/// Drives a Sim as the page does in a guided run: the guided timeline's inputs at
+/// their ticks, then `by_hand` (the learner's inputs) at theirs, each through
+/// `Sim::handle_input`, which must accept it. Returns the Sim at the scenario's end
+/// and the first tick after which the outcome held, if it ever did.
+fn drive(scenario: &Scenario, by_hand: &[TimedInput]) -> (Sim, Option<u64>) {
+    let outcome = &scenario.guide.as_ref().expect("a guide").outcome;
+    let scripted = scenario.guided().timeline;
+    let mut sim = Sim::new(scenario.config.clone()).expect("the config is valid");
+    let mut first_held = None;
+    for tick in 0..scenario.ticks {
+        for timed in scripted.iter().chain(by_hand).filter(|t| t.tick == tick) {
+            sim.handle_input(timed.input.clone())
+                .unwrap_or_else(|e| panic!("{} tick {tick}: {:?} refused: {e}", scenario.name, timed.input));
+        }
+        sim.handle_tick(tick + 1);
+        while sim.poll_event().is_some() {}
+        if first_held.is_none() && outcome.check(&sim.metrics(), &sim.split_check()).is_some() {
+            first_held = Some(tick + 1);
+        }
+    }
+    (sim, first_held)
+}
+
+/// The steps are doable: a learner who follows the guided run and does the
+/// learner inputs by hand at their ticks reproduces the outcome, which had not
+/// held before their first step, and without those steps it never holds.
+#[test]
+fn a_learner_doing_the_steps_by_hand_reproduces_the_outcome() {
+    let mut with_steps = 0;
+    for scenario in builtins() {
+        let name = &scenario.name;
+        let guide = scenario.guide.as_ref().expect("a guide");
+        let by_hand: Vec<TimedInput> = scenario.timeline.iter().filter(|t| t.learner).cloned().collect();
+        if by_hand.is_empty() {
+            assert!(guide.steps.is_empty(), "{name}: steps describe learner inputs");
+            continue;
+        }
+        with_steps += 1;
+        assert!(!guide.steps.is_empty(), "{name}: learner inputs are described as steps");
+
+        let (alone, held) = drive(&scenario, &[]);
+        assert_eq!(held, None, "{name}: without the learner the outcome never holds: {:?}", alone.metrics());
+
+        let (sim, held) = drive(&scenario, &by_hand);
+        sim.check_invariants();
+        let says = guide
+            .outcome
+            .evaluate(&sim.metrics(), &sim.split_check())
+            .unwrap_or_else(|why| panic!("{name}: the learner reproduces the outcome: {why}"));
+        assert!(!says.contains("{n}"), "{name}: {says}");
+        let first_step = by_hand[0].tick;
+        let held = held.expect("it held at the end");
+        assert!(
+            held > first_step,
+            "{name}: held after tick {held}, before the first step at tick {first_step}"
+        );
+        // The scripted run, with the learner's inputs in the timeline, ends the same way.
+        let scripted = scenario.run(None, None).unwrap();
+        assert_eq!(scripted.metrics(), sim.metrics(), "{name}");
+    }
+    assert!(with_steps >= 15, "most experiments ask the learner to do something: {with_steps}");
 }
