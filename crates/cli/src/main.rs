@@ -53,12 +53,14 @@ enum Command {
     ///
     /// Prints `scenario NAME seed S ticks T`, the `kafka-consumer-groups
     /// --describe` table, then one counter per line; with --json, one JSON object.
+    /// A scenario with a guide ends with its outcome check: `outcome: reproduced:
+    /// WHAT IT SAYS` or `outcome: not reproduced (THE FIRST FAILING CONDITION)`.
     Run(RunArgs),
     /// Run a scenario headless, then booblik's split check: every record
     /// reached a consumer, and each partition's written records equal the
     /// position its consumer holds. Exits 1 on a violation, listing it.
     Check(CheckArgs),
-    /// List the built-in scenarios: name, then what it shows.
+    /// List the built-in scenarios under their topics: name, then what it shows.
     Scenarios,
 }
 
@@ -118,8 +120,8 @@ struct ScenarioArgs {
     /// Ticks to run; defaults to the scenario's ticks.
     #[arg(long, value_name = "T")]
     ticks: Option<u64>,
-    /// Print one JSON object on one line (`run`: scenario, seed, tick, metrics, describe;
-    /// `check`: the split check).
+    /// Print one JSON object on one line (`run`: scenario, seed, tick, metrics, describe,
+    /// outcome; `check`: the split check).
     #[arg(long)]
     json: bool,
 }
@@ -133,6 +135,10 @@ struct RunArgs {
     /// at the start, prints resumedFrom per consumer, and saves them at the end.
     #[arg(long, value_name = "DIR")]
     offset_dir: Option<PathBuf>,
+    /// Leave out the timeline's learner inputs, as the page's guided run does:
+    /// what happens if nobody does the guide's steps.
+    #[arg(long)]
+    guided: bool,
 }
 
 #[derive(Debug, Args)]
@@ -242,8 +248,11 @@ fn execute(command: Command) -> Result<Verdict, Failure> {
             writeln!(out, "{}", moved_summary(moved, keys.len() as u64))?;
         }
         Command::Run(args) => {
-            let RunArgs { run: ScenarioArgs { scenario, seed, ticks, json }, offset_dir } = args;
-            let loaded = run::load(&scenario)?;
+            let RunArgs { run: ScenarioArgs { scenario, seed, ticks, json }, offset_dir, guided } = args;
+            let mut loaded = run::load(&scenario)?;
+            if guided {
+                loaded.scenario = loaded.scenario.guided();
+            }
             let outcome = match &offset_dir {
                 Some(dir) => run::run_with_offset_dir(loaded, seed, ticks, dir)?,
                 None => run::run(loaded, seed, ticks)?,

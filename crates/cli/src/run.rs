@@ -3,7 +3,7 @@
 use crate::Failure;
 use offsetlab_engine::{
     BUILTINS, CheckpointWrites, ConsumerId, FindingKind, Input, PositionModel, SCENARIO_BYTES_MAX, Scenario,
-    ScenarioError, Sim, SplitCheck, SplitStatus, Tick, TimedInput, builtin, builtins,
+    ScenarioError, Sim, SplitCheck, SplitStatus, Tick, TimedInput, Topic, builtin, builtins,
 };
 use offsetlab_store::FileOffsetStore;
 use serde::Serialize;
@@ -62,6 +62,9 @@ pub struct Outcome {
     pub sim: Sim,
     /// With `--offset-dir`: where each consumer resumed, `(consumer, partition, offset)`.
     pub resumed: Option<Vec<(ConsumerId, u32, u64)>>,
+    /// The guide's outcome check at the end of the run, when the scenario has a guide:
+    /// what it says when reproduced, or the first condition that does not hold.
+    pub guide_outcome: Option<Result<String, String>>,
 }
 
 /// `run --offset-dir DIR`: the run keeps positions in consumer-side stores,
@@ -120,7 +123,9 @@ pub fn run(loaded: Loaded, seed: Option<u64>, ticks: Option<u64>) -> Result<Outc
         .scenario
         .run(Some(seed), Some(ticks))
         .map_err(|e| Failure::new(format!("scenario {} (seed {seed}, ticks {ticks}): {e}", loaded.name)))?;
-    Ok(Outcome { name: loaded.name, seed, ticks, sim, resumed: None })
+    let guide_outcome =
+        loaded.scenario.guide.as_ref().map(|g| g.outcome.evaluate(&sim.metrics(), &sim.split_check()));
+    Ok(Outcome { name: loaded.name, seed, ticks, sim, resumed: None, guide_outcome })
 }
 
 const COUNTERS: [&str; 8] = [
@@ -149,7 +154,8 @@ impl Outcome {
         ]
     }
 
-    /// The header line, the describe table, then one counter per line.
+    /// The header line, the describe table, one counter per line, then (with a
+    /// guide) whether the run reproduced the guide's outcome.
     pub fn text(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "scenario {} seed {} ticks {}", self.name, self.seed, self.ticks);
@@ -167,6 +173,15 @@ impl Outcome {
             for (consumer, partition, offset) in resumed {
                 let _ = writeln!(out, "{consumer} P{partition} resumedFrom {offset}");
             }
+        }
+        match &self.guide_outcome {
+            Some(Ok(says)) => {
+                let _ = writeln!(out, "outcome: reproduced: {says}");
+            }
+            Some(Err(failing)) => {
+                let _ = writeln!(out, "outcome: not reproduced ({failing})");
+            }
+            None => {}
         }
         out
     }
@@ -249,6 +264,10 @@ impl Outcome {
                     })
                     .collect()
             }),
+            outcome: self.guide_outcome.as_ref().map(|outcome| match outcome {
+                Ok(says) => JsonOutcome { reproduced: true, message: says },
+                Err(failing) => JsonOutcome { reproduced: false, message: failing },
+            }),
         };
         serde_json::to_string(&report).expect("strings and integers always serialize")
     }
@@ -273,6 +292,15 @@ struct JsonReport<'a> {
     describe: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     resumed_from: Option<Vec<JsonResume>>,
+    /// The guide's outcome check; null when the scenario has no guide.
+    outcome: Option<JsonOutcome<'a>>,
+}
+
+/// Reproduced: what the guide says, `{n}` filled in. Not: the first failing condition.
+#[derive(Debug, Serialize)]
+struct JsonOutcome<'a> {
+    reproduced: bool,
+    message: &'a str,
 }
 
 #[derive(Debug, Serialize)]
@@ -295,14 +323,28 @@ struct JsonMetrics {
     generation: u32,
 }
 
-/// `offsetlab scenarios`: name, padded, then the summary.
+/// `offsetlab scenarios`: the built-ins under their guides' topic headings, in the
+/// page's order (listing order within a topic; any without a guide last, under
+/// "Other"), each line the name, padded, then the summary.
 pub fn listing() -> String {
-    // The names `run --scenario` takes, beside each scenario's summary.
+    let all: Vec<Scenario> = builtins();
     let width = BUILTINS.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
+    let topics = Topic::ALL.into_iter().map(|t| (Some(t), t.title())).chain([(None, "Other")]);
     let mut out = String::new();
-    for ((name, _), s) in BUILTINS.iter().zip(builtins()) {
-        let line = format!("{name:<width$}  {}", s.summary);
-        let _ = writeln!(out, "{}", line.trim_end());
+    for (topic, title) in topics {
+        let members: Vec<&Scenario> =
+            all.iter().filter(|s| s.guide.as_ref().map(|g| g.topic) == topic).collect();
+        if members.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let _ = writeln!(out, "{title}");
+        for s in members {
+            let line = format!("  {:<width$}  {}", s.name, s.summary);
+            let _ = writeln!(out, "{}", line.trim_end());
+        }
     }
     out
 }

@@ -4,7 +4,7 @@ mod common;
 
 use common::temp_file;
 
-use offsetlab_engine::{BUILTINS, murmur2, partition_for_key, to_positive};
+use offsetlab_engine::{BUILTINS, Topic, builtin, murmur2, partition_for_key, to_positive};
 use serde_json::Value;
 use std::io::Write as _;
 use std::process::{Command, Output, Stdio};
@@ -267,20 +267,101 @@ fn every_built_in_runs() {
     }
 }
 
+/// What the guide's check says after the built-in's full run, from the engine.
+fn says_after_full_run(name: &str) -> String {
+    let scenario = builtin(name).unwrap();
+    let sim = scenario.run(None, None).unwrap();
+    scenario.guide.unwrap().outcome.check(&sim.metrics(), &sim.split_check()).unwrap()
+}
+
+#[test]
+fn run_ends_with_the_guides_outcome() {
+    let full = stdout_of(&["run", "--scenario", "crash-commit-after"]);
+    let last = full.lines().last().unwrap();
+    assert_eq!(last, format!("outcome: reproduced: {}", says_after_full_run("crash-commit-after")));
+    assert!(last.starts_with("outcome: reproduced: You caused 2 duplicates: "), "{last}");
+    assert_eq!(full.lines().filter(|l| l.starts_with("outcome:")).count(), 1, "{full}");
+
+    let v = run_json(&["--scenario", "crash-commit-after"]);
+    assert_eq!(v["outcome"]["reproduced"], true, "{v}");
+    assert_eq!(v["outcome"]["message"], says_after_full_run("crash-commit-after"));
+}
+
+#[test]
+fn guided_leaves_the_learners_steps_out() {
+    let guided = stdout_of(&["run", "--scenario", "crash-commit-after", "--guided"]);
+    assert_eq!(guided.lines().last(), Some("outcome: not reproduced (duplicates is 0, needs at least 1)"));
+    let counter = |out: &str, label: &str| -> u64 {
+        let line = out.lines().find(|l| l.starts_with(label)).unwrap();
+        line[label.len()..].trim().parse().unwrap()
+    };
+    assert_eq!(counter(&guided, "duplicates"), 0, "nobody crashed c1: {guided}");
+    assert_eq!(counter(&guided, "generation"), 1, "no rebalance: {guided}");
+
+    let v = run_json(&["--scenario", "crash-commit-after", "--guided"]);
+    assert_eq!(v["outcome"]["reproduced"], false, "{v}");
+    assert_eq!(v["outcome"]["message"], "duplicates is 0, needs at least 1");
+    assert_eq!(v["metrics"]["duplicates"], 0);
+
+    // Without learner inputs, the guided run is the full run.
+    let busy = stdout_of(&["run", "--scenario", "busy-group"]);
+    assert_eq!(stdout_of(&["run", "--scenario", "busy-group", "--guided"]), busy);
+}
+
+#[test]
+fn every_built_in_reproduces_its_outcome_and_its_guided_run_waits_for_the_learner() {
+    for scenario in offsetlab_engine::builtins() {
+        let name = scenario.name.as_str();
+        let v = run_json(&["--scenario", name]);
+        assert_eq!(v["outcome"]["reproduced"], true, "{name}: {v}");
+        let guided = run_json(&["--scenario", name, "--guided"]);
+        let learner_steps = scenario.timeline.iter().any(|t| t.learner);
+        assert_eq!(guided["outcome"]["reproduced"], !learner_steps, "{name} --guided: {guided}");
+    }
+}
+
+#[test]
+fn a_scenario_without_a_guide_has_no_outcome() {
+    let file = temp_file("plain.json", br#"{ "name": "plain", "ticks": 20, "timeline": [ { "tick": 0, "input": { "do": "send", "count": 5 } } ] }"#);
+    let text = stdout_of(&["run", "--scenario", file.path()]);
+    assert!(!text.contains("outcome"), "{text}");
+    assert!(text.lines().last().unwrap().starts_with("generation "), "{text}");
+    let v = run_json(&["--scenario", file.path()]);
+    assert!(v["outcome"].is_null(), "{v}");
+    assert_eq!(stdout_of(&["run", "--scenario", file.path(), "--guided"]), text);
+}
+
 // --------------------------------------------------------------- scenarios
 
 #[test]
-fn scenarios_lists_every_built_in_with_its_summary() {
+fn scenarios_lists_every_built_in_under_its_topic_with_its_summary() {
     let out = stdout_of(&["scenarios"]);
     let builtins = offsetlab_engine::builtins();
-    assert_eq!(out.lines().count(), BUILTINS.len());
-    for ((line, (name, _)), scenario) in out.lines().zip(BUILTINS).zip(&builtins) {
-        assert!(line.starts_with(&format!("{name} ")), "{line}");
-        assert!(line.ends_with(&scenario.summary), "{line}");
+    let mut topic = None;
+    let mut listed = Vec::new();
+    let mut summary_columns = Vec::new();
+    for line in out.lines().filter(|l| !l.is_empty()) {
+        if let Some(entry) = line.strip_prefix("  ") {
+            let name = entry.split(' ').next().unwrap();
+            let scenario = builtins.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(scenario.guide.as_ref().map(|g| g.topic), topic, "{name} under its topic");
+            assert!(line.ends_with(&scenario.summary), "{line}");
+            summary_columns.push(line.len() - scenario.summary.len());
+            listed.push(name.to_string());
+        } else {
+            let heading = Topic::ALL.into_iter().find(|t| t.title() == line);
+            assert!(heading.is_some(), "a topic heading: {line:?}");
+            assert!(heading > topic, "topics in the page's order:\n{out}");
+            topic = heading;
+        }
     }
-    let columns: Vec<usize> =
-        builtins.iter().zip(out.lines()).map(|(s, line)| line.len() - s.summary.len()).collect();
-    assert!(columns.windows(2).all(|w| w[0] == w[1]), "summaries line up:\n{out}");
+    listed.sort();
+    let mut names: Vec<String> = BUILTINS.iter().map(|(name, _)| name.to_string()).collect();
+    names.sort();
+    assert_eq!(listed, names, "every built-in once");
+    assert!(summary_columns.windows(2).all(|w| w[0] == w[1]), "summaries line up:\n{out}");
+    assert!(out.starts_with("Keys and order\n  default "), "{out}");
+    assert!(out.contains("\n\nDelivery guarantees\n"), "a blank line between topics:\n{out}");
 }
 
 // -------------------------------------------------------------- bad input
