@@ -1,0 +1,15 @@
+//! Hand-written codecs for the scenario format.
+//!
+//! Why by hand: the page (crates/web) must read and write the same scenario
+//! JSON as the CLI and put links in the URL, within a hard size budget of
+//! 250,000 bytes gzip of wasm + js. serde's derived `Deserialize` for the
+//! scenario types, with serde-wasm-bindgen, measured +43 KB gzip there; this
+//! codec is a small fraction of that. It is the only reader of the format:
+//! `Scenario::parse` and `Scenario::to_json` use it.
+//!
+//! - `json`: a minimal JSON value (no floats), a bounded parser whose errors
+//!   carry the field path and the position, and a pretty and compact printer.
+//! - `scenario`: `Scenario` ⇄ JSON value, with serde's former semantics.
+
+pub(crate) mod json;
+pub(crate) mod scenario;
