@@ -2,7 +2,7 @@
 //! errors that name the field.
 
 use crate::partitioner::KeylessStrategy;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::fmt;
 
 /// Hard limits: every queue, log and loop in the engine is bounded by one of these.
@@ -34,8 +34,8 @@ pub mod limits {
 }
 
 /// When the consumer loop commits its position.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "mode", rename_all = "kebab-case", deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "mode", rename_all = "kebab-case")]
 pub enum CommitMode {
     /// poll → handle the batch → commit: at-least-once.
     After,
@@ -62,8 +62,8 @@ impl CommitMode {
 }
 
 /// Where a consumer's position lives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(tag = "store", rename_all = "kebab-case", deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(tag = "store", rename_all = "kebab-case")]
 pub enum PositionModel {
     /// Kafka's: the group's committed offsets, kept by the coordinator.
     #[default]
@@ -75,7 +75,7 @@ pub enum PositionModel {
 }
 
 /// How a consumer's offset store writes a checkpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CheckpointWrites {
     /// Temp file, write, fsync, atomic rename: a crash leaves the old or the new position.
@@ -86,7 +86,7 @@ pub enum CheckpointWrites {
 }
 
 /// The partition assignor the group uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Assignor {
     /// Kafka's `RangeAssignor`, eager.
@@ -123,8 +123,7 @@ impl Assignor {
 
 /// Everything fixed when a simulation starts. Inputs change some of it later
 /// (records per poll, commit mode, …); the rest stays.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Config {
     /// Seeds every random choice (keyless partitions, keys, member ids).
     pub seed: u64,
@@ -153,8 +152,7 @@ pub struct Config {
 }
 
 /// The producer `orders-api`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProducerConfig {
     /// Send the record's subject (`user-N`) as its Kafka key.
     pub use_keys: bool,

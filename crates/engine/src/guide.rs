@@ -8,10 +8,10 @@
 
 use crate::sim::SplitCheck;
 use crate::view::Metrics;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// The topics the experiments are grouped under, in the order the page lists them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Topic {
     KeysAndOrder,
@@ -44,7 +44,7 @@ impl Topic {
 }
 
 /// A number the outcome check reads: a [`Metrics`] field, or one derived from the run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Metric {
     Produced,
@@ -155,13 +155,12 @@ impl Metric {
 }
 
 /// One condition of an outcome: `metric` within `at_least ..= at_most`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Condition {
     pub metric: Metric,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub at_least: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub at_most: Option<u64>,
 }
 
@@ -189,8 +188,7 @@ impl Condition {
 }
 
 /// What the learner should reproduce, and what the page says when they do.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Outcome {
     /// Every condition must hold. The first names the number `{n}` in `says`.
     pub when: Vec<Condition>,
@@ -244,14 +242,13 @@ impl Outcome {
 }
 
 /// A built-in scenario as a guided experiment.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Guide {
     pub topic: Topic,
     /// The narrative: what happens here and why it matters.
     pub story: String,
     /// What to do, one sentence per step (the timeline's `learner` inputs, in words).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub steps: Vec<String>,
     pub outcome: Outcome,
 }

@@ -1,7 +1,7 @@
 //! Everything a user (or a scenario timeline) can do to the simulation.
 
 use crate::config::{CommitMode, PositionModel};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Serialize, Serializer};
 use std::fmt;
 
 /// A consumer's client id, `c1`, `c2`, …: its card on the page.
@@ -31,16 +31,9 @@ impl Serialize for ConsumerId {
     }
 }
 
-impl<'de> Deserialize<'de> for ConsumerId {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(deserializer)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
-
 /// Kafka's `--reset-offsets` modes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "to", rename_all = "kebab-case", deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "to", rename_all = "kebab-case")]
 pub enum ResetSpec {
     /// `--to-earliest`: every partition to its log start.
     Earliest,
@@ -49,7 +42,7 @@ pub enum ResetSpec {
     /// `--to-offset N` on one partition (`--topic orders:P`), or on all when
     /// `partition` is absent. Out-of-range offsets are clamped to the log, as Kafka does.
     Offset {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         partition: Option<u32>,
         offset: u64,
     },
@@ -58,8 +51,8 @@ pub enum ResetSpec {
 }
 
 /// One input. Applied at the simulation's current tick, before the next step.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "do", rename_all = "kebab-case", deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "do", rename_all = "kebab-case")]
 pub enum Input {
     /// Send `count` records now.
     Send {
@@ -155,7 +148,6 @@ pub enum Input {
     /// empty): each stops fetching, finishes its batch within the shutdown
     /// deadline, commits and leaves, then starts again once the group settles.
     RollingUpdate {
-        #[serde(default)]
         consumers: Vec<ConsumerId>,
     },
     /// The assignor (and so the protocol) for the next rebalances; refused during one.

@@ -7,7 +7,7 @@
 //! `abs`, so `i32::MIN` maps to 0 instead of overflowing.
 
 use crate::rng::Rng;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// Kafka's murmur2 (`org.apache.kafka.common.utils.Utils.murmur2`), seed `0x9747b28c`.
 #[must_use]
@@ -59,8 +59,8 @@ pub fn partition_for_key(key: &[u8], partitions: u32) -> u32 {
 }
 
 /// How keyless records are spread over partitions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "strategy", rename_all = "kebab-case", deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "strategy", rename_all = "kebab-case")]
 pub enum KeylessStrategy {
     /// Kafka's sticky partitioning: fill a batch of `batch_records` on one
     /// partition, then move to another partition chosen at random (never the

@@ -1,12 +1,16 @@
 //! Scenarios: a config plus a timeline of inputs at ticks, as JSON. The
 //! built-in ones ship in `scenarios/`; build.rs turns them into code, and the
 //! tests check that each equals what the parser for user files reads.
+//!
+//! The JSON is read and written by the hand-written codec in `crate::codec`
+//! (not serde), so the page can import and export scenarios within its size
+//! budget with the same reader the CLI uses.
 
+use crate::codec::{json, scenario as codec};
 use crate::config::{Config, ConfigError};
 use crate::guide::Guide;
 use crate::input::Input;
 use crate::sim::Sim;
-use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Ticks a scenario may run.
@@ -16,48 +20,36 @@ pub const TIMELINE_INPUTS_MAX: usize = 100_000;
 /// Bytes a scenario file may have.
 pub const SCENARIO_BYTES_MAX: usize = 16 * 1024 * 1024;
 
-fn default_ticks() -> u64 {
-    100
-}
+/// `ticks` when a scenario's JSON leaves it out.
+pub(crate) const TICKS_DEFAULT: u64 = 100;
 
 /// A runnable setup: the same JSON `offsetlab run --scenario FILE.json` reads.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// In JSON only `name` is required: the rest have defaults (`config` field by
+/// field from `Config::default()`, `ticks` 100), and unknown fields are refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scenario {
     pub name: String,
     /// One line: what it shows.
-    #[serde(default)]
     pub summary: String,
     /// What to watch while it runs.
-    #[serde(default)]
     pub watch: String,
-    #[serde(default)]
     pub config: Config,
     /// How many ticks `run` advances.
-    #[serde(default = "default_ticks")]
     pub ticks: u64,
-    #[serde(default)]
     pub timeline: Vec<TimedInput>,
     /// Built-in scenarios are guided experiments: story, steps, outcome check.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Left out of the JSON when there is none.
     pub guide: Option<Guide>,
 }
 
 /// An input applied when the clock reads `tick` (before the step to `tick + 1`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TimedInput {
     pub tick: u64,
     pub input: Input,
-    /// One of the guide's steps: a guided run leaves it to the learner.
-    #[serde(default, skip_serializing_if = "is_false")]
+    /// One of the guide's steps: a guided run leaves it to the learner. In
+    /// JSON, `"learner": true`, absent when false.
     pub learner: bool,
-}
-
-// serde's `skip_serializing_if` passes a reference.
-#[allow(clippy::trivially_copy_pass_by_ref)]
-fn is_false(value: &bool) -> bool {
-    !*value
 }
 
 /// What is wrong with a scenario; every variant names the place.
@@ -121,18 +113,12 @@ impl Scenario {
                 message: format!("larger than {SCENARIO_BYTES_MAX} bytes"),
             });
         }
-        let json_error = |path: String, inner: serde_json::Error| ScenarioError::Json {
-            path,
-            message: strip_position(&inner.to_string()),
-            line: inner.line(),
-            column: inner.column(),
+        let json_error = |e: json::Error| {
+            let (line, column) = e.line_column(text);
+            ScenarioError::Json { path: e.path, message: e.message, line, column }
         };
-        let mut de = serde_json::Deserializer::from_str(text);
-        let scenario: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            let path = e.path().to_string();
-            json_error(path, e.into_inner())
-        })?;
-        de.end().map_err(|e| json_error(String::new(), e))?;
+        let value = json::parse(text).map_err(json_error)?;
+        let scenario = codec::scenario(&value).map_err(json_error)?;
         scenario.validate()?;
         Ok(scenario)
     }
@@ -224,18 +210,16 @@ impl Scenario {
         Ok(sim)
     }
 
-    /// The scenario as pretty JSON (what `parse` reads back).
+    /// The scenario as pretty JSON, two-space indent (what `parse` reads back).
     #[must_use]
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("a scenario always serializes")
+        json::to_pretty(&codec::scenario_value(self))
     }
-}
 
-/// serde_json appends " at line L column C"; we report those apart.
-fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(i) => message[..i].to_string(),
-        None => message.to_string(),
+    /// The scenario as JSON on one line, no spaces: for links (`j=`).
+    #[must_use]
+    pub fn to_json_compact(&self) -> String {
+        json::to_compact(&codec::scenario_value(self))
     }
 }
 

@@ -1,11 +1,11 @@
 //! proptest strategies for the codec tests: valid scenarios (every input
-//! variant, every config shape, guides) and valid links.
+//! variant, every config shape, guides).
 #![allow(dead_code)]
 
 use offsetlab_engine::{
     Assignor, CheckpointWrites, CommitMode, Condition, Config, ConsumerId, Guide, Input, KeylessStrategy,
-      Metric, Outcome, PositionModel, ProducerConfig, ResetSpec, SCENARIO_TICKS_MAX,
-    Scenario, TimedInput, Topic, limits,
+    Metric, Outcome, PositionModel, ProducerConfig, ResetSpec, SCENARIO_TICKS_MAX, Scenario, TimedInput,
+    Topic, limits,
 };
 use proptest::prelude::*;
 

@@ -1,0 +1,279 @@
+//! The hand-written scenario codec: every built-in reads as built, printing
+//! and reading back gives the same scenario, and bad input gets an exact
+//! message with the field path, line and column.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+use offsetlab_engine::{BUILTINS, Input, Scenario, ScenarioError, builtin};
+
+#[test]
+fn every_builtin_reads_as_built_and_prints_back() {
+    for (name, text) in BUILTINS {
+        let parsed = Scenario::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(parsed, builtin(name).unwrap(), "{name}");
+        assert_eq!(Scenario::parse(&parsed.to_json()).unwrap(), parsed, "{name}: pretty");
+        let compact = parsed.to_json_compact();
+        assert!(!compact.contains('\n'), "{name}: one line");
+        assert_eq!(Scenario::parse(&compact).unwrap(), parsed, "{name}: compact");
+    }
+}
+
+/// The printed form: serde's former field order, defaults written out,
+/// empty and absent optional fields left out.
+#[test]
+fn prints_every_field_in_order() {
+    let text = r#"{"name": "p", "ticks": 5, "timeline": [
+        {"tick": 1, "input": {"do": "reset-offsets", "reset": {"to": "offset", "offset": 7}}, "learner": true},
+        {"tick": 2, "input": {"do": "rolling-update"}}],
+        "guide": {"topic": "operations", "story": "s", "steps": ["do it"],
+                  "outcome": {"when": [{"metric": "duplicates", "at_least": 1, "at_most": null}], "says": "{n}"}}}"#;
+    let scenario = Scenario::parse(text).unwrap();
+    assert_eq!(scenario.timeline[1].input, Input::RollingUpdate { consumers: Vec::new() });
+    let expected = concat!(
+        r#"{"name":"p","summary":"","watch":"","config":{"seed":1,"partitions":3,"retention_records":10000,"#,
+        r#""consumers":2,"records_per_poll":3,"handle_per_tick":1,"commit":{"mode":"after"},"idempotent":false,"#,
+        r#""session_timeout_ticks":10,"shutdown_deadline_ticks":30,"assignor":"range","producer":{"use_keys":true,"#,
+        r#""key_count":6,"hot_key_share_percent":0,"send_per_tick":0,"keyless":{"strategy":"sticky","batch_records":4}},"#,
+        r#""position":{"store":"group"},"bridge":false},"ticks":5,"timeline":[{"tick":1,"input":{"do":"reset-offsets","#,
+        r#""reset":{"to":"offset","offset":7}},"learner":true},{"tick":2,"input":{"do":"rolling-update","consumers":[]}}],"#,
+        r#""guide":{"topic":"operations","story":"s","steps":["do it"],"outcome":{"when":[{"metric":"duplicates","#,
+        r#""at_least":1}],"says":"{n}"}}}"#
+    );
+    assert_eq!(scenario.to_json_compact(), expected);
+    let pretty = scenario.to_json();
+    assert!(pretty.starts_with("{\n  \"name\": \"p\",\n  \"summary\": \"\",\n  \"watch\": \"\",\n  \"config\": {\n    \"seed\": 1,"), "{pretty}");
+    let no_guide = Scenario { guide: None, timeline: Vec::new(), ..scenario };
+    assert!(!no_guide.to_json().contains("guide"), "no guide, no field");
+    assert!(no_guide.to_json().contains("\"timeline\": []"));
+}
+
+/// `null` is `None` for optional fields, as serde read it.
+#[test]
+fn null_is_absent_for_optional_fields() {
+    let a = Scenario::parse(r#"{"name": "x", "guide": null}"#).unwrap();
+    assert_eq!(a.guide, None);
+}
+
+/// Each bad input, and exactly what the parser says about it.
+#[test]
+fn bad_input_gets_an_exact_message() {
+    let cases: &[(&str, &str)] = &[
+        // Unknown fields, with what is expected.
+        (
+            r#"{"name": "x", "bogus": 1}"#,
+            "bogus: unknown field `bogus`, expected one of `name`, `summary`, `watch`, `config`, `ticks`, \
+             `timeline`, `guide` (line 1, column 15)",
+        ),
+        (
+            r#"{"name": "x", "config": {"producer": {"keys": 4}}}"#,
+            "config.producer.keys: unknown field `keys`, expected one of `use_keys`, `key_count`, \
+             `hot_key_share_percent`, `send_per_tick`, `keyless` (line 1, column 39)",
+        ),
+        (
+            r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "send", "count": 1, "extra": 2}}]}"#,
+            "timeline[0].input.extra: unknown field `extra`, expected `count` (line 1, column 76)",
+        ),
+        (
+            r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "add-consumer", "extra": 2}}]}"#,
+            "timeline[0].input.extra: unknown field `extra`, there are no fields (line 1, column 72)",
+        ),
+        // Wrong types and values.
+        (r#"{"name": 3}"#, "name: invalid type: integer `3`, expected a string (line 1, column 10)"),
+        (
+            r#"{"name": "x", "ticks": "5"}"#,
+            "ticks: invalid type: string \"5\", expected a non-negative integer (line 1, column 24)",
+        ),
+        (
+            r#"{"name": "x", "ticks": -5}"#,
+            "ticks: invalid value: integer `-5`, expected a non-negative integer (line 1, column 24)",
+        ),
+        (
+            r#"{"name": "x", "config": {"producer": {"hot_key_share_percent": 300}}}"#,
+            "config.producer.hot_key_share_percent: invalid value: integer `300`, expected an integer from 0 \
+             to 255 (line 1, column 64)",
+        ),
+        (
+            r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "use-keys", "on": 1}}]}"#,
+            "timeline[0].input.on: invalid type: integer `1`, expected a boolean (line 1, column 74)",
+        ),
+        (
+            r#"{"name": "x", "timeline": {}}"#,
+            "timeline: invalid type: object, expected an array (line 1, column 27)",
+        ),
+        (
+            r#"{"name": "x", "config": {"commit": "after"}}"#,
+            "config.commit: invalid type: string \"after\", expected an object (line 1, column 36)",
+        ),
+        (
+            r#"{"name": "x", "config": null}"#,
+            "config: invalid type: null, expected an object (line 1, column 25)",
+        ),
+        (r#"[]"#, "invalid type: array, expected an object (line 1, column 1)"),
+        (
+            r#"{"name": "x", "ticks": 18446744073709551616}"#,
+            "ticks: integer `18446744073709551616` is out of range (line 1, column 24)",
+        ),
+        // Consumer names.
+        (
+            r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "send", "count": 1}},
+                {"tick": 1, "input": {"do": "crash", "consumer": "c0"}}]}"#,
+            "timeline[1].input.consumer: a consumer is named c1, c2, …; got \"c0\" (line 2, column 66)",
+        ),
+        (
+            r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "rolling-update", "consumers": ["c1", "c01"]}}]}"#,
+            "timeline[0].input.consumers[1]: a consumer is named c1, c2, …; got \"c01\" (line 1, column 94)",
+        ),
+        (
+            r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "crash", "consumer": 1}}]}"#,
+            "timeline[0].input.consumer: invalid type: integer `1`, expected a consumer name (c1, c2, …) \
+             (line 1, column 77)",
+        ),
+        // Floats.
+        (
+            r#"{"name": "x", "ticks": 1.5}"#,
+            "ticks: `1.5` is not an integer: scenario numbers have no fraction or exponent (line 1, column 24)",
+        ),
+        (
+            "{\"name\": \"x\",\n \"config\": {\"producer\": {\"keyless\": {\"strategy\": \"sticky\", \"batch_records\": 4e0}}}}",
+            "config.producer.keyless.batch_records: `4e0` is not an integer: scenario numbers have no fraction \
+             or exponent (line 2, column 77)",
+        ),
+        // Syntax.
+        (r#"{"name": "x"} x"#, "trailing characters after the JSON value (line 1, column 15)"),
+        (r#"{"name": "x"} {}"#, "trailing characters after the JSON value (line 1, column 15)"),
+        (r#"{"name": "x",}"#, "trailing comma before `}` (line 1, column 14)"),
+        (r#"{"name": "x""#, "unexpected end of the text inside an object (line 1, column 13)"),
+        ("", "unexpected end of the text: expected a value (line 1, column 1)"),
+        ("{\n  \"name\": \"x\",\n  \"ticks\": ,\n}\n", "ticks: expected a value (line 3, column 12)"),
+        (
+            r#"{"name": "\ud800"}"#,
+            "name: a high surrogate \\uD800-\\uDBFF must be followed by a low one (line 1, column 17)",
+        ),
+        // Unknown variants.
+        (
+            r#"{"name": "x", "config": {"assignor": "fair"}}"#,
+            "config.assignor: unknown variant `fair`, expected one of `range`, `roundrobin`, `sticky`, \
+             `cooperative-sticky` (line 1, column 38)",
+        ),
+        (
+            r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "reset-offsets", "reset": {"to": "middle"}}}]}"#,
+            "timeline[0].input.reset.to: unknown variant `middle`, expected one of `earliest`, `latest`, \
+             `offset`, `shift-by` (line 1, column 89)",
+        ),
+        (
+            r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": 5}}]}"#,
+            "timeline[0].input.do: invalid type: integer `5`, expected a string (line 1, column 56)",
+        ),
+        (
+            r#"{"name": "x", "guide": {"topic": "keys", "story": "s", "outcome": {"when": [], "says": "x"}}}"#,
+            "guide.topic: unknown variant `keys`, expected one of `keys-and-order`, `delivery-guarantees`, \
+             `rebalances`, `offset-storage`, `operations` (line 1, column 34)",
+        ),
+        // Missing and repeated fields.
+        (r#"{"summary": "x"}"#, "missing field `name` (line 1, column 1)"),
+        (
+            r#"{"name": "x", "timeline": [{"input": {"do": "send", "count": 1}}]}"#,
+            "timeline[0]: missing field `tick` (line 1, column 28)",
+        ),
+        (
+            r#"{"name": "x", "timeline": [{"tick": 0, "input": {"count": 1}}]}"#,
+            "timeline[0].input: missing field `do` (line 1, column 49)",
+        ),
+        (
+            r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "send"}}]}"#,
+            "timeline[0].input: missing field `count` (line 1, column 49)",
+        ),
+        (
+            r#"{"name": "x", "config": {"position": {"store": "consumer", "writes": "atomic"}}}"#,
+            "config.position: missing field `write_ticks` (line 1, column 38)",
+        ),
+        (
+            r#"{"name": "x", "guide": {"topic": "rebalances", "story": "s"}}"#,
+            "guide: missing field `outcome` (line 1, column 24)",
+        ),
+        (r#"{"name": "x", "name": "y"}"#, "name: duplicate field `name` (line 1, column 15)"),
+        (
+            r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "send", "do": "send", "count": 1}}]}"#,
+            "timeline[0].input.do: duplicate field `do` (line 1, column 64)",
+        ),
+        // Checked after reading: the shape of a valid scenario.
+        (
+            r#"{"name": "x", "config": {"partitions": 0}}"#,
+            "config.partitions: must be between 1 and 256, got 0",
+        ),
+        (
+            r#"{"name": "x", "ticks": 5, "timeline": [{"tick": 5, "input": {"do": "add-consumer"}}]}"#,
+            "timeline[0].tick: tick 5 is not before the scenario's end at tick 5",
+        ),
+    ];
+    for (text, expected) in cases {
+        let error = Scenario::parse(text).expect_err(text);
+        assert_eq!(error.to_string(), *expected, "{text}");
+    }
+}
+
+/// Too deep: the path goes down to where the limit was hit.
+#[test]
+fn nesting_is_bounded() {
+    let text = format!("{{\"name\": \"x\", \"timeline\": {}{}}}", "[".repeat(40), "]".repeat(40));
+    let ScenarioError::Json { path, message, line, column } = Scenario::parse(&text).unwrap_err() else {
+        panic!("a JSON error")
+    };
+    assert_eq!(message, "nested deeper than 32 levels");
+    assert_eq!(path, format!("timeline{}", "[0]".repeat(31)));
+    assert_eq!((line, column), (1, 58));
+}
+
+#[test]
+fn escapes_read_and_print_back() {
+    let scenario =
+        Scenario::parse(r#"{"name": "\"q\" \\ \/ \b\f\n\r\t \u0001 \u00e9 \ud83d\ude00 é😀"}"#).unwrap();
+    assert_eq!(scenario.name, "\"q\" \\ / \u{8}\u{c}\n\r\t \u{1} é 😀 é😀");
+    assert!(scenario.to_json().contains(r#""name": "\"q\" \\ / \b\f\n\r\t \u0001 é 😀 é😀","#));
+    assert_eq!(Scenario::parse(&scenario.to_json()).unwrap(), scenario);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod codec_support;
+
+#[cfg(not(target_arch = "wasm32"))]
+mod properties {
+    use super::codec_support;
+    use offsetlab_engine::Scenario;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        /// Any valid scenario (every input variant, config shape and guide)
+        /// prints to JSON that reads back as the same scenario, pretty or compact.
+        #[test]
+        fn scenarios_round_trip(scenario in codec_support::scenario(30)) {
+            scenario.validate().unwrap();
+            prop_assert_eq!(&Scenario::parse(&scenario.to_json()).unwrap(), &scenario);
+            prop_assert_eq!(&Scenario::parse(&scenario.to_json_compact()).unwrap(), &scenario);
+        }
+
+        /// Whatever the text, reading it returns (no panic), and an error points inside the text.
+        #[test]
+        fn any_text_reads_or_fails_cleanly(text in "[\\[\\]{}\":,0-9a-z .eE+\\\\-]{0,80}") {
+            if let Err(offsetlab_engine::ScenarioError::Json { line, column, .. }) = Scenario::parse(&text) {
+                prop_assert!(line == 1 && column >= 1 && column <= text.chars().count() + 1);
+            }
+        }
+
+        /// Cutting a valid scenario's JSON anywhere gives an error, not a panic.
+        #[test]
+        fn cut_json_fails_cleanly(scenario in codec_support::scenario(4), cut in any::<prop::sample::Index>()) {
+            let text = scenario.to_json();
+            let mut at = cut.index(text.len());
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            prop_assert!(Scenario::parse(&text[..at]).is_err());
+        }
+    }
+}
