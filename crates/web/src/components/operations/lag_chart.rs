@@ -5,26 +5,32 @@ use crate::components::SectionProps;
 use offsetlab_engine::{HISTORY_SAMPLES_MAX, LagSample};
 use yew::prelude::*;
 
-const WIDTH: f64 = 120.0;
-const HEIGHT: f64 = 24.0;
+/// The sparkline's viewBox, in tenths of the drawn size (120 × 24) so that
+/// every point is a whole number: no float formatting in the page.
+const WIDTH: u64 = 1200;
+const HEIGHT: u64 = 240;
 
 /// The sparkline's points for `value` of each sample, scaled to `max` (the
 /// largest value on the chart).
 fn points(samples: &[LagSample], value: fn(&LagSample) -> u64, max: u64) -> String {
-    let step = WIDTH / (HISTORY_SAMPLES_MAX.max(2) - 1) as f64;
-    let max = max.max(1) as f64;
-    samples
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            format!("{:.1},{:.1}", i as f64 * step, HEIGHT - 1.0 - value(s) as f64 * (HEIGHT - 2.0) / max)
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    let last = (HISTORY_SAMPLES_MAX.max(2) - 1) as u64;
+    let max = max.max(1);
+    let mut out = String::new();
+    for (i, s) in samples.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let x = (i as u64 * WIDTH + last / 2) / last;
+        // 10 (one drawn unit) from the bottom up to 10 from the top.
+        let y = HEIGHT - 10 - (value(s).min(max) * (HEIGHT - 20) + max / 2) / max;
+        out.push_str(&x.to_string());
+        out.push(',');
+        out.push_str(&y.to_string());
+    }
+    out
 }
 
-#[component]
-pub fn LagChart(props: &SectionProps) -> Html {
+pub fn lag_chart(props: &SectionProps) -> Html {
     let state = &props.state;
     let view = &state.view;
     let lag_of = |s: &LagSample| s.lag;
@@ -57,7 +63,7 @@ pub fn LagChart(props: &SectionProps) -> Html {
                                 { format!("P{n} lag {lag} · oldest unprocessed {} ticks", p.oldest_unprocessed_age) }
                                 if hot { <strong class="ops-hot-tag">{ " · hottest" }</strong> }
                             </span>
-                            <svg class="ops-spark" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} preserveAspectRatio="none"
+                            <svg class="ops-spark" viewBox="0 0 1200 240" preserveAspectRatio="none"
                                 aria-hidden="true" focusable="false">
                                 <polyline class="lag" points={points(samples, lag_of, max_lag)} />
                                 <polyline class="age" points={points(samples, age_of, max_age)} />
