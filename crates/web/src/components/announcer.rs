@@ -4,8 +4,7 @@ use crate::components::SectionProps;
 use crate::state::ANNOUNCEMENTS_KEPT;
 use yew::prelude::*;
 
-#[component]
-pub fn Announcer(props: &SectionProps) -> Html {
+pub fn announcer(props: &SectionProps) -> Html {
     let announcements = &props.state.announcements;
     // Keyed by id: a sentence repeated word for word is still a new node, so it is read again.
     let newest = announcements.back().map(|a| {

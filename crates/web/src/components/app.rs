@@ -1,8 +1,8 @@
 //! The page: the state, the clock, the URL, and the sections laid out.
 
 use crate::components::{
-    Announcer, ClockBar, DescribeTable, Experiments, FinePrint, Group, Intro, PollLoop, ProducerCard, Quiz,
-    Rules, Settings, Sink, StatusLine, Topic,
+    DescribeTable, Experiments, FinePrint, Intro, ProducerCard, Quiz, Rules, SectionProps, Settings,
+    StatusLine, Topic, announcer, booblik, clock_bar, group, operations, poll_loop, sink,
 };
 use crate::frames::FrameLoop;
 use crate::published;
@@ -80,29 +80,31 @@ pub fn App(props: &AppProps) -> Html {
     let on_dismiss = on_action.reform(|()| Action::DismissMessage);
     let state: AppState = (*state).clone();
     let message: Option<AttrValue> = state.message.clone().map(AttrValue::from);
+    // Sections without hooks are plain functions of these (see ARCHITECTURE.md).
+    let section = SectionProps { state: state.clone(), on_action: on_action.clone() };
     html! {
         <>
             <a class="skip-link" href="#simulation">{ "Skip to the simulation" }</a>
             <main class="page">
                 <Intro on_action={on_action.clone()} />
                 <div id="simulation" class="simulation" tabindex="-1">
-                    <ClockBar state={state.clone()} on_action={on_action.clone()} />
+                    { clock_bar(&section) }
                     <StatusLine {message} {on_dismiss} />
-                    <Announcer state={state.clone()} on_action={on_action.clone()} />
+                    { announcer(&section) }
                     <div class="stage">
                         <ProducerCard state={state.clone()} on_action={on_action.clone()} />
                         <Topic state={state.clone()} on_action={on_action.clone()} />
-                        <Group state={state.clone()} on_action={on_action.clone()} />
-                        <Sink state={state.clone()} on_action={on_action.clone()} />
+                        { group(&section) }
+                        { sink(&section) }
                         <Settings state={state.clone()} on_action={on_action.clone()} />
-                        <crate::components::Booblik state={state.clone()} on_action={on_action.clone()} />
-                        <crate::components::Operations state={state.clone()} on_action={on_action.clone()} />
+                        { booblik(&section) }
+                        { operations(&section) }
                     </div>
                 </div>
                 <div class="explainer">
                     <Rules on_action={on_action.clone()} />
                     <DescribeTable text={AttrValue::from(state.describe.clone())} />
-                    <PollLoop state={state.clone()} on_action={on_action.clone()} />
+                    { poll_loop(&section) }
                     <Experiments running={AttrValue::from(state.scenario.name.clone())} on_action={on_action.clone()} />
                     <Quiz answers={state.quiz} on_action={on_action.clone()} />
                     <FinePrint on_action={on_action.clone()} />

@@ -69,8 +69,7 @@ fn counters(m: &Metrics) -> [Counter; 3] {
     ]
 }
 
-#[component]
-pub fn Booblik(props: &SectionProps) -> Html {
+pub fn booblik(props: &SectionProps) -> Html {
     let state = &props.state;
     let view = &state.view;
     html! {

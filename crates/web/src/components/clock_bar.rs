@@ -19,8 +19,7 @@ fn speed_label(speed: u32) -> String {
     if speed == 1 { "1 tick/s".to_string() } else { format!("{speed} ticks/s") }
 }
 
-#[component]
-pub fn ClockBar(props: &SectionProps) -> Html {
+pub fn clock_bar(props: &SectionProps) -> Html {
     let state = &props.state;
     let view = &state.view;
     let playing = state.playing;

@@ -35,8 +35,7 @@ pub fn rebalance_text(r: &RebalanceView) -> String {
     }
 }
 
-#[component]
-pub fn Group(props: &SectionProps) -> Html {
+pub fn group(props: &SectionProps) -> Html {
     let view = &props.state.view;
     let rebalancing = view.group_state == "PreparingRebalance";
     // A crashed member holds the rebalance up until the last session runs out.

@@ -166,8 +166,7 @@ pub fn explanation(commit: CommitMode) -> String {
     }
 }
 
-#[component]
-pub fn PollLoop(props: &SectionProps) -> Html {
+pub fn poll_loop(props: &SectionProps) -> Html {
     let view = &props.state.view;
     // booblik's checkpoint-after loop draws like commit-after.
     let (commit, lines, mode_text, explain) = match view.settings.position {

@@ -25,8 +25,7 @@ fn chip_label(r: &HandledRecord) -> String {
     label
 }
 
-#[component]
-pub fn Sink(props: &SectionProps) -> Html {
+pub fn sink(props: &SectionProps) -> Html {
     let view = &props.state.view;
     let recent = &view.recent;
     let shown = &recent[recent.len().saturating_sub(STRIP_CHIPS)..];

@@ -7,8 +7,7 @@ use offsetlab_engine::builtin;
 use std::rc::Rc;
 use yew::prelude::*;
 
-#[component]
-pub fn CommitCostTable(props: &SectionProps) -> Html {
+pub fn commit_cost_table(props: &SectionProps) -> Html {
     html! {
         <div class="ops-block ops-commit-cost">
             <h3>{ "Commit cost" }</h3>

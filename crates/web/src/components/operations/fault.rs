@@ -5,8 +5,7 @@ use crate::state::Action;
 use offsetlab_engine::{ConsumerState, Input};
 use yew::prelude::*;
 
-#[component]
-pub fn Fault(props: &SectionProps) -> Html {
+pub fn fault(props: &SectionProps) -> Html {
     let view = &props.state.view;
     html! {
         <div class="ops-block ops-fault">

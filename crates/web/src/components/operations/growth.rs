@@ -8,8 +8,7 @@ use yew::prelude::*;
 /// Moved keys listed at most.
 const MOVED_SHOWN: usize = 8;
 
-#[component]
-pub fn Growth(props: &SectionProps) -> Html {
+pub fn growth(props: &SectionProps) -> Html {
     let onclick = props.on_action.reform(|_: MouseEvent| Action::Apply(Input::AddPartitions { count: 1 }));
     let expansion = props.state.view.last_expansion.as_ref();
     html! {

@@ -7,8 +7,7 @@ use yew::prelude::*;
 /// Accounts listed one by one; the rest are summed.
 const ROWS_SHOWN: usize = 12;
 
-#[component]
-pub fn Ledger(props: &SectionProps) -> Html {
+pub fn ledger(props: &SectionProps) -> Html {
     let state = &props.state;
     let ledger = state.ledger.as_slice();
     let shown = &ledger[..ledger.len().min(ROWS_SHOWN)];

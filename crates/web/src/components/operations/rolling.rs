@@ -5,8 +5,7 @@ use crate::state::Action;
 use offsetlab_engine::Input;
 use yew::prelude::*;
 
-#[component]
-pub fn Rolling(props: &SectionProps) -> Html {
+pub fn rolling(props: &SectionProps) -> Html {
     let onclick =
         props.on_action.reform(|_: MouseEvent| Action::Apply(Input::RollingUpdate { consumers: vec![] }));
     let rolling = props.state.view.rolling_update.as_ref();
