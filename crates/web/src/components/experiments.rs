@@ -33,8 +33,12 @@ fn summary(scenario: &Scenario) -> String {
         Some((head, rest)) if head.starts_with("Experiment ") => rest,
         _ => s,
     };
-    let mut chars = rest.chars();
-    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+    // ASCII only: the summaries are English, and Unicode case tables would cost ~14 KB of wasm.
+    let mut out = rest.to_string();
+    if let Some(first) = out.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
+    out
 }
 
 /// What to do by hand, or what else to know, for some experiments.
