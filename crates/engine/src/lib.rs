@@ -8,7 +8,7 @@
 //! the calling contract.
 
 mod assign;
-/// The hand-written scenario JSON codec: the page's size budget has no room for serde's.
+/// Hand-written scenario JSON and link codecs: the page's size budget has no room for serde's.
 pub mod codec;
 mod config;
 mod describe;
@@ -25,6 +25,7 @@ mod view;
 
 pub use assign::range as range_assignment;
 pub use assign::{Assignment, Strategy, TopicPartitions, UnknownStrategy, assign, cooperative_first_round};
+pub use codec::{Link, LinkError, LinkScenario};
 pub use config::{
     Assignor, CheckpointWrites, CommitMode, Config, ConfigError, PositionModel, ProducerConfig, limits,
 };

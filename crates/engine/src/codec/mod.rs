@@ -1,15 +1,19 @@
-//! Hand-written codecs for the scenario format.
+//! Hand-written codecs for the scenario format and for shareable links.
 //!
 //! Why by hand: the page (crates/web) must read and write the same scenario
 //! JSON as the CLI and put links in the URL, within a hard size budget of
 //! 250,000 bytes gzip of wasm + js. serde's derived `Deserialize` for the
 //! scenario types, with serde-wasm-bindgen, measured +43 KB gzip there; this
 //! codec is a small fraction of that. It is the only reader of the format:
-//! `Scenario::parse` and `Scenario::to_json` use it.
+//! `Scenario::parse` and `Scenario::to_json` use it, and so do links.
 //!
 //! - `json`: a minimal JSON value (no floats), a bounded parser whose errors
 //!   carry the field path and the position, and a pretty and compact printer.
 //! - `scenario`: `Scenario` ⇄ JSON value, with serde's former semantics.
+//! - [`link`]: [`Link`], the query string of a shareable link.
 
 pub(crate) mod json;
+pub mod link;
 pub(crate) mod scenario;
+
+pub use link::{Link, LinkError, LinkScenario, QUERY_BYTES_MAX};

@@ -1,11 +1,11 @@
 //! proptest strategies for the codec tests: valid scenarios (every input
-//! variant, every config shape, guides).
+//! variant, every config shape, guides) and valid links.
 #![allow(dead_code)]
 
 use offsetlab_engine::{
     Assignor, CheckpointWrites, CommitMode, Condition, Config, ConsumerId, Guide, Input, KeylessStrategy,
-    Metric, Outcome, PositionModel, ProducerConfig, ResetSpec, SCENARIO_TICKS_MAX, Scenario, TimedInput,
-    Topic, limits,
+    Link, LinkScenario, Metric, Outcome, PositionModel, ProducerConfig, ResetSpec, SCENARIO_TICKS_MAX,
+    Scenario, TimedInput, Topic, limits,
 };
 use proptest::prelude::*;
 
@@ -197,5 +197,32 @@ pub fn scenario(inputs_max: usize) -> impl Strategy<Value = Scenario> {
                 .map(|(tick, (_, input, learner))| TimedInput { tick, input, learner: learner && learners })
                 .collect();
             Scenario { name, summary, watch, config, ticks, timeline, guide }
+        })
+}
+
+pub fn builtin_name() -> impl Strategy<Value = String> {
+    prop::sample::select(
+        offsetlab_engine::BUILTINS.iter().map(|(name, _)| name.to_string()).collect::<Vec<_>>(),
+    )
+}
+
+/// A link that reads back: a built-in or a small inline scenario, inputs in
+/// tick order at or before its tick.
+pub fn link() -> impl Strategy<Value = Link> {
+    let scenario = prop_oneof![
+        3 => (builtin_name(), any::<bool>()).prop_map(|(name, guided)| LinkScenario::Builtin { name, guided }),
+        1 => scenario(6).prop_map(|s| LinkScenario::Inline(Box::new(s))),
+    ];
+    (
+        scenario,
+        any::<u64>(),
+        prop_oneof![0u64..500, 0..=SCENARIO_TICKS_MAX],
+        prop::collection::vec((any::<u64>(), input()), 0..12),
+    )
+        .prop_map(|(scenario, seed, tick, inputs)| {
+            let mut ticks: Vec<u64> = inputs.iter().map(|(t, _)| t % (tick + 1)).collect();
+            ticks.sort_unstable();
+            let inputs = ticks.into_iter().zip(inputs).map(|(t, (_, input))| (t, input)).collect();
+            Link { scenario, seed, tick, inputs }
         })
 }
