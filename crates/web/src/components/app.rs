@@ -1,8 +1,10 @@
 //! The page: the state, the clock, the URL, and the sections laid out.
 
+use crate::components::pure::pure;
 use crate::components::{
-    DescribeTable, Experiments, FinePrint, Intro, ProducerCard, Quiz, Rules, SectionProps, Settings,
-    StatusLine, Topic, announcer, booblik, clock_bar, group, operations, poll_loop, sink,
+    ActionProps, DescribeTable, Experiments, ProducerCard, QuizProps, SectionProps, Settings,
+    StatusLineProps, Topic, announcer, booblik, clock_bar, fine_print, group, intro, operations, poll_loop,
+    quiz, rules, sink, status_line,
 };
 use crate::frames::FrameLoop;
 use crate::published;
@@ -86,10 +88,10 @@ pub fn App(props: &AppProps) -> Html {
         <>
             <a class="skip-link" href="#simulation">{ "Skip to the simulation" }</a>
             <main class="page">
-                <Intro on_action={on_action.clone()} />
+                { pure(intro, ActionProps { on_action: on_action.clone() }) }
                 <div id="simulation" class="simulation" tabindex="-1">
                     { clock_bar(&section) }
-                    <StatusLine {message} {on_dismiss} />
+                    { pure(status_line, StatusLineProps { message, on_dismiss }) }
                     { announcer(&section) }
                     <div class="stage">
                         <ProducerCard state={state.clone()} on_action={on_action.clone()} />
@@ -102,12 +104,12 @@ pub fn App(props: &AppProps) -> Html {
                     </div>
                 </div>
                 <div class="explainer">
-                    <Rules on_action={on_action.clone()} />
+                    { pure(rules, ActionProps { on_action: on_action.clone() }) }
                     <DescribeTable text={AttrValue::from(state.describe.clone())} />
                     { poll_loop(&section) }
                     <Experiments running={AttrValue::from(state.scenario.name.clone())} on_action={on_action.clone()} />
-                    <Quiz answers={state.quiz} on_action={on_action.clone()} />
-                    <FinePrint on_action={on_action.clone()} />
+                    { pure(quiz, QuizProps { answers: state.quiz, on_action: on_action.clone() }) }
+                    { pure(fine_print, ActionProps { on_action: on_action.clone() }) }
                 </div>
             </main>
         </>

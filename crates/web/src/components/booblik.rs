@@ -6,10 +6,11 @@ mod split_check;
 mod stats;
 
 use crate::components::SectionProps;
-use far_tapes::FarTapes;
+use crate::components::pure::pure;
+use far_tapes::{FarTapesProps, far_tapes};
 use offsetlab_engine::{CheckpointWrites, Metrics, PositionModel};
-use split_check::SplitCheckPanel;
-use stats::StatsPanel;
+use split_check::{SplitCheckProps, split_check_panel};
+use stats::{StatsProps, stats_panel};
 use yew::prelude::*;
 
 /// Where the positions live, as the section's lead says it.
@@ -92,13 +93,16 @@ pub fn booblik(props: &SectionProps) -> Html {
                 }) }
             </dl>
             <div class="booblik-grid">
-                <SplitCheckPanel split={state.split.clone()} />
-                <StatsPanel stats={state.stats.clone()}
-                    store={matches!(view.settings.position, PositionModel::Consumer { .. })} />
+                { pure(split_check_panel, SplitCheckProps { split: state.split.clone() }) }
+                { pure(stats_panel, StatsProps {
+                    stats: state.stats.clone(),
+                    store: matches!(view.settings.position, PositionModel::Consumer { .. }),
+                }) }
             </div>
             if let Some(far) = view.far.as_ref() {
-                <FarTapes tapes={state.far_tapes.clone()} partitions={far.clone()}
-                    bridged={view.metrics.bridged} />
+                { pure(far_tapes, FarTapesProps {
+                    tapes: state.far_tapes.clone(), partitions: far.clone(), bridged: view.metrics.bridged,
+                }) }
             }
         </section>
     }

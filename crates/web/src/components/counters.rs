@@ -35,8 +35,7 @@ pub fn counters(m: &Metrics) -> [Counter; 8] {
     ]
 }
 
-#[component]
-pub fn Counters(props: &CountersProps) -> Html {
+pub fn counters_list(props: &CountersProps) -> Html {
     html! {
         <dl class="counters">
             { for counters(&props.metrics).into_iter().map(|c| {

@@ -78,8 +78,7 @@ const ITEMS: [(&str, &[&str]); 10] = [
     ),
 ];
 
-#[component]
-pub fn FinePrint(props: &ActionProps) -> Html {
+pub fn fine_print(props: &ActionProps) -> Html {
     let _ = props;
     html! {
         <section class="fine_print" id="fine-print" aria-labelledby="fine-print-heading">

@@ -4,8 +4,9 @@ mod consumer_card;
 
 use crate::components::SectionProps;
 use crate::components::clock_bar::group_state_label;
+use crate::components::pure::pure_keyed;
 use crate::state::Action;
-use consumer_card::ConsumerCard;
+use consumer_card::{ConsumerCardProps, consumer_card};
 use offsetlab_engine::{ConsumerId, Input, PartitionMove, PositionModel, RebalanceView, limits};
 use yew::prelude::*;
 
@@ -89,9 +90,10 @@ pub fn group(props: &SectionProps) -> Html {
             }
             <ul class="consumer-cards" aria-label="Consumers">
                 { for view.consumers.iter().map(|c| html! {
-                    <ConsumerCard key={c.id.to_string()} consumer={c.clone()}
-                        arrived={arrived_for(c.id)} left={left_for(c.id)} {store}
-                        on_action={props.on_action.clone()} />
+                    { pure_keyed(c.id.to_string(), consumer_card, ConsumerCardProps {
+                        consumer: c.clone(), arrived: arrived_for(c.id), left: left_for(c.id), store,
+                        on_action: props.on_action.clone(),
+                    }) }
                 }) }
             </ul>
             <div class="group-foot">

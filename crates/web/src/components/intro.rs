@@ -3,8 +3,7 @@
 use crate::components::ActionProps;
 use yew::prelude::*;
 
-#[component]
-pub fn Intro(props: &ActionProps) -> Html {
+pub fn intro(props: &ActionProps) -> Html {
     let _ = props;
     html! {
         <header class="intro">

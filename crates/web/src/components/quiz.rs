@@ -37,8 +37,7 @@ const QUESTIONS: [Question; 2] = [
     },
 ];
 
-#[component]
-pub fn Quiz(props: &QuizProps) -> Html {
+pub fn quiz(props: &QuizProps) -> Html {
     html! {
         <section class="quiz" id="quiz" aria-labelledby="quiz-heading">
             <p class="eyebrow">{ "Test yourself" }</p>

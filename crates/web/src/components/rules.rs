@@ -45,8 +45,7 @@ const RULES: [Rule; 4] = [
     },
 ];
 
-#[component]
-pub fn Rules(props: &ActionProps) -> Html {
+pub fn rules(props: &ActionProps) -> Html {
     html! {
         <section class="rules" id="rules" aria-labelledby="rules-heading">
             <p class="eyebrow">{ "The model" }</p>

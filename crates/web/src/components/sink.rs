@@ -1,6 +1,7 @@
 //! What the application did, in order, and the counters.
 
-use crate::components::{Counters, SectionProps};
+use crate::components::pure::pure;
+use crate::components::{CountersProps, SectionProps, counters_list};
 use offsetlab_engine::HandledRecord;
 use yew::prelude::*;
 
@@ -62,7 +63,7 @@ pub fn sink(props: &SectionProps) -> Html {
             if shown.is_empty() {
                 <p class="sink-empty">{ "Nothing handled yet: send records, and the consumers' work appears here." }</p>
             }
-            <Counters metrics={view.metrics.clone()} />
+            { pure(counters_list, CountersProps { metrics: view.metrics.clone() }) }
             <details class="counter-help">
                 <summary>{ "What the counters count" }</summary>
                 <dl>

@@ -13,8 +13,7 @@ pub struct StatusLineProps {
     pub on_dismiss: Callback<()>,
 }
 
-#[component]
-pub fn StatusLine(props: &StatusLineProps) -> Html {
+pub fn status_line(props: &StatusLineProps) -> Html {
     html! {
         <div class="status" role="status" aria-live="polite" aria-atomic="true">
             if let Some(message) = props.message.clone() {

@@ -6,11 +6,12 @@ mod preview;
 mod tape;
 
 use crate::components::SectionProps;
+use crate::components::pure::{pure, pure_keyed};
 use crate::state::Action;
-use legend::Legend;
+use legend::{LegendProps, legend};
 use offsetlab_engine::PositionModel;
-use preview::Preview;
-use tape::Tape;
+use preview::{PreviewProps, preview};
+use tape::{TapeProps, tape_view};
 use wasm_bindgen::JsCast;
 use web_sys::HtmlElement;
 use yew::prelude::*;
@@ -59,8 +60,9 @@ pub fn Topic(props: &SectionProps) -> Html {
         let stored =
             state.split.partitions.iter().find(|s| s.partition == tape.partition).and_then(|s| s.position);
         html! {
-            <Tape key={tape.partition} tape={tape.clone()} {partition} {selected} {store} {stored}
-                on_action={props.on_action.clone()} />
+            { pure_keyed(tape.partition, tape_view, TapeProps {
+                tape: tape.clone(), partition, selected, store, stored, on_action: props.on_action.clone(),
+            }) }
         }
     });
     html! {
@@ -76,12 +78,14 @@ pub fn Topic(props: &SectionProps) -> Html {
                 </p>
             }
             if let Some(selection) = selected {
-                <Preview {selection} restart_pending={state.view.restart_pending}
-                    on_action={props.on_action.clone()} on_close={close} />
+                { pure(preview, PreviewProps {
+                    selection, restart_pending: state.view.restart_pending,
+                    on_action: props.on_action.clone(), on_close: close,
+                }) }
             } else {
                 <p class="topic-hint">{ "Click any record to see what restarting from it would do." }</p>
             }
-            <Legend {store} />
+            { pure(legend, LegendProps { store }) }
         </section>
     }
 }

@@ -21,8 +21,7 @@ fn key_text(r: &FarRecordView) -> String {
     }
 }
 
-#[component]
-pub fn FarTapes(props: &FarTapesProps) -> Html {
+pub fn far_tapes(props: &FarTapesProps) -> Html {
     html! {
         <div class="booblik-box far-side" data-field="far">
             <h3>{ "booblik topic " }<code>{ "orders" }</code>{ " (mirror)" }</h3>

@@ -47,8 +47,7 @@ pub fn stats_json(stats: &[ConsumerStats]) -> String {
     out
 }
 
-#[component]
-pub fn StatsPanel(props: &StatsProps) -> Html {
+pub fn stats_panel(props: &StatsProps) -> Html {
     html! {
         <div class="booblik-box stats-panel">
             <h3><code>{ "GET /stats" }</code></h3>

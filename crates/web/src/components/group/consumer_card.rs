@@ -111,8 +111,7 @@ fn in_flight_chip(r: &InFlightRecord) -> Html {
     }
 }
 
-#[component]
-pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
+pub fn consumer_card(props: &ConsumerCardProps) -> Html {
     let c = &props.consumer;
     let id = c.id.to_string();
     let crashed = c.state == ConsumerState::Crashed;

@@ -21,8 +21,7 @@ pub fn peek_answer(peek: &PeekView) -> String {
     }
 }
 
-#[component]
-pub fn Peek(props: &PeekProps) -> Html {
+pub fn peek(props: &PeekProps) -> Html {
     let producer = &props.producer;
     let peek = |advancing: bool| {
         props.on_action.reform(move |_: MouseEvent| Action::Apply(Input::Peek { advancing }))

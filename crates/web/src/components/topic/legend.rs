@@ -8,8 +8,7 @@ pub struct LegendProps {
     pub store: bool,
 }
 
-#[component]
-pub fn Legend(props: &LegendProps) -> Html {
+pub fn legend(props: &LegendProps) -> Html {
     html! {
         <div class="tape-legend">
             <ul aria-label="Legend">

@@ -14,8 +14,7 @@ pub struct PreviewProps {
     pub on_close: Callback<()>,
 }
 
-#[component]
-pub fn Preview(props: &PreviewProps) -> Html {
+pub fn preview(props: &PreviewProps) -> Html {
     let s = &props.selection;
     let (partition, offset) = (s.partition, s.offset);
     let r = &s.record;

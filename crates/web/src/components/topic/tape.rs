@@ -31,8 +31,7 @@ pub struct TapeProps {
     pub on_action: Callback<Action>,
 }
 
-#[component]
-pub fn Tape(props: &TapeProps) -> Html {
+pub fn tape_view(props: &TapeProps) -> Html {
     let tape = &props.tape;
     let p = tape.partition;
     let view = props.partition.as_ref();
