@@ -1,6 +1,7 @@
 //! The clock: play, pause, one tick forward, speed, start again, the seed.
 
 use crate::components::SectionProps;
+use crate::components::send;
 use crate::state::{Action, SPEEDS};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
@@ -24,9 +25,9 @@ pub fn clock_bar(props: &SectionProps) -> Html {
     let view = &state.view;
     let playing = state.playing;
 
-    let on_play = props.on_action.reform(move |_: MouseEvent| Action::SetPlaying(!playing));
-    let on_step = props.on_action.reform(|_: MouseEvent| Action::Step);
-    let on_restart = props.on_action.reform(|_: MouseEvent| Action::Restart);
+    let on_play = send(&props.on_action, Action::SetPlaying(!playing));
+    let on_step = send(&props.on_action, Action::Step);
+    let on_restart = send(&props.on_action, Action::Restart);
     let on_speed = {
         let on_action = props.on_action.clone();
         Callback::from(move |e: Event| {

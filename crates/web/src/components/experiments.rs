@@ -2,6 +2,7 @@
 //! that sets it up.
 
 use crate::components::ExperimentsProps;
+use crate::components::send;
 use crate::state::Action;
 use offsetlab_engine::{Scenario, builtins};
 use std::rc::Rc;
@@ -102,7 +103,7 @@ pub fn Experiments(props: &ExperimentsProps) -> Html {
                     };
                     let onclick = {
                         let scenario = scenario.clone();
-                        props.on_action.reform(move |_: MouseEvent| Action::Load(scenario.clone()))
+                        send(&props.on_action, Action::Load(scenario.clone()))
                     };
                     let class = classes!(
                         "experiment",

@@ -5,6 +5,7 @@ mod consumer_card;
 use crate::components::SectionProps;
 use crate::components::clock_bar::group_state_label;
 use crate::components::pure::pure_keyed;
+use crate::components::send;
 use crate::state::Action;
 use consumer_card::{ConsumerCardProps, consumer_card};
 use offsetlab_engine::{ConsumerId, Input, PartitionMove, PositionModel, RebalanceView, limits};
@@ -53,7 +54,7 @@ pub fn group(props: &SectionProps) -> Html {
             .map(|r| r.moved.iter().filter(|m| m.from == Some(id)).map(|m| (m.partition, m.to)).collect())
             .unwrap_or_default()
     };
-    let on_add = props.on_action.reform(|_: MouseEvent| Action::Apply(Input::AddConsumer));
+    let on_add = send(&props.on_action, Action::Apply(Input::AddConsumer));
     let full = view.consumers.len() >= limits::CONSUMERS_MAX as usize;
     let store = match view.settings.position {
         PositionModel::Group => None,

@@ -46,6 +46,14 @@ pub use sink::sink;
 pub use status_line::{StatusLineProps, status_line};
 pub use topic::Topic;
 
+/// A callback that sends `action` on any event: one closure type for every
+/// control whose action does not depend on the event (each distinct closure
+/// type costs wasm).
+pub fn send<E: 'static>(on_action: &Callback<Action>, action: Action) -> Callback<E> {
+    let on_action = on_action.clone();
+    Callback::from(move |_: E| on_action.emit(action.clone()))
+}
+
 /// What the sections that do not change with the simulation get: only where
 /// to send actions, so they render once instead of on every tick.
 #[derive(Debug, Clone, PartialEq, Properties)]

@@ -1,6 +1,7 @@
 //! Two predictions to make before trying them in the simulation.
 
 use crate::components::QuizProps;
+use crate::components::send;
 use crate::state::Action;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -55,9 +56,7 @@ pub fn quiz(props: &QuizProps) -> Html {
                         <div class="choices" role="group" aria-labelledby={prompt_id}>
                             { for question.choices.iter().enumerate().map(|(c, choice)| {
                                 let chosen = answer == Some(c);
-                                let onclick = props.on_action.reform(move |_: MouseEvent| {
-                                    Action::Answer { question: q, choice: c }
-                                });
+                                let onclick = send(&props.on_action, Action::Answer { question: q, choice: c });
                                 html! {
                                     <button type="button" data-choice={c.to_string()} key={c}
                                         aria-pressed={if chosen { "true" } else { "false" }} {onclick}>

@@ -5,6 +5,7 @@ mod position_store;
 mod restart_from;
 
 use crate::components::SectionProps;
+use crate::components::send;
 use crate::state::Action;
 use offsetlab_engine::{CommitMode, Input, PositionModel};
 use position_store::PositionStore;
@@ -44,7 +45,7 @@ pub fn Settings(props: &SectionProps) -> Html {
     };
     let commit_radio = |value: &'static str, label: Html, mode: CommitMode| {
         let checked = settings.commit.label() == value;
-        let onchange = props.on_action.reform(move |_: Event| Action::Apply(Input::Commit { commit: mode }));
+        let onchange = send(&props.on_action, Action::Apply(Input::Commit { commit: mode }));
         html! {
             <label class="radio">
                 <input type="radio" name="commit" {value} {checked} {onchange} disabled={in_store} />

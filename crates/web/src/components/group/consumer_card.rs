@@ -1,5 +1,6 @@
 //! One consumer's card: its state, partitions, batch in flight, loop step and buttons.
 
+use crate::components::send;
 use crate::state::Action;
 use offsetlab_engine::{
     CheckpointWrites, ConsumerId, ConsumerState, ConsumerView, InFlightRecord, Input, LoopStep,
@@ -124,7 +125,7 @@ pub fn consumer_card(props: &ConsumerCardProps) -> Html {
     );
     let buttons = actions_for(c.state).iter().map(|&action| {
         let input = action_input(action, c.id);
-        let onclick = props.on_action.reform(move |_: MouseEvent| Action::Apply(input.clone()));
+        let onclick = send(&props.on_action, Action::Apply(input));
         let class = classes!("card-action", (action == "crash").then_some("danger"));
         html! {
             <button type="button" key={action} {class} data-action={action} {onclick}

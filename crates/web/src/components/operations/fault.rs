@@ -1,6 +1,7 @@
 //! The fault: kill a consumer after its ledger commit, before its offset commit.
 
 use crate::components::SectionProps;
+use crate::components::send;
 use crate::state::Action;
 use offsetlab_engine::{ConsumerState, Input};
 use yew::prelude::*;
@@ -16,9 +17,7 @@ pub fn fault(props: &SectionProps) -> Html {
             <div class="ops-kill-buttons">
                 { for view.consumers.iter().filter(|c| c.state == ConsumerState::Running).map(|c| {
                     let consumer = c.id;
-                    let onclick = props.on_action.reform(move |_: MouseEvent| {
-                        Action::Apply(Input::KillBeforeCommit { consumer })
-                    });
+                    let onclick = send(&props.on_action, Action::Apply(Input::KillBeforeCommit { consumer }));
                     html! {
                         <button type="button" key={consumer.0} data-action="kill-before-commit"
                             data-consumer={consumer.to_string()} {onclick}>

@@ -1,6 +1,7 @@
 //! Topic growth: add a partition and see which keys now map elsewhere.
 
 use crate::components::SectionProps;
+use crate::components::send;
 use crate::state::Action;
 use offsetlab_engine::{Input, subject_key};
 use yew::prelude::*;
@@ -9,7 +10,7 @@ use yew::prelude::*;
 const MOVED_SHOWN: usize = 8;
 
 pub fn growth(props: &SectionProps) -> Html {
-    let onclick = props.on_action.reform(|_: MouseEvent| Action::Apply(Input::AddPartitions { count: 1 }));
+    let onclick = send(&props.on_action, Action::Apply(Input::AddPartitions { count: 1 }));
     let expansion = props.state.view.last_expansion.as_ref();
     html! {
         <div class="ops-block ops-growth">

@@ -1,13 +1,13 @@
 //! Rolling update: restart the consumers one by one.
 
 use crate::components::SectionProps;
+use crate::components::send;
 use crate::state::Action;
 use offsetlab_engine::Input;
 use yew::prelude::*;
 
 pub fn rolling(props: &SectionProps) -> Html {
-    let onclick =
-        props.on_action.reform(|_: MouseEvent| Action::Apply(Input::RollingUpdate { consumers: vec![] }));
+    let onclick = send(&props.on_action, Action::Apply(Input::RollingUpdate { consumers: vec![] }));
     let rolling = props.state.view.rolling_update.as_ref();
     let status = rolling.map_or_else(
         || "none".to_string(),

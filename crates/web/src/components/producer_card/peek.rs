@@ -1,6 +1,7 @@
 //! booblik's `partitionFor(null)`: asking where the next keyless record goes
 //! moves the round-robin counter; a fixed peek only looks.
 
+use crate::components::send;
 use crate::state::Action;
 use offsetlab_engine::{Input, PeekView, ProducerView};
 use yew::prelude::*;
@@ -23,9 +24,7 @@ pub fn peek_answer(peek: &PeekView) -> String {
 
 pub fn peek(props: &PeekProps) -> Html {
     let producer = &props.producer;
-    let peek = |advancing: bool| {
-        props.on_action.reform(move |_: MouseEvent| Action::Apply(Input::Peek { advancing }))
-    };
+    let peek = |advancing: bool| send(&props.on_action, Action::Apply(Input::Peek { advancing }));
     html! {
         <fieldset class="producer-peek" data-field="peek">
             <legend><code>{ "partitionFor(null)" }</code></legend>

@@ -1,6 +1,7 @@
 //! "Restart from an offset": the operator's stop, reset, start in one button.
 
 use crate::components::SectionProps;
+use crate::components::send;
 use crate::state::Action;
 use offsetlab_engine::{Input, ResetSpec};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -101,7 +102,7 @@ pub fn RestartFrom(props: &SectionProps) -> Html {
     };
     let on_restart = {
         let reset = reset_spec(*mode, chosen_partition, *offset);
-        props.on_action.reform(move |_: MouseEvent| Action::Apply(Input::RestartFrom { reset }))
+        send(&props.on_action, Action::Apply(Input::RestartFrom { reset }))
     };
     let offset_mode = *mode == RestartMode::Offset;
 
