@@ -20,19 +20,29 @@ pub use components::{App, AppProps};
 use yew::AttrValue;
 
 /// Starts the page: installs the panic hook and `window.offsetlab_view`,
-/// picks the seed (`?seed=N`, else a random one, written back into the URL so
-/// the link reproduces the run) and renders [`App`] into `<body>`.
+/// reads the URL — a shared run's link (`?h=…&s=…&seed=…&in=…`), a plain
+/// `?seed=N`, `embed=1` for an iframe — and renders [`App`] into `<body>`.
+/// The app then keeps the URL a link to what is on screen.
 pub fn start() {
     panic::install();
     if let Err(e) = js_api::install() {
         web_sys::console::error_2(&"offsetlab: cannot set window.offsetlab_view:".into(), &e);
     }
-    let choice = seed::from_location_or_random();
-    if let Err(e) = seed::write_to_location(choice.seed) {
-        web_sys::console::error_2(&"offsetlab: cannot write the seed into the URL:".into(), &e);
+    let search = web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
+    let embed = search.trim_start_matches('?').split('&').any(|pair| pair == "embed=1");
+    if embed {
+        if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
+            let _ = root.class_list().add_1("embedded");
+        }
     }
-    let props =
-        AppProps { seed: Some(choice.seed), notice: choice.notice.map(AttrValue::from), detached: false };
+    let choice = seed::from_location_or_random();
+    let props = AppProps {
+        seed: Some(choice.seed),
+        notice: choice.notice.map(AttrValue::from),
+        detached: false,
+        link: Some(AttrValue::from(search)),
+        embed,
+    };
     yew::Renderer::<App>::with_props(props).render();
 }
 

@@ -69,6 +69,15 @@ pub fn write_to_location(seed: u64) -> Result<(), JsValue> {
     window.history()?.replace_state_with_url(&JsValue::NULL, "", Some(&url))
 }
 
+/// Replaces the URL's query with `query` (a run's link) with
+/// `history.replaceState`, keeping the path and the fragment.
+pub fn write_query(query: &str) -> Result<(), JsValue> {
+    let window = web_sys::window().ok_or("no window")?;
+    let location = window.location();
+    let url = format!("{}?{query}{}", location.pathname()?, location.hash()?);
+    window.history()?.replace_state_with_url(&JsValue::NULL, "", Some(&url))
+}
+
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]

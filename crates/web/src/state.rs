@@ -19,8 +19,8 @@
 //! `Rc`s for everything derived, so equality by pointer tells Yew what changed.
 
 use offsetlab_engine::{
-    CommitCost, ConsumerStats, FarRecordView, History, Input, JournalEntry, LagSample, LedgerEntry,
-    RecordView, ReplayError, RestartPreview, Scenario, SplitCheck, View, builtin, describe,
+    CommitCost, ConsumerStats, FarRecordView, History, Input, JournalEntry, LagSample, LedgerEntry, Link,
+    LinkScenario, RecordView, ReplayError, RestartPreview, Scenario, SplitCheck, View, builtin, describe,
 };
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -93,6 +93,10 @@ pub enum Action {
         question: usize,
         choice: usize,
     },
+    /// Start a scenario the user imported (already validated).
+    Import(Rc<Scenario>),
+    /// A notice for the status line (e.g. why an import was refused).
+    Notice(Rc<str>),
     DismissMessage,
 }
 
@@ -152,6 +156,8 @@ pub struct AppState {
     pub input_ticks: Rc<Vec<u64>>,
     /// The guide's outcome message, once the run reproduced it.
     pub outcome: Option<Rc<str>>,
+    /// Until then, the first condition still missing ("duplicates is 0, needs at least 1").
+    pub outcome_pending: Option<Rc<str>>,
     pub playing: bool,
     /// Ticks per second.
     pub speed: u32,
@@ -204,6 +210,7 @@ impl PartialEq for AppState {
             && self.guided == other.guided
             && Rc::ptr_eq(&self.input_ticks, &other.input_ticks)
             && self.outcome == other.outcome
+            && self.outcome_pending == other.outcome_pending
     }
 }
 
@@ -248,6 +255,7 @@ impl AppState {
         let history = History::replay(running, seed, inputs, tick)?;
         let mut state = AppState::around(scenario, guided, history);
         state.playing = false;
+        state.announce(format!("Opened a shared run at tick {tick}. Press Play to go on from here."));
         Ok(state)
     }
 
@@ -272,6 +280,7 @@ impl AppState {
             builtin,
             input_ticks: Rc::new(Vec::new()),
             outcome: None,
+            outcome_pending: None,
             playing: true,
             speed: DEFAULT_SPEED,
             tapes: Rc::new(Vec::new()),
@@ -285,6 +294,51 @@ impl AppState {
         state.drain_events();
         state.refresh();
         state
+    }
+
+    /// What a shared link holds: `Ok(None)` when the query names no run (a
+    /// plain `?seed=N` or nothing), otherwise the run it reproduces or why it cannot.
+    pub fn from_link(query: &str) -> Result<Option<AppState>, String> {
+        let has_run = query
+            .trim_start_matches('?')
+            .split('&')
+            .filter_map(|pair| pair.split('=').next())
+            .any(|key| ["s", "scenario", "j", "in", "h", "t", "g"].contains(&key));
+        if !has_run {
+            return Ok(None);
+        }
+        let link = Link::parse_query(query).map_err(|e| e.to_string())?;
+        let (scenario, guided) = match link.scenario {
+            LinkScenario::Builtin { name, guided } => (builtin(&name).map_err(|e| e.to_string())?, guided),
+            LinkScenario::Inline(scenario) => (*scenario, false),
+        };
+        let inputs = link.inputs.into_iter().map(|(tick, input)| JournalEntry { tick, input }).collect();
+        AppState::replay(Rc::new(scenario), guided, link.seed, inputs, link.tick)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+
+    /// The link that reproduces what is on screen: scenario, seed, the inputs
+    /// by hand up to the tick shown (later ones belong to a future the link
+    /// does not show), and that tick.
+    #[must_use]
+    pub fn link(&self) -> Link {
+        let scenario = if self.builtin {
+            LinkScenario::Builtin { name: self.scenario.name.clone(), guided: self.guided }
+        } else {
+            let running = if self.guided { self.scenario.guided() } else { (*self.scenario).clone() };
+            LinkScenario::Inline(Box::new(running))
+        };
+        let tick = self.tick();
+        let inputs = self
+            .history
+            .borrow()
+            .journal()
+            .iter()
+            .take_while(|e| e.tick <= tick)
+            .map(|e| (e.tick, e.input.clone()))
+            .collect();
+        Link { scenario, seed: self.seed, tick, inputs }
     }
 
     /// The run as the engine records it: the inputs by hand, in order.
@@ -458,12 +512,11 @@ impl AppState {
         self.lag_history = Rc::new((0..view.partitions.len() as u32).map(|p| sim.lag_history(p)).collect());
         self.ledger = Rc::new(sim.ledger());
         self.describe = describe(sim).into();
-        self.outcome = self
-            .scenario
-            .guide
-            .as_ref()
-            .and_then(|g| g.outcome.check(&view.metrics, &self.split))
-            .map(Rc::from);
+        let evaluated = self.scenario.guide.as_ref().map(|g| g.outcome.evaluate(&view.metrics, &self.split));
+        if evaluated.as_ref().and_then(|r| r.as_ref().ok()).map(String::as_str) != self.outcome.as_deref() {
+            self.outcome = evaluated.as_ref().and_then(|r| r.as_ref().ok()).map(|m| Rc::from(m.as_str()));
+        }
+        self.outcome_pending = evaluated.and_then(Result::err).map(Rc::from);
         self.tapes = Rc::new(tapes);
         self.view = Rc::new(view);
     }
@@ -571,6 +624,15 @@ impl Reducible for AppState {
                 if let Some(slot) = next.quiz.get_mut(question) {
                     *slot = Some(choice);
                 }
+                return Rc::new(next);
+            }
+            Action::Import(scenario) => {
+                let name = scenario.name.clone();
+                next = self.load(scenario, false);
+                next.message = Some(format!("Imported {name}.").into());
+            }
+            Action::Notice(text) => {
+                next.message = Some(text);
                 return Rc::new(next);
             }
             Action::DismissMessage => {
@@ -776,5 +838,46 @@ mod tests {
         assert_eq!(again.describe, state.describe);
         let exported = state.export();
         assert_eq!(exported.timeline.len(), state.scenario.timeline.len() + 2);
+    }
+
+    #[test]
+    fn a_link_reproduces_the_run_and_a_bad_one_says_why() {
+        let state = run(
+            AppState::new(11, None),
+            [
+                Action::Advance(7),
+                Action::Apply(Input::Send { count: 3 }),
+                Action::Advance(12),
+                Action::Apply(Input::Crash { consumer: ConsumerId(2) }),
+                Action::Advance(16),
+                Action::Seek(30),
+            ],
+        );
+        let query = state.link().to_query();
+        let opened = AppState::from_link(&query).unwrap().expect("a run");
+        assert_eq!(*opened.view, *state.view);
+        assert_eq!(opened.tick(), 30);
+        assert_eq!(opened.seed, 11);
+        assert!(!opened.playing);
+        let tampered = query.replace("seed=11", "seed=12");
+        let error = AppState::from_link(&tampered).expect_err("refused");
+        assert!(error.contains("changed or cut short"), "{error}");
+        assert_eq!(AppState::from_link("seed=5").unwrap(), None, "a plain seed is not a run");
+        let error = AppState::from_link("scenario=nope").unwrap_err();
+        assert!(error.contains("nope"), "{error}");
+        let embed = AppState::from_link("?embed=1&scenario=keys-keep-order").unwrap().unwrap();
+        assert_eq!(embed.scenario.name, "keys-keep-order");
+    }
+
+    #[test]
+    fn an_imported_scenario_travels_inline_in_the_link() {
+        let mut scenario = builtin("default").unwrap();
+        scenario.name = "my-own".into();
+        scenario.config.partitions = 5;
+        let state = run(AppState::new(1, None), [Action::Import(Rc::new(scenario)), Action::Advance(9)]);
+        assert!(!state.builtin);
+        let opened = AppState::from_link(&state.link().to_query()).unwrap().unwrap();
+        assert_eq!(opened.scenario.name, "my-own");
+        assert_eq!(*opened.view, *state.view);
     }
 }

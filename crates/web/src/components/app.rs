@@ -2,9 +2,9 @@
 
 use crate::components::pure::pure;
 use crate::components::{
-    ActionProps, DescribeTable, Experiments, ProducerCard, QuizProps, SectionProps, Settings,
-    StatusLineProps, Topic, announcer, booblik, clock_bar, fine_print, group, intro, operations, poll_loop,
-    quiz, rules, sink, status_line,
+    ActionProps, DescribeTable, Experiments, ProducerCard, QuizProps, SectionProps, Settings, Share,
+    StatusLineProps, Topic, announcer, booblik, clock_bar, fine_print, group, guide, intro, operations,
+    poll_loop, quiz, rules, share, sink, status_line, timeline,
 };
 use crate::frames::FrameLoop;
 use crate::published;
@@ -12,6 +12,9 @@ use crate::seed;
 use crate::state::{ADVANCE_TICKS_MAX, Action, AppState};
 use std::rc::Rc;
 use yew::prelude::*;
+
+/// While playing, the URL follows the run every this many ticks.
+const URL_EVERY_TICKS: u64 = 30;
 
 /// Both optional: `yew::Renderer::<App>::with_root(root)` runs a random seed.
 #[derive(Debug, Clone, Default, PartialEq, Properties)]
@@ -25,6 +28,13 @@ pub struct AppProps {
     /// Keep the URL as it is (component tests mount several apps).
     #[prop_or_default]
     pub detached: bool,
+    /// The query of a shared link to open (`s=…&seed=…&in=…`); a bad one
+    /// opens the default scenario with a message that says why.
+    #[prop_or_default]
+    pub link: Option<AttrValue>,
+    /// Just the simulation, with minimal chrome, for an iframe in a docs site.
+    #[prop_or_default]
+    pub embed: bool,
 }
 
 #[component]
@@ -32,9 +42,18 @@ pub fn App(props: &AppProps) -> Html {
     let state = {
         let seed = props.seed;
         let notice = props.notice.clone();
+        let link = props.link.clone();
         use_reducer(move || {
             let notice: Option<Rc<str>> = notice.map(|n| Rc::from(n.as_str()));
-            AppState::new(seed.unwrap_or_else(seed::random), notice)
+            let fallback = |notice| AppState::new(seed.unwrap_or_else(seed::random), notice);
+            match link.as_deref().map(AppState::from_link) {
+                Some(Ok(Some(state))) => state,
+                Some(Err(e)) => fallback(Some(
+                    format!("This link could not be opened: {e}. Showing the default scenario instead.")
+                        .into(),
+                )),
+                _ => fallback(notice),
+            }
         })
     };
 
@@ -55,13 +74,24 @@ pub fn App(props: &AppProps) -> Html {
         });
     }
 
-    // The seed in the URL follows the run (a loaded experiment has its own).
+    // The URL holds the run: a link to what is on screen. While playing it
+    // follows in steps of URL_EVERY_TICKS (browsers throttle replaceState).
     {
-        let detached = props.detached;
-        use_effect_with(state.seed, move |&seed| {
-            if !detached {
-                if let Err(e) = seed::write_to_location(seed) {
-                    web_sys::console::error_2(&"offsetlab: cannot write the seed into the URL:".into(), &e);
+        let write = !props.detached && !props.embed;
+        let bucket = if state.playing { state.tick() / URL_EVERY_TICKS } else { state.tick() };
+        let key = (
+            state.scenario.clone(),
+            state.guided,
+            state.seed,
+            state.input_ticks.clone(),
+            state.playing,
+            bucket,
+        );
+        let query = write.then(|| state.link().to_query());
+        use_effect_with(key, move |_| {
+            if let Some(query) = query {
+                if let Err(e) = seed::write_query(&query) {
+                    web_sys::console::error_2(&"offsetlab: cannot write the link into the URL:".into(), &e);
                 }
             }
         });
@@ -84,33 +114,55 @@ pub fn App(props: &AppProps) -> Html {
     let message: Option<AttrValue> = state.message.clone().map(AttrValue::from);
     // Sections without hooks are plain functions of these (see ARCHITECTURE.md).
     let section = SectionProps { state: state.clone(), on_action: on_action.clone() };
+    let embed = props.embed;
+    // Embedded: just the simulation, and a way out to the whole page.
+    let full = embed.then(|| share::page_url(&state.link().to_query()));
     html! {
         <>
-            <a class="skip-link" href="#simulation">{ "Skip to the simulation" }</a>
-            <main class="page">
-                { pure(intro, ActionProps { on_action: on_action.clone() }) }
+            if !embed {
+                <a class="skip-link" href="#simulation">{ "Skip to the simulation" }</a>
+            }
+            <main class={classes!("page", embed.then_some("embed"))} data-embed={embed.then_some("true")}>
+                if !embed {
+                    { pure(intro, ActionProps { on_action: on_action.clone() }) }
+                }
                 <div id="simulation" class="simulation" tabindex="-1">
                     { clock_bar(&section) }
                     { pure(status_line, StatusLineProps { message, on_dismiss }) }
                     { announcer(&section) }
+                    { guide(&section) }
                     <div class="stage">
                         <ProducerCard state={state.clone()} on_action={on_action.clone()} />
                         <Topic state={state.clone()} on_action={on_action.clone()} />
+                        { timeline(&section) }
                         { group(&section) }
                         { sink(&section) }
-                        <Settings state={state.clone()} on_action={on_action.clone()} />
-                        { booblik(&section) }
-                        { operations(&section) }
+                        if !embed {
+                            <Settings state={state.clone()} on_action={on_action.clone()} />
+                            { booblik(&section) }
+                            { operations(&section) }
+                        }
                     </div>
+                    if let Some(full) = full {
+                        <p class="embed-footer">
+                            <a data-field="open-full" href={full} target="_blank" rel="noopener">
+                                { "Open this run in offsetlab ↗" }
+                            </a>
+                        </p>
+                    } else {
+                        <Share state={state.clone()} on_action={on_action.clone()} />
+                    }
                 </div>
-                <div class="explainer">
-                    { pure(rules, ActionProps { on_action: on_action.clone() }) }
-                    <DescribeTable text={AttrValue::from(state.describe.clone())} />
-                    { poll_loop(&section) }
-                    <Experiments running={AttrValue::from(state.scenario.name.clone())} on_action={on_action.clone()} />
-                    { pure(quiz, QuizProps { answers: state.quiz, on_action: on_action.clone() }) }
-                    { pure(fine_print, ActionProps { on_action: on_action.clone() }) }
-                </div>
+                if !embed {
+                    <div class="explainer">
+                        { pure(rules, ActionProps { on_action: on_action.clone() }) }
+                        <DescribeTable text={AttrValue::from(state.describe.clone())} />
+                        { poll_loop(&section) }
+                        <Experiments running={AttrValue::from(state.scenario.name.clone())} on_action={on_action.clone()} />
+                        { pure(quiz, QuizProps { answers: state.quiz, on_action: on_action.clone() }) }
+                        { pure(fine_print, ActionProps { on_action: on_action.clone() }) }
+                    </div>
+                }
             </main>
         </>
     }

@@ -4,7 +4,7 @@
 use crate::components::ExperimentsProps;
 use crate::components::send;
 use crate::state::Action;
-use offsetlab_engine::{Scenario, builtins};
+use offsetlab_engine::{Scenario, Topic, builtins};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -80,60 +80,94 @@ fn notes(name: &str) -> Html {
 
 #[component]
 pub fn Experiments(props: &ExperimentsProps) -> Html {
-    // Parsed once: the built-ins never change while the page runs.
+    // Built once: the built-ins never change while the page runs.
     let scenarios = use_memo((), |()| {
         builtins().into_iter().filter(|s| s.name != STARTING_POINT).map(Rc::new).collect::<Vec<_>>()
     });
     let running = props.running.as_str();
+    let mut n = 0;
     html! {
         <section class="experiments" id="experiments" aria-labelledby="experiments-heading">
             <h2 id="experiments-heading">{ "Experiments" }</h2>
             <p class="section-lead">
-                { "Each one sets the simulation above up from tick 0 with its own seed and starts \
-                   the clock, so every run of it plays out the same way." }
+                { "Each one sets the simulation above up from tick 0 with its own seed, so every run \
+                   of it plays out the same way. “Try it” leaves the decisive step to you and tells \
+                   you when you reproduced the effect; “Watch it” plays the whole script." }
             </p>
-            <ol class="experiment-list">
-                { for scenarios.iter().enumerate().map(|(i, scenario)| {
-                    let n = i + 1;
-                    let name = scenario.name.clone();
-                    let is_running = name == running;
-                    let heading = match title(&name) {
-                        Some(title) => format!("Experiment {n}: {title}"),
-                        None => format!("Experiment {n}: {name}"),
-                    };
-                    let onclick = {
-                        let scenario = scenario.clone();
-                        send(&props.on_action, Action::Load(scenario.clone()))
-                    };
-                    let class = classes!(
-                        "experiment",
-                        "panel",
-                        (name == CRASH_AFTER).then_some("featured"),
-                        is_running.then_some("running"),
-                    );
-                    html! {
-                        <li {class} key={name.clone()} aria-current={is_running.then_some("true")}>
-                            <h3>{ heading }</h3>
-                            <p class="experiment-name">
-                                <code>{ &name }</code>
-                                if is_running {
-                                    <span class="running-now">{ "running now" }</span>
-                                }
-                            </p>
-                            <p class="summary">{ summary(scenario) }</p>
-                            <p class="watch"><strong>{ "What to watch: " }</strong>{ &scenario.watch }</p>
-                            { notes(&name) }
-                            if is_running {
-                                <a class="watch-it" href="#simulation">{ "Watch it in the simulation ↑" }</a>
-                            }
-                            <button type="button" data-scenario={name.clone()} {onclick}
-                                aria-label={format!("Set up experiment {n}: {name}")}>
-                                { "Set up" }
-                            </button>
-                        </li>
-                    }
-                }) }
-            </ol>
+            { for Topic::ALL.into_iter().map(|topic| {
+                let cards: Vec<Html> = scenarios
+                    .iter()
+                    .filter(|s| s.guide.as_ref().map(|g| g.topic) == Some(topic))
+                    .map(|scenario| {
+                        n += 1;
+                        card(n, scenario, running, &props.on_action)
+                    })
+                    .collect();
+                html! {
+                    <section class="experiment-topic" data-topic={topic_slug(topic)}>
+                        <h3>{ topic.title() }</h3>
+                        <ol class="experiment-list" start={(n + 1 - cards.len()).to_string()}>{ for cards }</ol>
+                    </section>
+                }
+            }) }
         </section>
+    }
+}
+
+/// The topic's name in the scenario format (`keys-and-order`).
+fn topic_slug(topic: Topic) -> &'static str {
+    match topic {
+        Topic::KeysAndOrder => "keys-and-order",
+        Topic::DeliveryGuarantees => "delivery-guarantees",
+        Topic::Rebalances => "rebalances",
+        Topic::OffsetStorage => "offset-storage",
+        Topic::Operations => "operations",
+    }
+}
+
+fn card(n: usize, scenario: &Rc<Scenario>, running: &str, on_action: &Callback<Action>) -> Html {
+    let name = scenario.name.clone();
+    let is_running = name == running;
+    let heading = match title(&name) {
+        Some(title) => format!("Experiment {n}: {title}"),
+        None => format!("Experiment {n}: {name}"),
+    };
+    let has_steps = scenario.guide.as_ref().is_some_and(|g| !g.steps.is_empty());
+    let class = classes!(
+        "experiment",
+        "panel",
+        (name == CRASH_AFTER).then_some("featured"),
+        is_running.then_some("running"),
+    );
+    html! {
+        <li {class} key={name.clone()} aria-current={is_running.then_some("true")}>
+            <h4>{ heading }</h4>
+            <p class="experiment-name">
+                <code>{ &name }</code>
+                if is_running {
+                    <span class="running-now">{ "running now" }</span>
+                }
+            </p>
+            <p class="summary">{ summary(scenario) }</p>
+            <p class="watch"><strong>{ "What to watch: " }</strong>{ &scenario.watch }</p>
+            { notes(&name) }
+            if is_running {
+                <a class="watch-it" href="#simulation">{ "See it in the simulation ↑" }</a>
+            }
+            <div class="experiment-actions">
+                if has_steps {
+                    <button type="button" class="primary" data-try={name.clone()}
+                        onclick={send(on_action, Action::Guide(scenario.clone()))}
+                        aria-label={format!("Try experiment {n} yourself: {name}")}>
+                        { "Try it" }
+                    </button>
+                }
+                <button type="button" data-scenario={name.clone()}
+                    onclick={send(on_action, Action::Load(scenario.clone()))}
+                    aria-label={format!("Watch experiment {n} play out: {name}")}>
+                    { if has_steps { "Watch it" } else { "Set up" } }
+                </button>
+            </div>
+        </li>
     }
 }

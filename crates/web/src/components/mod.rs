@@ -14,6 +14,7 @@ mod describe_table;
 mod experiments;
 mod fine_print;
 mod group;
+mod guide;
 mod intro;
 mod operations;
 mod poll_loop;
@@ -22,8 +23,10 @@ pub mod pure;
 mod quiz;
 mod rules;
 mod settings;
+pub mod share;
 mod sink;
 mod status_line;
+mod timeline;
 mod topic;
 
 pub use announcer::announcer;
@@ -35,6 +38,7 @@ pub use describe_table::{DescribeTable, DescribeTableProps};
 pub use experiments::Experiments;
 pub use fine_print::fine_print;
 pub use group::group;
+pub use guide::guide;
 pub use intro::intro;
 pub use operations::operations;
 pub use poll_loop::poll_loop;
@@ -42,8 +46,10 @@ pub use producer_card::ProducerCard;
 pub use quiz::quiz;
 pub use rules::rules;
 pub use settings::Settings;
+pub use share::Share;
 pub use sink::sink;
 pub use status_line::{StatusLineProps, status_line};
+pub use timeline::timeline;
 pub use topic::Topic;
 
 /// A callback that sends `action` on any event: one closure type for every

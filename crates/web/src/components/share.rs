@@ -1,0 +1,125 @@
+//! Share the run: the link that reproduces what is on screen, and the run as
+//! scenario JSON (the same format `offsetlab run --scenario FILE` reads), to
+//! export or import.
+
+use crate::components::SectionProps;
+use crate::state::{Action, AppState};
+use offsetlab_engine::Scenario;
+use std::rc::Rc;
+use wasm_bindgen::JsCast as _;
+use web_sys::{HtmlInputElement, HtmlTextAreaElement};
+use yew::prelude::*;
+
+/// The page's address with `query`: what the URL bar holds and what Copy copies.
+#[must_use]
+pub fn page_url(query: &str) -> String {
+    let location = web_sys::window().map(|w| w.location());
+    let base = location
+        .and_then(|l| Some(format!("{}{}", l.origin().ok()?, l.pathname().ok()?)))
+        .unwrap_or_default();
+    format!("{base}?{query}")
+}
+
+/// Reads scenario JSON the user gave; the error names the place.
+fn import(text: &str, on_action: &Callback<Action>) {
+    match Scenario::parse(text) {
+        Ok(scenario) => on_action.emit(Action::Import(Rc::new(scenario))),
+        Err(e) => on_action.emit(Action::Notice(format!("Import refused: {e}").into())),
+    }
+}
+
+fn export_json(state: &AppState) -> String {
+    state.export().to_json()
+}
+
+#[component]
+pub fn Share(props: &SectionProps) -> Html {
+    let state = &props.state;
+    let copied = use_state(|| false);
+    let exported = use_state(|| None::<Rc<str>>);
+    let pasted = use_node_ref();
+    let url = page_url(&state.link().to_query());
+    let on_copy = {
+        let copied = copied.clone();
+        let url = url.clone();
+        Callback::from(move |_: MouseEvent| {
+            let copied = copied.clone();
+            let Some(clipboard) = web_sys::window().map(|w| w.navigator().clipboard()) else { return };
+            let promise = clipboard.write_text(&url);
+            wasm_bindgen_futures::spawn_local(async move {
+                copied.set(wasm_bindgen_futures::JsFuture::from(promise).await.is_ok());
+            });
+        })
+    };
+    let on_export = {
+        let exported = exported.clone();
+        let state = state.clone();
+        Callback::from(move |_: MouseEvent| exported.set(Some(export_json(&state).into())))
+    };
+    let on_import = {
+        let pasted = pasted.clone();
+        let on_action = props.on_action.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(area) = pasted.cast::<HtmlTextAreaElement>() {
+                import(&area.value(), &on_action);
+            }
+        })
+    };
+    let on_file = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |e: Event| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            let Some(file) = input.files().and_then(|files| files.get(0)) else { return };
+            let on_action = on_action.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                match wasm_bindgen_futures::JsFuture::from(file.text()).await {
+                    Ok(text) => import(&text.as_string().unwrap_or_default(), &on_action),
+                    Err(_) => {
+                        on_action.emit(Action::Notice("Import refused: the file could not be read".into()))
+                    }
+                }
+            });
+        })
+    };
+    let download = exported.as_deref().map(|json| {
+        let href = format!("data:application/json;charset=utf-8,{}", js_sys::encode_uri_component(json));
+        (href, format!("{}.json", state.scenario.name))
+    });
+    html! {
+        <section class="share panel" aria-labelledby="share-heading">
+            <h2 id="share-heading">{ "Share this run" }</h2>
+            <label class="share-link">
+                <span>{ "Link to this moment (scenario, seed, your inputs, tick " }{ state.tick() }{ ")" }</span>
+                <input type="text" readonly=true data-field="share-link" value={url}
+                    onfocus={Callback::from(|e: FocusEvent| {
+                        if let Some(input) = e.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) {
+                            input.select();
+                        }
+                    })} />
+            </label>
+            <button type="button" data-action="copy-link" onclick={on_copy}>
+                { if *copied { "Copied" } else { "Copy link" } }
+            </button>
+            <details class="share-json">
+                <summary>{ "Export or import scenario JSON" }</summary>
+                <p>{ "The run so far as a scenario: its config, its timeline with your inputs merged in, \
+                      and the seed. " }<code>{ "offsetlab run --scenario FILE.json" }</code>{ " replays it." }</p>
+                <button type="button" data-action="export" onclick={on_export}>{ "Export the run as JSON" }</button>
+                if let (Some(json), Some((href, file))) = (exported.as_deref(), download) {
+                    <a class="download" href={href} download={file.clone()}>{ format!("Download {file}") }</a>
+                    <textarea readonly=true data-field="export-json" rows="8" aria-label="The exported scenario JSON"
+                        value={json.to_string()} />
+                }
+                <label class="share-import">
+                    <span>{ "Import: paste scenario JSON" }</span>
+                    <textarea ref={pasted} data-field="import-json" rows="6" spellcheck="false" />
+                </label>
+                <button type="button" data-action="import" onclick={on_import}>{ "Import and run" }</button>
+                <label class="share-file">
+                    <span>{ "or open a file " }</span>
+                    <input type="file" accept=".json,application/json" data-field="import-file" onchange={on_file} />
+                </label>
+            </details>
+        </section>
+    }
+}
