@@ -272,6 +272,10 @@ impl History {
             self.fork();
         }
         self.journal.push(JournalEntry { tick: now, input });
+        // A snapshot at this tick was taken before the input: it must hold the state after it.
+        if let Some(last) = self.snapshots.last_mut().filter(|s| s.sim.now() == now) {
+            last.sim = self.sim.clone();
+        }
         Ok(())
     }
 

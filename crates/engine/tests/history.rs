@@ -164,3 +164,21 @@ fn a_run_exports_as_a_scenario_that_replays_it() {
     let headless = exported.run(None, Some(120)).unwrap();
     assert_eq!(headless.trace_hash(), history.sim().trace_hash());
 }
+
+#[test]
+fn an_input_at_a_snapshot_tick_is_in_the_snapshot() {
+    // Tick 0 and multiples of 64 are snapshotted on arrival, before any input by hand there.
+    let mut history = History::new(scenario("default"), 9).unwrap();
+    history.handle_input(Input::Send { count: 10 }).unwrap();
+    while history.now() < 64 {
+        history.step();
+    }
+    history.handle_input(Input::Crash { consumer: ConsumerId(1) }).unwrap();
+    for _ in 0..10 {
+        history.step();
+    }
+    for tick in [0, 20, 64, 70, 0] {
+        history.seek(tick);
+        assert_same(&history, &fresh_at(&history, tick));
+    }
+}
