@@ -20,8 +20,13 @@ async fn default_props_pick_a_seed_and_a_notice_shows_in_the_status() {
     drop(page);
 
     let notice = "The link's seed was not usable.";
-    let page =
-        Page::mount(Some(AppProps { seed: Some(4), notice: Some(notice.into()), detached: true })).await;
+    let page = Page::mount(Some(AppProps {
+        seed: Some(4),
+        notice: Some(notice.into()),
+        detached: true,
+        ..AppProps::default()
+    }))
+    .await;
     assert!(page.text("[role=status]").contains(notice));
 }
 

@@ -32,7 +32,8 @@ impl Page {
     }
 
     pub async fn with_seed(seed: u64) -> Page {
-        let page = Page::mount(Some(AppProps { seed: Some(seed), notice: None, detached: true })).await;
+        let page =
+            Page::mount(Some(AppProps { seed: Some(seed), detached: true, ..AppProps::default() })).await;
         // Stop the clock so only the test's clicks move the simulation.
         if page.text("[data-field=clock]") == "playing" {
             page.click("[data-action=play]").await;
