@@ -312,6 +312,10 @@ impl AppState {
             LinkScenario::Builtin { name, guided } => (builtin(&name).map_err(|e| e.to_string())?, guided),
             LinkScenario::Inline(scenario) => (*scenario, false),
         };
+        if link.tick == 0 && link.inputs.is_empty() {
+            // A scenario by name (a docs page's embed): it starts, as a loaded experiment does.
+            return Ok(Some(AppState::start(Rc::new(scenario), link.seed, guided)));
+        }
         let inputs = link.inputs.into_iter().map(|(tick, input)| JournalEntry { tick, input }).collect();
         AppState::replay(Rc::new(scenario), guided, link.seed, inputs, link.tick)
             .map(Some)
