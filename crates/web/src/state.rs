@@ -382,6 +382,8 @@ impl AppState {
     fn apply(&mut self, input: Input) {
         let forked = self.view.tick < self.head;
         let result = self.history.borrow_mut().handle_input(input);
+        // The input's own events first: the fork is the newest announcement, the one the live region reads.
+        self.drain_events();
         match result {
             Ok(()) => {
                 self.message = None;
@@ -394,7 +396,6 @@ impl AppState {
             }
             Err(e) => self.message = Some(format!("Refused at tick {}: {e}", self.view.tick).into()),
         }
-        self.drain_events();
     }
 
     fn load(&self, scenario: Rc<Scenario>, guided: bool) -> AppState {
@@ -798,7 +799,8 @@ mod tests {
         let state = run(Rc::unwrap_or_clone(state), [Action::Seek(40), crash]);
         assert_eq!((state.tick(), state.head), (40, 40), "the input forked the timeline");
         assert_eq!(*state.input_ticks, [40]);
-        assert!(state.announcements.iter().any(|a| a.text.contains("Changed the past at tick 40")));
+        let newest = &state.announcements.back().expect("announced").text;
+        assert!(newest.starts_with("Changed the past at tick 40"), "{newest}");
     }
 
     #[test]
