@@ -32,7 +32,8 @@ struct Row {
 #[must_use]
 pub fn describe(sim: &Sim) -> String {
     let mut members: Vec<_> = sim.members().iter().filter(|m| !m.assignment.is_empty()).collect();
-    members.sort_by(|a, b| {
+    // Member ids are unique: unstable is exact.
+    members.sort_unstable_by(|a, b| {
         b.assignment.len().cmp(&a.assignment.len()).then_with(|| a.member_id.cmp(&b.member_id))
     });
     let mut rows = Vec::new();

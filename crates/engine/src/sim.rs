@@ -1180,7 +1180,7 @@ impl Sim {
             consumer.fetch_rotation = 0;
             assignment.push((consumer_id, partitions));
         }
-        assignment.sort_by_key(|(id, _)| *id);
+        assignment.sort_unstable_by_key(|(id, _)| *id);
         self.group_state = if self.members.is_empty() { GroupState::Empty } else { GroupState::Stable };
         self.check_one_owner();
         let mut owners = vec![None; self.partitions.len()];
