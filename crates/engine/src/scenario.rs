@@ -118,7 +118,7 @@ impl Scenario {
             ScenarioError::Json { path: e.path, message: e.message, line, column }
         };
         let value = json::parse(text).map_err(json_error)?;
-        let scenario = codec::scenario(&value).map_err(json_error)?;
+        let scenario = codec::read_scenario(&value).map_err(json_error)?;
         scenario.validate()?;
         Ok(scenario)
     }
@@ -213,13 +213,18 @@ impl Scenario {
     /// The scenario as pretty JSON, two-space indent (what `parse` reads back).
     #[must_use]
     pub fn to_json(&self) -> String {
-        json::to_pretty(&codec::scenario_value(self))
+        let mut w = json::Writer::new(true);
+        codec::write_scenario(&mut w, self);
+        w.finish()
     }
 
-    /// The scenario as JSON on one line, no spaces: for links (`j=`).
+    /// The scenario as JSON on one line, no spaces, ASCII only (`\uXXXX`
+    /// escapes): for links (`j=`).
     #[must_use]
     pub fn to_json_compact(&self) -> String {
-        json::to_compact(&codec::scenario_value(self))
+        let mut w = json::Writer::new(false);
+        codec::write_scenario(&mut w, self);
+        w.finish()
     }
 }
 

@@ -1,7 +1,7 @@
-//! A minimal JSON value, parser and printer: just what the scenario format
-//! needs. Hand-written (no serde) because the page's wasm has a hard size
-//! budget and serde's generated deserializers for the scenario types cost
-//! about 43 KB gzip there; this is a few KB.
+//! A minimal JSON value and parser, and a writer: just what the scenario
+//! format needs. Hand-written (no serde) because the page's wasm has a hard
+//! size budget and serde's generated deserializers for the scenario types cost
+//! about 43 KB gzip there.
 //!
 //! The format has no floats: a number with a fraction or an exponent is
 //! refused when it is read, with its path and position. Integers are `u64`,
@@ -27,8 +27,7 @@ pub const VALUES_MAX: usize = 1 << 20;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Value {
     pub kind: Kind,
-    /// Byte offset of the value's first character in the parsed text (0 for
-    /// values built in code): errors point there.
+    /// Byte offset of the value's first character in the parsed text: errors point there.
     pub at: u32,
 }
 
@@ -56,14 +55,6 @@ pub struct Member {
     pub value: Value,
 }
 
-impl Value {
-    /// A value built in code (no position).
-    #[must_use]
-    pub fn new(kind: Kind) -> Value {
-        Value { kind, at: 0 }
-    }
-}
-
 /// What is wrong, where: the field path (`timeline[1].input.consumer`, empty
 /// for the top level), the message, and the byte offset in the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,23 +73,30 @@ impl Error {
     /// The same error one level up: inside field `key`. Paths are built while
     /// an error travels up, so a parse that succeeds pays nothing for them.
     #[must_use]
-    pub fn in_field(mut self, key: &str) -> Error {
-        self.path = if self.path.is_empty() || self.path.starts_with('[') {
-            format!("{key}{}", self.path)
-        } else {
-            format!("{key}.{}", self.path)
-        };
-        self
+    pub fn in_field(self, key: &str) -> Error {
+        self.within(key, false)
     }
 
     /// The same error one level up: inside array element `index`.
     #[must_use]
-    pub fn in_element(mut self, index: usize) -> Error {
-        self.path = if self.path.is_empty() || self.path.starts_with('[') {
-            format!("[{index}]{}", self.path)
-        } else {
-            format!("[{index}].{}", self.path)
-        };
+    pub fn in_element(self, index: usize) -> Error {
+        self.within(&index.to_string(), true)
+    }
+
+    fn within(mut self, segment: &str, index: bool) -> Error {
+        let mut path = String::new();
+        if index {
+            path.push('[');
+        }
+        path.push_str(segment);
+        if index {
+            path.push(']');
+        }
+        if !(self.path.is_empty() || self.path.starts_with('[')) {
+            path.push('.');
+        }
+        path.push_str(&self.path);
+        self.path = path;
         self
     }
 
@@ -110,10 +108,16 @@ impl Error {
         while !text.is_char_boundary(end) {
             end -= 1;
         }
-        let before = &text[..end];
-        let line = 1 + before.bytes().filter(|&b| b == b'\n').count();
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        (line, 1 + before[line_start..].chars().count())
+        let (mut line, mut column) = (1, 1);
+        for &b in &text.as_bytes()[..end] {
+            if b == b'\n' {
+                (line, column) = (line + 1, 1);
+            } else if b & 0xC0 != 0x80 {
+                // A character starts here (not a UTF-8 continuation byte).
+                column += 1;
+            }
+        }
+        (line, column)
     }
 }
 
@@ -122,7 +126,7 @@ pub fn parse(text: &str) -> Result<Value, Error> {
     if text.len() > SCENARIO_BYTES_MAX {
         return Err(Error::new(0, format!("the text is larger than {SCENARIO_BYTES_MAX} bytes")));
     }
-    let mut parser = Parser { bytes: text.as_bytes(), pos: 0, values: 0 };
+    let mut parser = Parser { text, bytes: text.as_bytes(), pos: 0, values: 0 };
     parser.skip_whitespace();
     let value = parser.value(0)?;
     parser.skip_whitespace();
@@ -133,6 +137,7 @@ pub fn parse(text: &str) -> Result<Value, Error> {
 }
 
 struct Parser<'a> {
+    text: &'a str,
     bytes: &'a [u8],
     pos: usize,
     /// Values read so far, against [`VALUES_MAX`].
@@ -187,86 +192,65 @@ impl Parser<'_> {
                     return Err(self.error(&format!("nested deeper than {DEPTH_MAX} levels")));
                 }
                 self.pos += 1;
-                if open == b'[' { self.array(depth + 1)? } else { self.object(depth + 1)? }
+                self.container(depth + 1, if open == b'[' { b']' } else { b'}' })?
             }
             Some(_) => return Err(self.error("expected a value")),
         };
         Ok(Value { kind, at })
     }
 
-    /// After `[`: elements up to `]`.
-    fn array(&mut self, depth: usize) -> Result<Kind, Error> {
-        let mut items = Vec::new();
+    /// After `[` or `{`: elements, or members, up to `close`.
+    fn container(&mut self, depth: usize, close: u8) -> Result<Kind, Error> {
+        let object = close == b'}';
+        let (mut items, mut members) = (Vec::new(), Vec::new());
+        let (unclosed, unexpected, trailing) = if object {
+            (
+                "unexpected end of the text inside an object",
+                "expected `,` or `}`",
+                "trailing comma before `}`",
+            )
+        } else {
+            ("unexpected end of the text inside an array", "expected `,` or `]`", "trailing comma before `]`")
+        };
         self.skip_whitespace();
-        if self.peek() == Some(b']') {
-            self.pos += 1;
-            return Ok(Kind::Array(items));
-        }
-        loop {
+        while self.peek() != Some(close) {
             self.skip_whitespace();
-            let item = self.value(depth).map_err(|e| e.in_element(items.len()))?;
-            items.push(item);
+            if object {
+                let at = self.at();
+                match self.peek() {
+                    Some(b'"') => {}
+                    None => return Err(self.error(unclosed)),
+                    Some(_) => return Err(self.error("expected a key in double quotes")),
+                }
+                let key = self.string()?;
+                self.skip_whitespace();
+                if self.peek() != Some(b':') {
+                    return Err(self.error("expected `:` after the key").in_field(&key));
+                }
+                self.pos += 1;
+                self.skip_whitespace();
+                let value = self.value(depth).map_err(|e| e.in_field(&key))?;
+                members.push(Member { key, at, value });
+            } else {
+                let item = self.value(depth).map_err(|e| e.in_element(items.len()))?;
+                items.push(item);
+            }
             self.skip_whitespace();
             match self.peek() {
                 Some(b',') => {
                     self.pos += 1;
                     self.skip_whitespace();
-                    if self.peek() == Some(b']') {
-                        return Err(self.error("trailing comma before `]`"));
+                    if self.peek() == Some(close) {
+                        return Err(self.error(trailing));
                     }
                 }
-                Some(b']') => {
-                    self.pos += 1;
-                    return Ok(Kind::Array(items));
-                }
-                None => return Err(self.error("unexpected end of the text inside an array")),
-                Some(_) => return Err(self.error("expected `,` or `]`")),
+                Some(c) if c == close => {}
+                None => return Err(self.error(unclosed)),
+                Some(_) => return Err(self.error(unexpected)),
             }
         }
-    }
-
-    /// After `{`: members up to `}`.
-    fn object(&mut self, depth: usize) -> Result<Kind, Error> {
-        let mut members = Vec::new();
-        self.skip_whitespace();
-        if self.peek() == Some(b'}') {
-            self.pos += 1;
-            return Ok(Kind::Object(members));
-        }
-        loop {
-            self.skip_whitespace();
-            let at = self.at();
-            match self.peek() {
-                Some(b'"') => {}
-                None => return Err(self.error("unexpected end of the text inside an object")),
-                Some(_) => return Err(self.error("expected a key in double quotes")),
-            }
-            let key = self.string()?;
-            self.skip_whitespace();
-            if self.peek() != Some(b':') {
-                return Err(self.error("expected `:` after the key").in_field(&key));
-            }
-            self.pos += 1;
-            self.skip_whitespace();
-            let value = self.value(depth).map_err(|e| e.in_field(&key))?;
-            members.push(Member { key, at, value });
-            self.skip_whitespace();
-            match self.peek() {
-                Some(b',') => {
-                    self.pos += 1;
-                    self.skip_whitespace();
-                    if self.peek() == Some(b'}') {
-                        return Err(self.error("trailing comma before `}`"));
-                    }
-                }
-                Some(b'}') => {
-                    self.pos += 1;
-                    return Ok(Kind::Object(members));
-                }
-                None => return Err(self.error("unexpected end of the text inside an object")),
-                Some(_) => return Err(self.error("expected `,` or `}`")),
-            }
-        }
+        self.pos += 1;
+        Ok(if object { Kind::Object(members) } else { Kind::Array(items) })
     }
 
     /// At `"`: the string's text, escapes decoded.
@@ -280,8 +264,8 @@ impl Parser<'_> {
             while matches!(self.peek(), Some(b) if b != b'"' && b != b'\\' && b >= 0x20) {
                 self.pos += 1;
             }
-            // The text is a &str and the run stops only at ASCII bytes: a char boundary.
-            out.push_str(std::str::from_utf8(&self.bytes[start..self.pos]).expect("a run of UTF-8 text"));
+            // A run starts and stops at ASCII bytes of the text: char boundaries.
+            out.push_str(&self.text[start..self.pos]);
             match self.peek() {
                 Some(b'"') => {
                     self.pos += 1;
@@ -359,130 +343,137 @@ impl Parser<'_> {
     /// At `-` or a digit: an integer. Fractions and exponents are refused.
     fn number(&mut self) -> Result<Kind, Error> {
         let start = self.pos;
-        let negative = self.peek() == Some(b'-');
-        if negative {
+        while matches!(self.peek(), Some(b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')) {
             self.pos += 1;
         }
-        let digits_start = self.pos;
-        while matches!(self.peek(), Some(b'0'..=b'9')) {
-            self.pos += 1;
-        }
-        let digits = &self.bytes[digits_start..self.pos];
-        if digits.is_empty() {
-            return Err(self.error("expected a digit"));
-        }
-        if matches!(self.peek(), Some(b'.' | b'e' | b'E')) {
-            while matches!(self.peek(), Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')) {
-                self.pos += 1;
-            }
-            let text = String::from_utf8_lossy(&self.bytes[start..self.pos]);
-            let mut error = self
-                .error(&format!("`{text}` is not an integer: scenario numbers have no fraction or exponent"));
-            error.at = u32::try_from(start).expect("offsets fit u32");
-            return Err(error);
-        }
-        let text = std::str::from_utf8(&self.bytes[start..self.pos]).expect("ASCII digits");
-        let out_of_range = || {
-            let mut e = self.error(&format!("integer `{text}` is out of range"));
-            e.at = u32::try_from(start).expect("offsets fit u32");
-            e
+        // The scan stops at an ASCII byte: a char boundary.
+        let text = &self.text[start..self.pos];
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        let message = if text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+            "is not an integer: scenario numbers have no fraction or exponent"
+        } else if digits.is_empty()
+            || !digits.bytes().all(|b| b.is_ascii_digit())
+            || (digits.len() > 1 && digits.starts_with('0'))
+        {
+            "is not a JSON number"
+        } else if let Ok(n) = digits.parse::<u64>() {
+            // Down to -2^63, whose magnitude is one more than i64::MAX.
+            return match (text.len() > digits.len(), n) {
+                (false, _) | (true, 0) => Ok(Kind::UInt(n)),
+                (true, _) => 0i64
+                    .checked_sub_unsigned(n)
+                    .map(Kind::Int)
+                    .ok_or_else(|| self.number_error(start, text, "is out of range for a 64-bit integer")),
+            };
+        } else {
+            "is out of range for a 64-bit integer"
         };
-        if digits.len() > 1 && digits[0] == b'0' {
-            let mut e = self.error(&format!("`{text}`: a number does not start with 0"));
-            e.at = u32::try_from(start).expect("offsets fit u32");
-            return Err(e);
-        }
-        // At most 20 digits fit u64; checked arithmetic refuses the rest.
-        let mut magnitude: u64 = 0;
-        for &d in digits {
-            magnitude = magnitude
-                .checked_mul(10)
-                .and_then(|m| m.checked_add(u64::from(d - b'0')))
-                .ok_or_else(out_of_range)?;
-        }
-        if !negative || magnitude == 0 {
-            return Ok(Kind::UInt(magnitude));
-        }
-        // Down to -2^63, whose magnitude is one more than i64::MAX.
-        0i64.checked_sub_unsigned(magnitude).map(Kind::Int).ok_or_else(out_of_range)
+        Err(self.number_error(start, text, message))
+    }
+
+    fn number_error(&self, start: usize, text: &str, message: &str) -> Error {
+        let at = u32::try_from(start).expect("offsets fit u32: the text is at most 16 MiB");
+        Error::new(at, format!("`{text}` {message}"))
     }
 }
 
-/// The value as pretty JSON: two-space indent, one member or element per line.
-#[must_use]
-pub fn to_pretty(value: &Value) -> String {
-    let mut out = String::new();
-    write_value(&mut out, value, Some(0));
-    out
+/// Writes JSON text straight from the caller's data (no value tree): pretty,
+/// with a two-space indent and one member or element per line, or compact,
+/// on one line without spaces and in ASCII (`\uXXXX` escapes), so that it
+/// travels in a link as it is. Keys are given with each value; an empty key
+/// means an array element (or the top-level value).
+#[derive(Debug)]
+pub struct Writer {
+    out: String,
+    pretty: bool,
+    /// Open arrays and objects.
+    depth: usize,
+    /// Nothing written yet in the innermost open array or object.
+    empty: bool,
 }
 
-/// The value as compact JSON: one line, no spaces.
-#[must_use]
-pub fn to_compact(value: &Value) -> String {
-    let mut out = String::new();
-    write_value(&mut out, value, None);
-    out
-}
+impl Writer {
+    #[must_use]
+    pub fn new(pretty: bool) -> Writer {
+        Writer { out: String::new(), pretty, depth: 0, empty: true }
+    }
 
-/// `indent` is the current depth when pretty, `None` when compact.
-fn write_value(out: &mut String, value: &Value, indent: Option<usize>) {
-    match &value.kind {
-        Kind::Null => out.push_str("null"),
-        Kind::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Kind::UInt(n) => write!(out, "{n}").expect("writing to a String"),
-        Kind::Int(n) => write!(out, "{n}").expect("writing to a String"),
-        Kind::String(s) => write_string(out, s),
-        Kind::Array(items) => {
-            write_container(out, indent, '[', ']', items.len(), |out, i, inner| {
-                write_value(out, &items[i], inner);
-            });
+    /// The separator, the line break and the key before a value.
+    fn next(&mut self, key: &str) {
+        if self.depth > 0 {
+            if !self.empty {
+                self.out.push(',');
+            }
+            self.newline();
         }
-        Kind::Object(members) => {
-            write_container(out, indent, '{', '}', members.len(), |out, i, inner| {
-                write_string(out, &members[i].key);
-                out.push_str(if inner.is_some() { ": " } else { ":" });
-                write_value(out, &members[i].value, inner);
-            });
+        self.empty = false;
+        if !key.is_empty() {
+            write_string(&mut self.out, key, !self.pretty);
+            self.out.push_str(if self.pretty { ": " } else { ":" });
         }
     }
-}
 
-fn write_container(
-    out: &mut String,
-    indent: Option<usize>,
-    open: char,
-    close: char,
-    len: usize,
-    item: impl Fn(&mut String, usize, Option<usize>),
-) {
-    out.push(open);
-    let inner = indent.map(|depth| depth + 1);
-    for i in 0..len {
-        if i > 0 {
-            out.push(',');
+    fn newline(&mut self) {
+        if self.pretty {
+            self.out.push('\n');
+            for _ in 0..self.depth {
+                self.out.push_str("  ");
+            }
         }
-        if let Some(depth) = inner {
-            newline(out, depth);
-        }
-        item(out, i, inner);
     }
-    if let Some(depth) = indent.filter(|_| len > 0) {
-        newline(out, depth);
-    }
-    out.push(close);
-}
 
-fn newline(out: &mut String, depth: usize) {
-    out.push('\n');
-    for _ in 0..depth {
-        out.push_str("  ");
+    /// Opens an object (`{`) or an array (`[`).
+    pub fn open(&mut self, key: &str, bracket: char) {
+        self.next(key);
+        self.out.push(bracket);
+        self.depth += 1;
+        self.empty = true;
+    }
+
+    /// Closes the innermost object (`}`) or array (`]`).
+    pub fn close(&mut self, bracket: char) {
+        assert!(self.depth > 0, "close matches an open");
+        self.depth -= 1;
+        if !self.empty {
+            self.newline();
+        }
+        self.out.push(bracket);
+        self.empty = false;
+    }
+
+    pub fn str(&mut self, key: &str, value: &str) {
+        self.next(key);
+        write_string(&mut self.out, value, !self.pretty);
+    }
+
+    pub fn uint(&mut self, key: &str, value: u64) {
+        self.next(key);
+        write!(self.out, "{value}").expect("writing to a String");
+    }
+
+    pub fn int(&mut self, key: &str, value: i64) {
+        self.next(key);
+        write!(self.out, "{value}").expect("writing to a String");
+    }
+
+    pub fn flag(&mut self, key: &str, value: bool) {
+        self.next(key);
+        self.out.push_str(if value { "true" } else { "false" });
+    }
+
+    /// The text, once every array and object is closed.
+    #[must_use]
+    pub fn finish(self) -> String {
+        assert_eq!(self.depth, 0, "every open is closed");
+        self.out
     }
 }
 
 /// A JSON string: `"` and `\` escaped, control characters as `\n`, `\t`, … or
-/// `\u00XX`; everything else as it is (UTF-8).
-fn write_string(out: &mut String, s: &str) {
+/// `\u00XX`; everything else as it is (UTF-8), or, when `ascii`, as `\uXXXX`.
+fn write_string(out: &mut String, s: &str, ascii: bool) {
     out.push('"');
+    let mut units = [0u16; 2];
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -492,7 +483,12 @@ fn write_string(out: &mut String, s: &str) {
             '\t' => out.push_str("\\t"),
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => write!(out, "\\u{:04x}", c as u32).expect("writing to a String"),
+            c if (c as u32) < 0x20 || (ascii && !c.is_ascii()) => {
+                // One `\uXXXX` per UTF-16 unit: a surrogate pair beyond U+FFFF.
+                for unit in c.encode_utf16(&mut units) {
+                    write!(out, "\\u{unit:04x}").expect("writing to a String");
+                }
+            }
             c => out.push(c),
         }
     }
@@ -532,13 +528,17 @@ mod tests {
         assert_eq!(parse("18446744073709551615").unwrap().kind, Kind::UInt(u64::MAX));
         assert_eq!(parse("-9223372036854775808").unwrap().kind, Kind::Int(i64::MIN));
         assert_eq!(parse("-0").unwrap().kind, Kind::UInt(0));
-        assert_eq!(error_of("18446744073709551616").1, "integer `18446744073709551616` is out of range");
-        assert_eq!(error_of("-9223372036854775809").1, "integer `-9223372036854775809` is out of range");
         assert_eq!(
-            error_of("[1, 012]"),
-            ("[1]".into(), "`012`: a number does not start with 0".into(), (1, 5))
+            error_of("18446744073709551616").1,
+            "`18446744073709551616` is out of range for a 64-bit integer"
         );
-        assert_eq!(error_of("-"), (String::new(), "expected a digit".into(), (1, 2)));
+        assert_eq!(
+            error_of("-9223372036854775809").1,
+            "`-9223372036854775809` is out of range for a 64-bit integer"
+        );
+        assert_eq!(error_of("[1, 012]"), ("[1]".into(), "`012` is not a JSON number".into(), (1, 5)));
+        assert_eq!(error_of("-"), (String::new(), "`-` is not a JSON number".into(), (1, 1)));
+        assert_eq!(error_of("1-2").1, "`1-2` is not a JSON number");
     }
 
     #[test]
@@ -618,15 +618,36 @@ mod tests {
     }
 
     #[test]
-    fn prints_pretty_and_compact_and_reads_back() {
-        let text = "{\"a\": [1, {\"b\": -3}, [], {}], \"s\": \"q\\\"\\\\\\u0001\\t\\u00e9\"}";
-        let value = parse(text).unwrap();
-        assert_eq!(to_compact(&value), "{\"a\":[1,{\"b\":-3},[],{}],\"s\":\"q\\\"\\\\\\u0001\\té\"}");
+    fn writes_pretty_and_compact() {
+        let write = |pretty| {
+            let mut w = Writer::new(pretty);
+            w.open("", '{');
+            w.open("a", '[');
+            w.uint("", 1);
+            w.open("", '{');
+            w.int("b", -3);
+            w.close('}');
+            w.open("", '[');
+            w.close(']');
+            w.open("", '{');
+            w.close('}');
+            w.close(']');
+            w.str("s", "q\"\\\u{1}\té");
+            w.flag("t", true);
+            w.close('}');
+            w.finish()
+        };
+        let compact = write(false);
+        assert_eq!(compact, "{\"a\":[1,{\"b\":-3},[],{}],\"s\":\"q\\\"\\\\\\u0001\\t\\u00e9\",\"t\":true}");
         assert_eq!(
-            to_pretty(&value),
-            "{\n  \"a\": [\n    1,\n    {\n      \"b\": -3\n    },\n    [],\n    {}\n  ],\n  \"s\": \"q\\\"\\\\\\u0001\\té\"\n}"
+            write(true),
+            "{\n  \"a\": [\n    1,\n    {\n      \"b\": -3\n    },\n    [],\n    {}\n  ],\n  \"s\": \"q\\\"\\\\\\u0001\\té\",\n  \"t\": true\n}"
         );
-        let strip = |v: &Value| to_compact(v);
-        assert_eq!(strip(&parse(&to_pretty(&value)).unwrap()), to_compact(&value));
+        assert!(parse(&compact).is_ok());
+        assert!(parse(&write(true)).is_ok());
+        // Compact is ASCII: beyond U+FFFF as a surrogate pair.
+        let mut w = Writer::new(false);
+        w.str("", "😀");
+        assert_eq!(w.finish(), "\"\\ud83d\\ude00\"");
     }
 }

@@ -30,15 +30,17 @@
 //! [`QUERY_BYTES_MAX`] bytes, at most [`TIMELINE_INPUTS_MAX`] inputs, ticks at
 //! most [`SCENARIO_TICKS_MAX`].
 
-use super::json::{Kind, Member, Value};
-use super::scenario::{INPUTS, input, input_value, variant};
+use super::json::{self, Kind, Value, Writer};
+use super::scenario::{INPUT, INPUTS, Ty, check, read_input, write_input};
 use crate::input::Input;
-use crate::scenario::{SCENARIO_TICKS_MAX, Scenario, ScenarioError, TIMELINE_INPUTS_MAX, builtin};
+use crate::scenario::{SCENARIO_TICKS_MAX, Scenario, TIMELINE_INPUTS_MAX, builtin};
 use std::fmt;
 
 /// Bytes a link's query may have. Browsers and servers cope with 64 KiB; an
 /// inline scenario of about 48 KiB of compact JSON fits.
 pub const QUERY_BYTES_MAX: usize = 64 * 1024;
+// The error message says the bound.
+const _: () = assert!(QUERY_BYTES_MAX == 65_536);
 
 /// Characters of the user's text an error quotes.
 const QUOTED_CHARS_MAX: usize = 60;
@@ -64,57 +66,33 @@ pub enum LinkScenario {
     Inline(Box<Scenario>),
 }
 
-/// Why a link cannot be read. Each names the parameter or the input.
+/// Why a link cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LinkError {
-    /// The query is longer than [`QUERY_BYTES_MAX`].
-    TooLong {
-        bytes: usize,
-    },
-    /// `h` does not match the other parameters.
-    ChecksumMismatch,
-    /// `in` or `j` without `h`.
-    NoChecksum,
-    /// Neither `s` (`scenario`) nor `j`.
+    /// The checksum does not match, or is missing where it is required: the
+    /// link was edited or cut short. Says which.
+    Changed(&'static str),
+    /// Neither `s` (`scenario`) nor `j`: nothing to load.
     NoScenario,
-    UnknownScenario(String),
-    /// A parameter's value: `seed: not a number`.
-    Param {
-        name: &'static str,
-        message: String,
-    },
-    /// One of the inputs (counted from 1), its text without the tick delta, and what is wrong.
-    Input {
-        number: usize,
-        text: String,
-        message: String,
-    },
-    /// The inline scenario (`j`) does not read or validate.
-    Scenario(ScenarioError),
+    /// Anything else, naming the parameter or the input: `seed: not a number`,
+    /// `unknown scenario "x"`, `input 3 ("crash.c99x"): consumer: …`.
+    Invalid(String),
 }
 
 impl fmt::Display for LinkError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            LinkError::TooLong { bytes } => {
-                write!(f, "the link is too long: {bytes} bytes, at most {QUERY_BYTES_MAX}")
-            }
-            LinkError::ChecksumMismatch => write!(f, "the link was changed or cut short (checksum mismatch)"),
-            LinkError::NoChecksum => write!(f, "the link was changed or cut short (no checksum h=)"),
-            LinkError::NoScenario => write!(f, "the link names no scenario (s= or j=)"),
-            LinkError::UnknownScenario(name) => write!(f, "unknown scenario {name:?}"),
-            LinkError::Param { name, message } => write!(f, "{name}: {message}"),
-            LinkError::Input { number, text, message } => write!(f, "input {number} ({text:?}): {message}"),
-            LinkError::Scenario(e) => write!(f, "the link's scenario (j=): {e}"),
+            LinkError::Changed(why) => write!(f, "the link was changed or cut short ({why})"),
+            LinkError::NoScenario => f.write_str("the link names no scenario (s= or j=)"),
+            LinkError::Invalid(message) => f.write_str(message),
         }
     }
 }
 
 impl std::error::Error for LinkError {}
 
-/// The parameters a link has, in the order `to_query` writes them and the checksum reads them.
-const PARAMS: [&str; 6] = ["s", "g", "j", "seed", "t", "in"];
-/// Every parameter a link reads: [`PARAMS`] and the checksum.
+/// The parameters a link has, in the order `to_query` writes them and the
+/// checksum reads them; then the checksum itself.
 const KEYS: [&str; 7] = ["s", "g", "j", "seed", "t", "in", "h"];
 
 impl Link {
@@ -130,10 +108,10 @@ impl Link {
         match &self.scenario {
             LinkScenario::Builtin { name, guided } => {
                 values[0] = Some(name.clone());
-                values[1] = guided.then(|| "1".to_string());
+                values[1] = guided.then(|| "1".into());
             }
             LinkScenario::Inline(scenario) => {
-                values[2] = Some(base64url_encode(scenario.to_json_compact().as_bytes()))
+                values[2] = Some(base64url_encode(scenario.to_json_compact().as_bytes()));
             }
         }
         values[3] = Some(self.seed.to_string());
@@ -143,7 +121,7 @@ impl Link {
         }
         // The checksum goes first: any cut then leaves it present and wrong.
         let mut query = format!("h={}", checksum(&values));
-        for (name, value) in PARAMS.iter().zip(&values) {
+        for (name, value) in KEYS.iter().zip(&values) {
             if let Some(value) = value {
                 query.push('&');
                 query.push_str(name);
@@ -158,74 +136,81 @@ impl Link {
     /// parameters are ignored (the page adds its own, like `embed=1`).
     pub fn parse_query(query: &str) -> Result<Link, LinkError> {
         if query.len() > QUERY_BYTES_MAX {
-            return Err(LinkError::TooLong { bytes: query.len() });
+            return Err(LinkError::Invalid("the link is longer than 64 KiB".into()));
         }
         let query = query.strip_prefix('?').unwrap_or(query);
-        let mut values: [Option<String>; 6] = Default::default();
-        let mut given_h = None;
-        for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let mut values: [Option<String>; 7] = Default::default();
+        for pair in query.split('&') {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            let Some(key) = percent_decode(key) else { continue };
-            let key = if key == "scenario" { "s" } else { key.as_str() };
+            let key = percent_decode(key).unwrap_or_default();
+            let key = if key == "scenario" { "s" } else { &key };
             let Some(i) = KEYS.iter().position(|k| *k == key) else { continue };
-            let name = KEYS[i];
-            let slot = if i < PARAMS.len() { &mut values[i] } else { &mut given_h };
-            let value = percent_decode(value)
-                .ok_or_else(|| param(name, "bad percent-encoding or not UTF-8".to_string()))?;
-            if slot.replace(value).is_some() {
-                return Err(param(name, "given twice".to_string()));
+            let value =
+                percent_decode(value).ok_or_else(|| bad(key, "bad percent-encoding (or not ASCII)"))?;
+            if values[i].replace(value).is_some() {
+                return Err(bad(key, "given twice"));
             }
         }
-        match given_h {
-            Some(h) if h != checksum(&values) => return Err(LinkError::ChecksumMismatch),
-            None if values[2].is_some() || values[5].is_some() => return Err(LinkError::NoChecksum),
+        let [s, g, j, seed, t, inputs, h] = values;
+        let covered = [s, g, j, seed, t, inputs];
+        match h {
+            Some(h) if h != checksum(&covered) => return Err(LinkError::Changed("checksum mismatch")),
+            None if covered[2].is_some() || covered[5].is_some() => {
+                return Err(LinkError::Changed("no checksum h="));
+            }
             _ => {}
         }
-        let [s, g, j, seed, t, inputs] = values;
-        let (scenario, scenario_seed) = match (s, j) {
-            (Some(_), Some(_)) => return Err(param("j", "give s= or j=, not both".to_string())),
-            (None, None) => return Err(LinkError::NoScenario),
-            (Some(name), None) => {
-                let guided = match g.as_deref() {
-                    None | Some("0") => false,
-                    Some("1") => true,
-                    Some(other) => return Err(param("g", format!("expected 1 or 0, got {:?}", clip(other)))),
-                };
-                let Ok(found) = builtin(&name) else { return Err(LinkError::UnknownScenario(clip(&name))) };
-                (LinkScenario::Builtin { name, guided }, found.config.seed)
-            }
+        let [s, g, j, seed, t, inputs] = covered;
+        let guided = match g.as_deref() {
+            None | Some("0") => false,
+            Some("1") if j.is_none() => true,
+            Some(_) => return Err(bad("g", "expected 1 or 0, with s=")),
+        };
+        let scenario = match (s, j) {
+            (Some(name), None) => match builtin(&name) {
+                Ok(_) => LinkScenario::Builtin { name, guided },
+                Err(_) => return Err(LinkError::Invalid(format!("unknown scenario {:?}", clip(&name)))),
+            },
             (None, Some(encoded)) => {
-                if g.is_some() {
-                    return Err(param("g", "applies to built-in scenarios (s=) only".to_string()));
-                }
-                let bytes =
-                    base64url_decode(&encoded).ok_or_else(|| param("j", "not base64url".to_string()))?;
-                let text = String::from_utf8(bytes).map_err(|_| param("j", "not UTF-8 JSON".to_string()))?;
-                let scenario = Scenario::parse(&text).map_err(LinkError::Scenario)?;
-                let seed = scenario.config.seed;
-                (LinkScenario::Inline(Box::new(scenario)), seed)
+                // `to_json_compact` writes ASCII: anything else is not a link's.
+                let text: String = base64url_decode(&encoded)
+                    .filter(|b| b.is_ascii())
+                    .ok_or_else(|| bad("j", "not base64url of ASCII JSON"))?
+                    .into_iter()
+                    .map(char::from)
+                    .collect();
+                let scenario = Scenario::parse(&text).map_err(|e| bad("j", &e.to_string()))?;
+                LinkScenario::Inline(Box::new(scenario))
             }
+            (Some(_), Some(_)) => return Err(bad("j", "give s= or j=, not both")),
+            (None, None) => return Err(LinkError::NoScenario),
         };
         let seed = match seed {
-            None => scenario_seed,
-            Some(text) => digits(&text).ok_or_else(|| param("seed", "not a number".to_string()))?,
+            Some(text) => digits(&text).ok_or_else(|| bad("seed", "not a number"))?,
+            None => match &scenario {
+                LinkScenario::Builtin { name, .. } => builtin(name).map_or(0, |b| b.config.seed),
+                LinkScenario::Inline(s) => s.config.seed,
+            },
         };
+        // The message says the bound.
+        const _: () = assert!(SCENARIO_TICKS_MAX == 10_000_000);
         let tick = match t {
-            None => 0,
             Some(text) => digits(&text)
-                .filter(|&t| t <= SCENARIO_TICKS_MAX)
-                .ok_or_else(|| param("t", format!("not a number from 0 to {SCENARIO_TICKS_MAX}")))?,
+                .filter(|t| *t <= SCENARIO_TICKS_MAX)
+                .ok_or_else(|| bad("t", "not a number from 0 to 10000000"))?,
+            None => 0,
         };
         let inputs = match inputs {
-            None => Vec::new(),
-            Some(text) => read_inputs(&text, tick)?,
+            Some(text) if !text.is_empty() => read_inputs(&text, tick).map_err(LinkError::Invalid)?,
+            _ => Vec::new(),
         };
         Ok(Link { scenario, seed, tick, inputs })
     }
 }
 
-fn param(name: &'static str, message: String) -> LinkError {
-    LinkError::Param { name, message }
+/// `{what}: {message}`.
+fn bad(what: &str, message: &str) -> LinkError {
+    LinkError::Invalid(format!("{what}: {message}"))
 }
 
 /// At most [`QUOTED_CHARS_MAX`] characters of `text`, for an error message.
@@ -240,7 +225,7 @@ fn clip(text: &str) -> String {
 /// decoded values, so a browser re-encoding the query does not break it.
 fn checksum(values: &[Option<String>; 6]) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for (name, value) in PARAMS.iter().zip(values) {
+    for (name, value) in KEYS.iter().zip(values) {
         if let Some(value) = value {
             for &b in name.as_bytes().iter().chain(b"=").chain(value.as_bytes()).chain(b"&") {
                 hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
@@ -260,204 +245,251 @@ fn checksum(values: &[Option<String>; 6]) -> String {
 
 /// A decimal `u64`: 1 to 20 ASCII digits, nothing else (no sign, no spaces).
 fn digits(text: &str) -> Option<u64> {
-    if text.is_empty() || text.len() > 20 || !text.bytes().all(|b| b.is_ascii_digit()) {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     text.parse().ok()
 }
 
-/// A decimal `i64`: an optional `-`, then digits.
-fn signed(text: &str) -> Option<i64> {
-    match text.strip_prefix('-') {
-        Some(rest) => digits(rest).and_then(|m| 0i64.checked_sub_unsigned(m)),
-        None => digits(text).and_then(|n| i64::try_from(n).ok()),
-    }
-}
-
 // ---------------------------------------------------------------- inputs
+//
+// An input's arguments are its JSON fields in [`INPUTS`] order, each as one
+// token. Writing goes input → JSON (the scenario codec) → tokens; reading
+// goes tokens → JSON → the scenario codec's check and reader. Arguments that
+// are objects (a reset, a commit mode, a position store) are written short,
+// by [`SHORT`].
+
+type Short = (&'static str, &'static str, &'static str, Option<(char, &'static str)>);
+
+/// Object arguments with fields, as one token: the variant, its token prefix,
+/// its first field, and the separator before its optional second field.
+/// Variants without fields are written as their name (`earliest`, `after`).
+const SHORT: &[Short] = &[
+    ("offset", "o", "offset", Some(('p', "partition"))),
+    ("shift-by", "s", "by", None),
+    ("auto", "auto", "interval_ticks", None),
+    ("consumer", "consumer-", "writes", Some(('-', "write_ticks"))),
+];
+
+/// What an object argument may be, by its enum's tag: for error messages.
+const FORMS: &[(&str, &str)] = &[
+    ("to", "earliest, latest, o<offset>, o<offset>p<partition> or s<shift>"),
+    ("mode", "after, before, each-record or auto<interval ticks>"),
+    ("store", "group or consumer-<atomic|in-place>-<write ticks>"),
+];
 
 fn inputs_text(inputs: &[(u64, Input)], last: u64) -> String {
     let mut out = String::new();
     let mut previous = 0;
     for (tick, input) in inputs {
-        assert!(*tick >= previous, "a link's inputs are in tick order: {tick} after {previous}");
-        assert!(*tick <= last, "a link's inputs are at or before its tick: {tick} after {last}");
+        assert!(
+            *tick >= previous && *tick <= last,
+            "a link's inputs are in tick order, at or before its tick"
+        );
         if !out.is_empty() {
             out.push('_');
         }
         out.push_str(&(tick - previous).to_string());
-        out.push_str(&input_tokens(input));
+        let mut w = Writer::new(false);
+        write_input(&mut w, "", input);
+        let json = json::parse(&w.finish()).expect("the codec's own JSON reads back");
+        // `.name.arg.arg`: the tag first, then the fields in the schema's order
+        // (absent ones are defaults: an empty list, only ever last).
+        let name = token(&json, "do");
+        out.push('.');
+        out.push_str(&name);
+        let fields = INPUTS.iter().find(|(n, _)| *n == name).map_or(&[][..], |(_, f)| f);
+        for field in fields {
+            let arg = token(&json, field.0);
+            if !arg.is_empty() {
+                out.push('.');
+                out.push_str(&arg);
+            }
+        }
         previous = *tick;
     }
     out
 }
 
-/// `.name.arg.arg`: the input's JSON, its fields in [`INPUTS`] order.
-fn input_tokens(input: &Input) -> String {
-    let value = input_value(input);
-    let Kind::Object(members) = &value.kind else { unreachable!("an input is written as an object") };
-    let (name, fields) = INPUTS
-        .iter()
-        .find(|(name, _)| matches!(&members[0].value.kind, Kind::String(s) if s == name))
-        .expect("an input's tag is listed");
-    let mut out = format!(".{name}");
-    for field in fields.iter() {
-        // Absent: a default (an empty list is written as nothing, only ever last).
-        let Some(member) = members.iter().find(|m| m.key == *field) else { continue };
-        let token = token(&member.value);
-        if !token.is_empty() {
-            out.push('.');
-            out.push_str(&token);
+/// Member `key` of an object as one token; empty when absent.
+fn token(object: &Value, key: &str) -> String {
+    match &object.kind {
+        Kind::Object(members) => {
+            members.iter().find(|m| m.key == key).map_or(String::new(), |m| token_of(&m.value))
         }
+        _ => String::new(),
     }
-    out
 }
 
-/// One argument as text: numbers, names, `1`/`0`, `c1+c2`, or a tagged
-/// object (reset, commit mode, position store) as one token.
-fn token(value: &Value) -> String {
+/// A value as one token: a number, a name, `1`/`0`, `c1+c2`, or a short object.
+fn token_of(value: &Value) -> String {
     match &value.kind {
-        Kind::Bool(b) => if *b { "1" } else { "0" }.to_string(),
+        Kind::Bool(b) => if *b { "1" } else { "0" }.into(),
         Kind::UInt(n) => n.to_string(),
         Kind::Int(n) => n.to_string(),
         Kind::String(s) => s.clone(),
-        Kind::Array(items) => items.iter().map(token).collect::<Vec<_>>().join("+"),
-        Kind::Object(members) => {
-            let get = |key: &str| members.iter().find(|m| m.key == key).map(|m| token(&m.value));
-            let tag = token(&members[0].value);
-            match (members[0].key.as_str(), tag.as_str()) {
-                ("to", "offset") => {
-                    let partition = get("partition").map(|p| format!("p{p}")).unwrap_or_default();
-                    format!("o{}{partition}", get("offset").unwrap_or_default())
+        Kind::Array(items) => {
+            let mut out = String::new();
+            for item in items {
+                if !out.is_empty() {
+                    out.push('+');
                 }
-                ("to", "shift-by") => format!("s{}", get("by").unwrap_or_default()),
-                ("mode", "auto") => format!("auto{}", get("interval_ticks").unwrap_or_default()),
-                ("store", "consumer") => format!(
-                    "consumer-{}-{}",
-                    get("writes").unwrap_or_default(),
-                    get("write_ticks").unwrap_or_default()
-                ),
-                _ => tag,
+                out.push_str(&token_of(item));
+            }
+            out
+        }
+        Kind::Object(inner) => {
+            // The tag is the first member; the rest by `SHORT`.
+            let tag = token(value, &inner[0].key);
+            match SHORT.iter().find(|(name, ..)| *name == tag) {
+                None => tag,
+                Some((_, prefix, first, second)) => {
+                    let mut out = prefix.to_string();
+                    out.push_str(&token(value, first));
+                    if let Some((separator, second)) = second {
+                        let arg = token(value, second);
+                        if !arg.is_empty() {
+                            out.push(*separator);
+                            out.push_str(&arg);
+                        }
+                    }
+                    out
+                }
             }
         }
         Kind::Null => String::new(),
     }
 }
 
-fn read_inputs(text: &str, last: u64) -> Result<Vec<(u64, Input)>, LinkError> {
-    if text.is_empty() {
-        return Ok(Vec::new());
-    }
+fn read_inputs(text: &str, last: u64) -> Result<Vec<(u64, Input)>, String> {
     let count = text.split('_').count();
     if count > TIMELINE_INPUTS_MAX {
-        return Err(param("in", format!("at most {TIMELINE_INPUTS_MAX} inputs, got {count}")));
+        return Err(format!("in: at most {TIMELINE_INPUTS_MAX} inputs, got {count}"));
     }
     let mut inputs = Vec::with_capacity(count);
     let mut tick: u64 = 0;
     for (i, item) in text.split('_').enumerate() {
-        let number = i + 1;
         let (delta, rest) = item.split_once('.').unwrap_or((item, ""));
-        let error = |text: &str, message: String| LinkError::Input { number, text: clip(text), message };
-        let Some(delta) = digits(delta) else {
-            return Err(error(item, format!("the tick delta {:?} is not a number", clip(delta))));
+        let read = match digits(delta) {
+            None => Err(format!("the tick delta {:?} is not a number", clip(delta))),
+            // `last` is at most SCENARIO_TICKS_MAX: saturating cannot hide a tick that fits.
+            Some(delta) if tick.saturating_add(delta) > last => {
+                Err(format!("its tick {} is after the link's tick t={last}", tick.saturating_add(delta)))
+            }
+            Some(delta) => {
+                tick += delta;
+                input_of(rest)
+            }
         };
-        // `last` is at most SCENARIO_TICKS_MAX, so saturating cannot hide a tick that fits.
-        tick = tick.saturating_add(delta);
-        if tick > last {
-            return Err(error(rest, format!("its tick {tick} is after the link's tick t={last}")));
+        let quoted = if digits(delta).is_some() { rest } else { item };
+        match read {
+            Ok(input) => inputs.push((tick, input)),
+            Err(message) => return Err(format!("input {} ({:?}): {message}", i + 1, clip(quoted))),
         }
-        let input = read_input(rest).map_err(|message| error(rest, message))?;
-        inputs.push((tick, input));
     }
     Ok(inputs)
 }
 
-/// `name.arg.arg` → the input's JSON object → the scenario codec's reader.
-fn read_input(text: &str) -> Result<Input, String> {
+/// `name.arg.arg` → the input's JSON → the scenario codec's check and reader.
+fn input_of(text: &str) -> Result<Input, String> {
     let mut parts = text.split('.');
     let name = parts.next().unwrap_or_default();
     let Some((name, fields)) = INPUTS.iter().find(|(n, _)| *n == name) else {
-        let names: Vec<&str> = INPUTS.iter().map(|(n, _)| *n).collect();
-        return Err(format!("unknown input {:?}; the inputs are {}", clip(name), names.join(", ")));
+        let mut names = String::new();
+        for (n, _) in INPUTS {
+            names.push_str(if names.is_empty() { "" } else { ", " });
+            names.push_str(n);
+        }
+        return Err(format!("unknown input {:?}; the inputs are {names}", clip(name)));
     };
     let args: Vec<&str> = parts.collect();
     if args.len() > fields.len() {
-        return Err(format!(
-            "{name} takes {} argument(s) ({}), got {}",
-            fields.len(),
-            fields.join(", "),
-            args.len()
-        ));
+        let given = args.len();
+        return Err(format!("{name} takes {} argument(s), got {given}", fields.len()));
     }
-    let mut members = vec![("do", Value::new(Kind::String((*name).to_string())))];
+    let mut w = Writer::new(false);
+    w.open("", '{');
+    w.str("do", name);
     for (field, arg) in fields.iter().zip(args) {
-        let value = arg_value(field, arg).map_err(|message| format!("{field}: {message}"))?;
-        members.push((field, value));
+        write_arg(&mut w, field.0, field.1, arg).map_err(|message| format!("{}: {message}", field.0))?;
     }
-    let object = Value::new(Kind::Object(
-        members.into_iter().map(|(key, value)| Member { key: key.to_string(), at: 0, value }).collect(),
-    ));
-    input(&object)
-        .map_err(|e| if e.path.is_empty() { e.message } else { format!("{}: {}", e.path, e.message) })
+    w.close('}');
+    let json = json::parse(&w.finish()).map_err(|e| e.message)?;
+    check(&json, INPUT)
+        .map_err(|e| if e.path.is_empty() { e.message } else { format!("{}: {}", e.path, e.message) })?;
+    Ok(read_input(&json))
 }
 
-/// One argument's text as the JSON value of field `field`.
-fn arg_value(field: &str, arg: &str) -> Result<Value, String> {
-    let text = |s: &str| Value::new(Kind::String(s.to_string()));
-    let number = |s: &str| digits(s).map(|n| Value::new(Kind::UInt(n)));
+/// One argument's token as JSON member `key` of type `ty`.
+fn write_arg(w: &mut Writer, key: &str, ty: Ty, arg: &str) -> Result<(), String> {
     let bad = |expected: &str| Err(format!("expected {expected}, got {:?}", clip(arg)));
-    match field {
-        "on" | "advancing" => match arg {
-            "1" => Ok(Value::new(Kind::Bool(true))),
-            "0" => Ok(Value::new(Kind::Bool(false))),
-            _ => bad("1 or 0"),
+    match ty {
+        Ty::Bool if arg == "1" || arg == "0" => w.flag(key, arg == "1"),
+        Ty::Bool => return bad("1 or 0"),
+        Ty::Uint(_) => match digits(arg) {
+            Some(n) => w.uint(key, n),
+            None => return bad("a number"),
         },
-        "consumer" | "assignor" => Ok(text(arg)),
-        // `+` may have become a space on the way (form decoding).
-        "consumers" => Ok(Value::new(Kind::Array(arg.split(['+', ' ']).map(text).collect()))),
-        "reset" => {
-            let value = match arg {
-                "earliest" | "latest" => Some(variant("to", arg, vec![])),
-                _ if arg.starts_with('o') => {
-                    let (offset, partition) = match arg[1..].split_once('p') {
-                        Some((o, p)) => (o, Some(p)),
-                        None => (&arg[1..], None),
-                    };
-                    match (number(offset), partition.map(number)) {
-                        (Some(offset), None) => Some(variant("to", "offset", vec![("offset", offset)])),
-                        (Some(offset), Some(Some(p))) => {
-                            Some(variant("to", "offset", vec![("partition", p), ("offset", offset)]))
-                        }
-                        _ => None,
-                    }
-                }
-                _ => arg.strip_prefix('s').and_then(signed).map(|by| {
-                    let by = Value::new(if by < 0 { Kind::Int(by) } else { Kind::UInt(by.unsigned_abs()) });
-                    variant("to", "shift-by", vec![("by", by)])
-                }),
-            };
-            value.map_or_else(|| bad("earliest, latest, o<offset>, o<offset>p<partition> or s<shift>"), Ok)
+        Ty::Int => match digits(arg.strip_prefix('-').unwrap_or(arg)) {
+            Some(n) if !arg.starts_with('-') => match i64::try_from(n) {
+                Ok(n) => w.int(key, n),
+                Err(_) => return bad("a 64-bit integer"),
+            },
+            Some(n) => match 0i64.checked_sub_unsigned(n) {
+                Some(n) => w.int(key, n),
+                None => return bad("a 64-bit integer"),
+            },
+            None => return bad("a number"),
+        },
+        Ty::List(item) => {
+            w.open(key, '[');
+            // `+` may have become a space on the way (form decoding).
+            for part in arg.split(['+', ' ']) {
+                write_arg(w, "", *item, part)?;
+            }
+            w.close(']');
         }
-        "commit" => match arg {
-            "after" | "before" | "each-record" => Ok(variant("mode", arg, vec![])),
-            _ => match arg.strip_prefix("auto").and_then(number) {
-                Some(ticks) => Ok(variant("mode", "auto", vec![("interval_ticks", ticks)])),
-                None => bad("after, before, each-record or auto<ticks>"),
-            },
-        },
-        "position" => match arg {
-            "group" => Ok(variant("store", "group", vec![])),
-            _ => match arg.strip_prefix("consumer-").and_then(|rest| rest.rsplit_once('-')) {
-                Some((writes, ticks)) if number(ticks).is_some() => Ok(variant(
-                    "store",
-                    "consumer",
-                    vec![("writes", text(writes)), ("write_ticks", number(ticks).expect("checked"))],
-                )),
-                _ => bad("group or consumer-<atomic|in-place>-<write ticks>"),
-            },
-        },
-        _ => number(arg).map_or_else(|| bad("a number"), Ok),
+        Ty::Tagged(tag, variants) => {
+            // A variant without fields by its name, or one with fields by its `SHORT` form.
+            let plain = variants.iter().find(|(name, fields)| fields.is_empty() && *name == arg);
+            let short = SHORT.iter().find(|(name, prefix, ..)| {
+                arg.starts_with(prefix) && variants.iter().any(|(n, _)| n == name)
+            });
+            w.open(key, '{');
+            let written = match (plain, short) {
+                (Some((name, _)), _) => {
+                    w.str(tag, name);
+                    Ok(())
+                }
+                (None, Some((name, prefix, first, second))) => {
+                    w.str(tag, name);
+                    let rest = &arg[prefix.len()..];
+                    let (rest, tail) = match second.and_then(|(separator, field)| {
+                        rest.rsplit_once(separator).map(|(rest, tail)| (rest, (field, tail)))
+                    }) {
+                        Some((rest, tail)) => (rest, Some(tail)),
+                        None => (rest, None),
+                    };
+                    // The fields' types, from the schema.
+                    let fields = variants.iter().find(|(n, _)| n == name).map_or(&[][..], |(_, f)| f);
+                    [Some((*first, rest)), tail].into_iter().flatten().try_for_each(|(field, text)| {
+                        match fields.iter().find(|f| f.0 == field) {
+                            Some(f) => write_arg(w, field, f.1, text),
+                            None => Ok(()),
+                        }
+                    })
+                }
+                (None, None) => Err(String::new()),
+            };
+            if written.is_err() {
+                return bad(FORMS.iter().find(|(t, _)| *t == tag).map_or("", |(_, forms)| forms));
+            }
+            w.close('}');
+        }
+        // Names, consumers, text: as they are; the scenario codec checks them.
+        _ => w.str(key, arg),
     }
+    Ok(())
 }
 
 // ---------------------------------------------------------------- encodings
@@ -480,24 +512,19 @@ fn percent_encode(out: &mut String, value: &str) {
     }
 }
 
-/// `%XX` decoded; `None` for a bad escape or bytes that are not UTF-8.
+/// `%XX` decoded; `None` for a bad escape or one that is not ASCII.
 fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = bytes.get(i + 1..i + 3)?;
-            let high = (hex[0] as char).to_digit(16)?;
-            let low = (hex[1] as char).to_digit(16)?;
-            out.push(u8::try_from(high * 16 + low).expect("two hex digits fit a byte"));
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
+    // Escapes may only stand for ASCII characters (links are ASCII); the text
+    // between them is copied as it is, so the result is UTF-8 without a check.
+    let mut parts = text.split('%');
+    let mut out = String::from(parts.next().unwrap_or_default());
+    for part in parts {
+        let hex = part.get(..2).filter(|hex| hex.bytes().all(|b| b.is_ascii_hexdigit()))?;
+        let code = u8::from_str_radix(hex, 16).ok().filter(u8::is_ascii)?;
+        out.push(char::from(code));
+        out.push_str(&part[2..]);
     }
-    String::from_utf8(out).ok()
+    Some(out)
 }
 
 const BASE64URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -556,12 +583,15 @@ mod tests {
     #[test]
     fn percent_codec() {
         let mut out = String::new();
-        percent_encode(&mut out, "a b&c=é+");
-        assert_eq!(out, "a%20b%26c%3D%C3%A9+");
-        assert_eq!(percent_decode(&out).as_deref(), Some("a b&c=é+"));
+        percent_encode(&mut out, "a b&c=+");
+        assert_eq!(out, "a%20b%26c%3D+");
+        assert_eq!(percent_decode(&out).as_deref(), Some("a b&c=+"));
+        assert_eq!(percent_decode("é%41").as_deref(), Some("éA"), "unescaped text as it is");
         assert_eq!(percent_decode("%"), None);
+        assert_eq!(percent_decode("%4"), None);
         assert_eq!(percent_decode("%zz"), None);
-        assert_eq!(percent_decode("%ff"), None, "not UTF-8");
+        assert_eq!(percent_decode("%+1"), None);
+        assert_eq!(percent_decode("%C3%A9"), None, "escapes stand for ASCII only");
     }
 
     #[test]
@@ -570,7 +600,5 @@ mod tests {
         assert_eq!(digits("18446744073709551616"), None);
         assert_eq!(digits("+4"), None);
         assert_eq!(digits(""), None);
-        assert_eq!(signed("-9223372036854775808"), Some(i64::MIN));
-        assert_eq!(signed("9223372036854775808"), None);
     }
 }

@@ -4,12 +4,16 @@
 //! JSON as the CLI and put links in the URL, within a hard size budget of
 //! 250,000 bytes gzip of wasm + js. serde's derived `Deserialize` for the
 //! scenario types, with serde-wasm-bindgen, measured +43 KB gzip there; this
-//! codec is a small fraction of that. It is the only reader of the format:
-//! `Scenario::parse` and `Scenario::to_json` use it, and so do links.
+//! codec, links included, measured about half of that. Every byte of it is
+//! on the page's budget: prefer tables and one shared path over code per
+//! type. It is the only reader of the format: `Scenario::parse` and
+//! `Scenario::to_json` use it, and so do links.
 //!
 //! - `json`: a minimal JSON value (no floats), a bounded parser whose errors
-//!   carry the field path and the position, and a pretty and compact printer.
-//! - `scenario`: `Scenario` ⇄ JSON value, with serde's former semantics.
+//!   carry the field path and the position, and a writer (pretty, or compact
+//!   and ASCII).
+//! - `scenario`: the format as a table; checking a JSON value against it,
+//!   reading the typed scenario, writing it, with serde's former semantics.
 //! - [`link`]: [`Link`], the query string of a shareable link.
 
 pub(crate) mod json;
