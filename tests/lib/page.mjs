@@ -59,7 +59,8 @@ export function useBrowser() {
 }
 
 /**
- * Opens the page at ?seed=N in a fresh browser context and waits for the app.
+ * Opens the page at ?seed=N (or at `query`, e.g. a shared link's "?h=…&s=…") in a fresh
+ * browser context and waits for the app.
  * With `pause` (the default) the clock is stopped, so only the test's clicks move time.
  */
 export async function openLab(env, options = {}) {
@@ -69,6 +70,7 @@ export async function openLab(env, options = {}) {
     colorScheme = 'light',
     reducedMotion = 'no-preference',
     pause = true,
+    query = `?seed=${seed}`,
   } = options;
   const context = await env.browser.newContext({ viewport, deviceScaleFactor: 1, colorScheme, reducedMotion });
   // window.__spoken(element): its text without aria-hidden parts (icons), as a screen reader says it.
@@ -83,7 +85,7 @@ export async function openLab(env, options = {}) {
   const page = await context.newPage();
   page.setDefaultTimeout(WAIT_MS);
   const lab = new Lab(context, page);
-  await page.goto(`${env.server.url}/?seed=${seed}`);
+  await page.goto(`${env.server.url}/${query}`);
   await lab.waitForApp();
   if (pause) await lab.pause();
   return lab;

@@ -59,8 +59,10 @@ async function isFile(path) {
 /**
  * Serves `root` on 127.0.0.1 at an ephemeral port.
  * Resolves to { url, port, close() }; `url` ends without a slash, e.g. http://127.0.0.1:41234.
+ * With `base` (e.g. "/offsetlab/"), `root` is served under that path, as a site hosting the page
+ * below its root would, and anything outside it is a 404.
  */
-export async function serve(root = DIST) {
+export async function serve(root = DIST, { base = '/' } = {}) {
   root = resolve(root);
   if (!(await isFile(join(root, 'index.html')))) {
     throw new Error(
@@ -74,7 +76,14 @@ export async function serve(root = DIST) {
         res.writeHead(405, { Allow: 'GET, HEAD' }).end();
         return;
       }
-      const { pathname } = new URL(req.url ?? '/', 'http://127.0.0.1');
+      let { pathname } = new URL(req.url ?? '/', 'http://127.0.0.1');
+      if (base !== '/') {
+        if (!pathname.startsWith(base)) {
+          res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+          return;
+        }
+        pathname = pathname.slice(base.length - 1);
+      }
       let path = fileFor(root, pathname);
       if (path === null) {
         res.writeHead(403, { 'Content-Type': 'text/plain' }).end('forbidden');
