@@ -1,5 +1,6 @@
 //! The page: the state, the clock, the URL, and the sections laid out.
 
+use crate::components::class_list;
 use crate::components::pure::pure;
 use crate::components::{
     ActionProps, DescribeTable, Experiments, ProducerCard, QuizProps, SectionProps, Settings, Share,
@@ -122,7 +123,7 @@ pub fn App(props: &AppProps) -> Html {
             if !embed {
                 <a class="skip-link" href="#simulation">{ "Skip to the simulation" }</a>
             }
-            <main class={classes!("page", embed.then_some("embed"))} data-embed={embed.then_some("true")}>
+            <main class={class_list(&[Some("page"), embed.then_some("embed")])} data-embed={embed.then_some("true")}>
                 if !embed {
                     { pure(intro, ActionProps { on_action: on_action.clone() }) }
                 }

@@ -6,6 +6,7 @@ mod split_check;
 mod stats;
 
 use crate::components::SectionProps;
+use crate::components::class_list;
 use crate::components::pure::pure;
 use far_tapes::{FarTapesProps, far_tapes};
 use offsetlab_engine::{CheckpointWrites, Metrics, PositionModel};
@@ -85,7 +86,7 @@ pub fn booblik(props: &SectionProps) -> Html {
                 { for counters(&view.metrics).into_iter().map(|c| {
                     let raised = c.alarm && c.value > 0;
                     html! {
-                        <div key={c.key} class={classes!("booblik-counter", raised.then_some("raised"))}>
+                        <div key={c.key} class={class_list(&[Some("booblik-counter"), raised.then_some("raised")])}>
                             <dt>{ c.label }<small>{ c.help }</small></dt>
                             <dd data-counter={c.key}>{ c.value }</dd>
                         </div>

@@ -1,6 +1,7 @@
 //! The clock: play, pause, one tick forward, speed, start again, the seed.
 
 use crate::components::SectionProps;
+use crate::components::class_list;
 use crate::components::send;
 use crate::state::{Action, SPEEDS};
 use web_sys::HtmlSelectElement;
@@ -68,10 +69,10 @@ pub fn clock_bar(props: &SectionProps) -> Html {
             </div>
             <p class="clock-info">
                 <span data-field="tick" class="clock-tick">{ format!("tick {}", view.tick) }</span>
-                <span data-field="clock" class={classes!("clock-state", playing.then_some("is-playing"))}>
+                <span data-field="clock" class={class_list(&[Some("clock-state"), playing.then_some("is-playing")])}>
                     { if playing { "playing" } else { "paused" } }
                 </span>
-                <span class={classes!("clock-group", rebalancing.then_some("is-rebalancing"))}>
+                <span class={class_list(&[Some("clock-group"), rebalancing.then_some("is-rebalancing")])}>
                     { "group " }<span data-field="group-state">{ group_state.to_string() }</span>
                 </span>
                 <span class="clock-scenario">

@@ -1,5 +1,6 @@
 //! The counters: what the application saw, and the group's shape.
 
+use crate::components::class_list;
 use offsetlab_engine::Metrics;
 use yew::prelude::*;
 
@@ -50,7 +51,7 @@ pub fn counters_list(props: &CountersProps) -> Html {
                     html! { { c.value } }
                 };
                 html! {
-                    <div class={classes!("counter", raised.then_some("raised"))} key={c.key}>
+                    <div class={class_list(&[Some("counter"), raised.then_some("raised")])} key={c.key}>
                         <dt>{ c.label }</dt>
                         <dd data-counter={c.key}>{ number }</dd>
                     </div>

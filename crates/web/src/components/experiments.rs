@@ -2,6 +2,7 @@
 //! that sets it up.
 
 use crate::components::ExperimentsProps;
+use crate::components::class_list;
 use crate::components::send;
 use crate::state::Action;
 use offsetlab_engine::{Scenario, Topic, builtins};
@@ -133,12 +134,12 @@ fn card(n: usize, scenario: &Rc<Scenario>, running: &str, on_action: &Callback<A
         None => format!("Experiment {n}: {name}"),
     };
     let has_steps = scenario.guide.as_ref().is_some_and(|g| !g.steps.is_empty());
-    let class = classes!(
-        "experiment",
-        "panel",
+    let class = class_list(&[
+        Some("experiment"),
+        Some("panel"),
         (name == CRASH_AFTER).then_some("featured"),
         is_running.then_some("running"),
-    );
+    ]);
     html! {
         <li {class} key={name.clone()} aria-current={is_running.then_some("true")}>
             <h4>{ heading }</h4>

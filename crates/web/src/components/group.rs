@@ -3,6 +3,7 @@
 mod consumer_card;
 
 use crate::components::SectionProps;
+use crate::components::class_list;
 use crate::components::clock_bar::group_state_label;
 use crate::components::pure::pure_keyed;
 use crate::components::send;
@@ -69,7 +70,7 @@ pub fn group(props: &SectionProps) -> Html {
                     <span class="group-generation">
                         { "Generation " }<span data-field="generation">{ view.generation }</span>
                     </span>
-                    <span class={classes!("group-state-badge", rebalancing.then_some("is-rebalancing"))}>
+                    <span class={class_list(&[Some("group-state-badge"), rebalancing.then_some("is-rebalancing")])}>
                         { group_state_label(&view.group_state).to_string() }
                     </span>
                 </p>
@@ -84,7 +85,7 @@ pub fn group(props: &SectionProps) -> Html {
                 </p>
             }
             if let Some(r) = view.last_rebalance.as_ref() {
-                <p class={classes!("rebalance-line", recent.is_some().then_some("is-recent"))}
+                <p class={class_list(&[Some("rebalance-line"), recent.is_some().then_some("is-recent")])}
                     data-field="last-rebalance">
                     { rebalance_text(r) }
                 </p>

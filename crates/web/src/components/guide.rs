@@ -1,6 +1,7 @@
 //! The running experiment's guide: its story, the learner's steps, what to
 //! watch, and the outcome check, live.
 
+use crate::components::class_list;
 use crate::components::{SectionProps, send};
 use crate::state::Action;
 use yew::prelude::*;
@@ -12,7 +13,7 @@ pub fn guide(props: &SectionProps) -> Html {
     let guided = state.guided && !guide.steps.is_empty();
     let reproduced = state.outcome.is_some();
     html! {
-        <section class={classes!("guide", "panel", reproduced.then_some("is-reproduced"))}
+        <section class={class_list(&[Some("guide"), Some("panel"), reproduced.then_some("is-reproduced")])}
             data-field="guide" aria-labelledby="guide-heading">
             <p class="guide-topic">
                 { guide.topic.title() }{ " · " }

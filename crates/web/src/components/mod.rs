@@ -60,6 +60,22 @@ pub fn send<E: 'static>(on_action: &Callback<Action>, action: Action) -> Callbac
     Callback::from(move |_: E| on_action.emit(action.clone()))
 }
 
+/// A class attribute from its parts, the absent ones left out; none at all when
+/// every part is absent. What `classes!` gives for distinct one-word parts, in
+/// one function instead of a set built at every call site.
+#[must_use]
+#[inline(never)]
+pub fn class_list(parts: &[Option<&str>]) -> Option<AttrValue> {
+    let mut out = String::new();
+    for part in parts.iter().flatten() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(part);
+    }
+    (!out.is_empty()).then(|| AttrValue::from(out))
+}
+
 /// What the sections that do not change with the simulation get: only where
 /// to send actions, so they render once instead of on every tick.
 #[derive(Debug, Clone, PartialEq, Properties)]

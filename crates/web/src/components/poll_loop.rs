@@ -1,6 +1,7 @@
 //! The poll loop in code, with the line each consumer is on.
 
 use crate::components::SectionProps;
+use crate::components::class_list;
 use offsetlab_engine::{CheckpointWrites, CommitMode, ConsumerState, LoopStep, PositionModel};
 use yew::prelude::*;
 
@@ -214,11 +215,11 @@ pub fn poll_loop(props: &SectionProps) -> Html {
                 .collect(),
             None => Vec::new(),
         };
-        let class = classes!(
-            "code-line",
+        let class = class_list(&[
+            Some("code-line"),
             (!here.is_empty()).then_some("has-consumers"),
             (!crashed_here.is_empty()).then_some("has-crash"),
-        );
+        ]);
         html! {
             <span {class} data-line={line.line}>
                 <span class="code-gutter">

@@ -5,6 +5,7 @@ mod position_store;
 mod restart_from;
 
 use crate::components::SectionProps;
+use crate::components::class_list;
 use crate::components::send;
 use crate::state::Action;
 use offsetlab_engine::{CommitMode, Input, PositionModel};
@@ -97,7 +98,7 @@ pub fn Settings(props: &SectionProps) -> Html {
                 </label>
                 <p class="setting-help">{ "max.poll.records: how big a batch each poll() returns." }</p>
             </div>
-            <fieldset class={classes!("setting", "commit-modes", in_store.then_some("is-disabled"))}>
+            <fieldset class={class_list(&[Some("setting"), Some("commit-modes"), in_store.then_some("is-disabled")])}>
                 <legend>{ "Commit" }</legend>
                 if in_store {
                     <p class="setting-help store-note" data-field="commit-note">
@@ -113,7 +114,7 @@ pub fn Settings(props: &SectionProps) -> Html {
                     CommitMode::EachRecord) }
                 { commit_radio("auto", html! { <>{ "Auto-commit" }<small>{ "inside poll(), on a timer" }</small></> },
                     CommitMode::Auto { interval_ticks: shown_interval }) }
-                <label class={classes!("setting-inline", "auto-interval", (!is_auto || in_store).then_some("is-disabled"))}>
+                <label class={class_list(&[Some("setting-inline"), Some("auto-interval"), (!is_auto || in_store).then_some("is-disabled")])}>
                     <span>{ "Auto-commit every" }</span>
                     <input type="number" data-field="auto-interval" inputmode="numeric"
                         min={AUTO_INTERVAL_MIN.to_string()} max={AUTO_INTERVAL_MAX.to_string()}

@@ -1,5 +1,6 @@
 //! What the application did, in order, and the counters.
 
+use crate::components::class_list;
 use crate::components::pure::pure;
 use crate::components::{CountersProps, SectionProps, counters_list};
 use offsetlab_engine::HandledRecord;
@@ -45,12 +46,7 @@ pub fn sink(props: &SectionProps) -> Html {
             <ol class="sink-strip" data-field="sink-strip"
                 aria-label={format!("The last {} records the application handled, oldest first", shown.len())}>
                 { for shown.iter().enumerate().map(|(i, r)| {
-                    let class = classes!(
-                        "chip",
-                        r.duplicate.then_some("duplicate"),
-                        r.out_of_key_order.then_some("out-of-order"),
-                        (!r.effect).then_some("no-effect"),
-                    );
+                    let class = class_list(&[Some("chip"), r.duplicate.then_some("duplicate"), r.out_of_key_order.then_some("out-of-order"), (!r.effect).then_some("no-effect")]);
                     html! {
                         <li key={first_seq + i as u64} {class} data-record-id={r.record_id.to_string()}
                             aria-label={chip_label(r)}

@@ -3,6 +3,7 @@
 //! past exactly; an input at a past tick forks the timeline.
 
 use crate::components::SectionProps;
+use crate::components::class_list;
 use crate::state::Action;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -30,7 +31,7 @@ pub fn timeline(props: &SectionProps) -> Html {
     let span = head.max(1) as f64;
     let skip = state.input_ticks.len().saturating_sub(MARKS_MAX);
     html! {
-        <section class={classes!("timeline", past.then_some("is-past"))} aria-label="Timeline">
+        <section class={class_list(&[Some("timeline"), past.then_some("is-past")])} aria-label="Timeline">
             <div class="timeline-track">
                 <input type="range" data-field="timeline" min="0" max={head.to_string()}
                     value={tick.to_string()} aria-label="Show tick"

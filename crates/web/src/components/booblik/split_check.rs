@@ -1,6 +1,7 @@
 //! booblik's split check, live: each partition's written records against the
 //! position its holder keeps, the verdict, and what the check found.
 
+use crate::components::class_list;
 use offsetlab_engine::{Finding, FindingKind, PartitionSplit, SplitCheck, SplitStatus};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -89,7 +90,7 @@ fn finding_item(finding: &Finding) -> Html {
     } else {
         plural(records, "record replays", "records replay")
     };
-    let class = classes!("finding", if legal { "is-legal" } else { "is-violation" });
+    let class = class_list(&[Some("finding"), Some(if legal { "is-legal" } else { "is-violation" })]);
     html! {
         <li {class}>
             <strong class="finding-kind">{ kind_label(finding.kind) }</strong>
@@ -117,13 +118,13 @@ pub fn split_check_panel(props: &SplitCheckProps) -> Html {
             </p>
             <ul class="split-lines">
                 { for split.partitions.iter().map(|p| html! {
-                    <li key={p.partition} class={classes!("split-line", status_class(p.status))}
+                    <li key={p.partition} class={class_list(&[Some("split-line"), Some(status_class(p.status))])}
                         data-split-partition={p.partition.to_string()}>
                         { partition_line(p) }
                     </li>
                 }) }
             </ul>
-            <p class={classes!("split-verdict", if passed { "is-pass" } else { "is-fail" })}
+            <p class={class_list(&[Some("split-verdict"), Some(if passed { "is-pass" } else { "is-fail" })])}
                 data-field="split-verdict">
                 <span aria-hidden="true">{ if passed { "✓ " } else { "✕ " } }</span>
                 { verdict(split) }

@@ -1,5 +1,6 @@
 //! One consumer's card: its state, partitions, batch in flight, loop step and buttons.
 
+use crate::components::class_list;
 use crate::components::send;
 use crate::state::Action;
 use offsetlab_engine::{
@@ -117,16 +118,16 @@ pub fn consumer_card(props: &ConsumerCardProps) -> Html {
     let id = c.id.to_string();
     let crashed = c.state == ConsumerState::Crashed;
     let state_text = if c.idle_spare { "idle spare" } else { c.state.label() };
-    let class = classes!(
-        "consumer-card",
-        format!("is-{}", c.state.label()),
+    let class = class_list(&[
+        Some("consumer-card"),
+        Some(&format!("is-{}", c.state.label())),
         c.idle_spare.then_some("is-spare"),
         (!props.arrived.is_empty()).then_some("has-arrivals"),
-    );
+    ]);
     let buttons = actions_for(c.state).iter().map(|&action| {
         let input = action_input(action, c.id);
         let onclick = send(&props.on_action, Action::Apply(input));
-        let class = classes!("card-action", (action == "crash").then_some("danger"));
+        let class = class_list(&[Some("card-action"), (action == "crash").then_some("danger")]);
         html! {
             <button type="button" key={action} {class} data-action={action} {onclick}
                 title={action_title(action)}
@@ -158,8 +159,7 @@ pub fn consumer_card(props: &ConsumerCardProps) -> Html {
                     { for c.partitions.iter().map(|&p| {
                         let arrived = props.arrived.contains(&p);
                         html! {
-                            <li key={p} class={classes!("partition-chip", crashed.then_some("held"),
-                                    arrived.then_some("arrived"))}>
+                            <li key={p} class={class_list(&[Some("partition-chip"), crashed.then_some("held"), arrived.then_some("arrived")])}>
                                 { format!("P{p}") }
                                 if arrived { <span class="visually-hidden">{ " (just arrived)" }</span> }
                             </li>
@@ -222,8 +222,7 @@ pub fn consumer_card(props: &ConsumerCardProps) -> Html {
                 </p>
             }
             if c.writing_checkpoint {
-                <p class={classes!("card-note", "checkpoint-note",
-                        (props.store == Some(CheckpointWrites::InPlace)).then_some("is-risky"))}
+                <p class={class_list(&[Some("card-note"), Some("checkpoint-note"), (props.store == Some(CheckpointWrites::InPlace)).then_some("is-risky")])}
                     data-field="writing-checkpoint">
                     { "writing checkpoint…" }
                     if props.store == Some(CheckpointWrites::InPlace) {

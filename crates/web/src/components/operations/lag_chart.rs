@@ -2,6 +2,7 @@
 //! unprocessed record, and sparklines of both over the recent ticks.
 
 use crate::components::SectionProps;
+use crate::components::class_list;
 use offsetlab_engine::{HISTORY_SAMPLES_MAX, LagSample};
 use yew::prelude::*;
 
@@ -58,7 +59,7 @@ pub fn lag_chart(props: &SectionProps) -> Html {
                     let samples = state.lag_history.get(n as usize).map(Vec::as_slice).unwrap_or_default();
                     let lag = p.lag.map_or_else(|| "—".to_string(), |l| l.to_string());
                     html! {
-                        <li key={n} class={classes!("ops-lag-row", hot.then_some("hottest"))} data-partition-lag={n.to_string()}>
+                        <li key={n} class={class_list(&[Some("ops-lag-row"), hot.then_some("hottest")])} data-partition-lag={n.to_string()}>
                             <span class="ops-lag-text">
                                 { format!("P{n} lag {lag} · oldest unprocessed {} ticks", p.oldest_unprocessed_age) }
                                 if hot { <strong class="ops-hot-tag">{ " · hottest" }</strong> }

@@ -2,6 +2,7 @@
 
 use super::dollars;
 use crate::components::SectionProps;
+use crate::components::class_list;
 use yew::prelude::*;
 
 /// Accounts listed one by one; the rest are summed.
@@ -17,7 +18,7 @@ pub fn ledger(props: &SectionProps) -> Html {
             <h3>{ "Ledger" }</h3>
             <ul class="ops-ledger-rows" data-field="ledger">
                 { for shown.iter().map(|e| html! {
-                    <li key={e.account} class={classes!((e.duplicate_effects > 0).then_some("twice"))}>
+                    <li key={e.account} class={class_list(&[(e.duplicate_effects > 0).then_some("twice")])}>
                         { format!("account {} · balance {} · effects {}", e.account, dollars(e.balance_cents), e.effects) }
                         if e.duplicate_effects > 0 {
                             <strong class="paid-twice">{ format!(" · paid twice ×{}", e.duplicate_effects) }</strong>

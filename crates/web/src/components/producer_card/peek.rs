@@ -1,6 +1,7 @@
 //! booblik's `partitionFor(null)`: asking where the next keyless record goes
 //! moves the round-robin counter; a fixed peek only looks.
 
+use crate::components::class_list;
 use crate::components::send;
 use crate::state::Action;
 use offsetlab_engine::{Input, PeekView, ProducerView};
@@ -43,7 +44,7 @@ pub fn peek(props: &PeekProps) -> Html {
                 <span data-field="next-keyless">{ format!("P{}", producer.next_keyless_partition) }</span>
             </p>
             if let Some(last) = producer.last_peek.as_ref() {
-                <p class={classes!("peek-answer", last.advanced.then_some("is-advancing"))}
+                <p class={class_list(&[Some("peek-answer"), last.advanced.then_some("is-advancing")])}
                     data-field="last-peek">
                     { peek_answer(last) }
                 </p>

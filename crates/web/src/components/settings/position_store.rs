@@ -2,6 +2,7 @@
 //! consumer's own offset store (booblik), written atomically or in place.
 
 use crate::components::SectionProps;
+use crate::components::class_list;
 use crate::state::Action;
 use offsetlab_engine::{CheckpointWrites, Input, PositionModel};
 use web_sys::HtmlSelectElement;
@@ -88,7 +89,7 @@ pub fn PositionStore(props: &SectionProps) -> Html {
                 "checkpointed after the batch: temp file, fsync, rename; a crash leaves the old or the new") }
             { radio("in-place", "Each consumer's file, in place",
                 "a crash mid-write leaves a half-saved number (1234 → 12), and the consumer silently replays from there") }
-            <label class={classes!("setting-inline", (!in_store).then_some("is-disabled"))}>
+            <label class={class_list(&[Some("setting-inline"), (!in_store).then_some("is-disabled")])}>
                 <span>{ "A checkpoint write takes" }</span>
                 <select data-field="write-ticks" onchange={on_ticks} disabled={!in_store}>
                     { for choices.into_iter().map(|n| html! {

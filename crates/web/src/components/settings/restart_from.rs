@@ -1,6 +1,7 @@
 //! "Restart from an offset": the operator's stop, reset, start in one button.
 
 use crate::components::SectionProps;
+use crate::components::class_list;
 use crate::components::send;
 use crate::state::Action;
 use offsetlab_engine::{Input, ResetSpec};
@@ -118,7 +119,7 @@ pub fn RestartFrom(props: &SectionProps) -> Html {
                         }) }
                     </select>
                 </label>
-                <label class={classes!("setting-inline", (!offset_mode).then_some("is-disabled"))}>
+                <label class={class_list(&[Some("setting-inline"), (!offset_mode).then_some("is-disabled")])}>
                     <span>{ "Partition" }</span>
                     <select data-field="restart-partition" onchange={on_partition} disabled={!offset_mode}>
                         <option value="" selected={chosen_partition.is_none()}>{ "all partitions" }</option>
@@ -130,7 +131,7 @@ pub fn RestartFrom(props: &SectionProps) -> Html {
                         }) }
                     </select>
                 </label>
-                <label class={classes!("setting-inline", (!offset_mode).then_some("is-disabled"))}>
+                <label class={class_list(&[Some("setting-inline"), (!offset_mode).then_some("is-disabled")])}>
                     <span>{ "Offset" }</span>
                     <input type="number" data-field="restart-offset" inputmode="numeric" min="0"
                         value={offset.to_string()} disabled={!offset_mode} onchange={on_offset} />

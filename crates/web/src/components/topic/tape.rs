@@ -6,6 +6,7 @@
 //! arrow keys are handled once on the cell row, not per cell; only one cell
 //! per tape is in the tab order (arrow keys move between them).
 
+use crate::components::class_list;
 use crate::state::{Action, TapeScroll};
 use offsetlab_engine::{PartitionView, RecordView};
 use wasm_bindgen::JsCast;
@@ -105,9 +106,9 @@ pub fn tape_view(props: &TapeProps) -> Html {
         .collect();
     let committed_marker = committed.and_then(|c| slot(c).map(|i| (c, i))).map(|(c, i)| {
         let (class, marker, text) = if props.store {
-            (classes!("marker", "committed", "stored"), "stored", format!("{owner}'s stored checkpoint {c}"))
+            ("marker committed stored", "stored", format!("{owner}'s stored checkpoint {c}"))
         } else {
-            (classes!("marker", "committed"), "committed", format!("committed {c}"))
+            ("marker committed", "committed", format!("committed {c}"))
         };
         html! {
             <span {class} data-marker={marker} style={format!("--i:{i}")}>
@@ -127,7 +128,7 @@ pub fn tape_view(props: &TapeProps) -> Html {
             <div class="tape-head">
                 <span class="tape-label">{ format!("P{p}") }</span>
                 <span class="visually-hidden">{ "owner" }</span>
-                <span class={classes!("tape-owner", view.is_some_and(|v| v.owner.is_some() && !v.owner_alive).then_some("crashed"))}
+                <span class={class_list(&[Some("tape-owner"), view.is_some_and(|v| v.owner.is_some() && !v.owner_alive).then_some("crashed")])}
                     data-field="owner">{ owner.clone() }</span>
                 <span class="tape-lag" data-field="lag">{ lag }</span>
                 <span class="tape-nav">
@@ -202,16 +203,16 @@ fn cell(r: &RecordView, selected: bool, tab_stop: bool) -> Html {
     if r.lost {
         label.push_str(", never processed");
     }
-    let class = classes!(
-        "cell",
-        format!("k{hue}"),
+    let class = class_list(&[
+        Some("cell"),
+        Some(&format!("k{hue}")),
         (!r.keyed).then_some("keyless"),
         (r.handled > 0).then_some("handled"),
         (r.handled > 1).then_some("again"),
         r.in_flight.then_some("in-flight"),
         r.lost.then_some("lost"),
         selected.then_some("selected"),
-    );
+    ]);
     html! {
         <button type="button" key={r.offset} {class} data-offset={r.offset.to_string()}
             aria-label={label.clone()} title={label} tabindex={if tab_stop { "0" } else { "-1" }}
