@@ -98,7 +98,11 @@ pub struct UnknownStrategy(pub String);
 
 impl fmt::Display for UnknownStrategy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown strategy {:?}; expected range, roundrobin, sticky or cooperative-sticky", self.0)
+        write!(
+            f,
+            "unknown strategy {}; expected range, roundrobin, sticky or cooperative-sticky",
+            crate::codec::quoted(&self.0)
+        )
     }
 }
 

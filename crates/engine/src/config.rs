@@ -104,6 +104,17 @@ pub enum Assignor {
 }
 
 impl Assignor {
+    /// The variant's name as the event trace records it (`RoundRobin`).
+    #[must_use]
+    pub fn variant_name(self) -> &'static str {
+        match self {
+            Assignor::Range => "Range",
+            Assignor::RoundRobin => "RoundRobin",
+            Assignor::Sticky => "Sticky",
+            Assignor::CooperativeSticky => "CooperativeSticky",
+        }
+    }
+
     #[must_use]
     pub fn strategy(self) -> crate::assign::Strategy {
         match self {

@@ -21,7 +21,7 @@ impl std::str::FromStr for ConsumerId {
             .and_then(|n| n.parse::<u32>().ok())
             .filter(|&n| n >= 1 && !s[1..].starts_with('0'))
             .map(ConsumerId)
-            .ok_or_else(|| format!("a consumer is named c1, c2, …; got {s:?}"))
+            .ok_or_else(|| format!("a consumer is named c1, c2, …; got {}", crate::codec::quoted(s)))
     }
 }
 

@@ -94,7 +94,8 @@ impl fmt::Display for ScenarioError {
             ScenarioError::UnknownBuiltin(name) => {
                 write!(
                     f,
-                    "no built-in scenario named {name:?}; the built-ins are {}",
+                    "no built-in scenario named {}; the built-ins are {}",
+                    crate::codec::quoted(name),
                     BUILTIN_NAMES.join(", ")
                 )
             }

@@ -403,7 +403,7 @@ impl Sim {
                     return Err(InputError::RebalanceInProgress);
                 }
                 self.config.assignor = assignor;
-                self.setting_changed("assignor", format!("{assignor:?}"));
+                self.setting_changed("assignor", assignor.variant_name().to_string());
             }
             Input::Idempotent { on } => {
                 self.config.idempotent = on;

@@ -24,7 +24,8 @@ pub fn parse(value: Option<&str>) -> Result<Option<u64>, String> {
     match value.trim().parse::<u64>() {
         Ok(seed) if seed <= SEED_MAX => Ok(Some(seed)),
         _ => Err(format!(
-            "The link's seed {value:?} is not a whole number from 0 to {SEED_MAX}; this run uses a new one."
+            "The link's seed {} is not a whole number from 0 to {SEED_MAX}; this run uses a new one.",
+            offsetlab_engine::codec::quoted(value)
         )),
     }
 }

@@ -30,6 +30,7 @@
 //! [`QUERY_BYTES_MAX`] bytes, at most [`TIMELINE_INPUTS_MAX`] inputs, ticks at
 //! most [`SCENARIO_TICKS_MAX`].
 
+use super::quoted;
 use super::json::{self, Kind, Value, Writer};
 use super::scenario::{INPUT, INPUTS, Ty, check, read_input, write_input};
 use crate::input::Input;
@@ -169,7 +170,7 @@ impl Link {
         let scenario = match (s, j) {
             (Some(name), None) => match builtin(&name) {
                 Ok(_) => LinkScenario::Builtin { name, guided },
-                Err(_) => return Err(LinkError::Invalid(format!("unknown scenario {:?}", clip(&name)))),
+                Err(_) => return Err(LinkError::Invalid(format!("unknown scenario {}", quoted(&clip(&name))))),
             },
             (None, Some(encoded)) => {
                 // `to_json_compact` writes ASCII: anything else is not a link's.
@@ -371,7 +372,7 @@ fn read_inputs(text: &str, last: u64) -> Result<Vec<(u64, Input)>, String> {
     for (i, item) in text.split('_').enumerate() {
         let (delta, rest) = item.split_once('.').unwrap_or((item, ""));
         let read = match digits(delta) {
-            None => Err(format!("the tick delta {:?} is not a number", clip(delta))),
+            None => Err(format!("the tick delta {} is not a number", quoted(&clip(delta)))),
             // `last` is at most SCENARIO_TICKS_MAX: saturating cannot hide a tick that fits.
             Some(delta) if tick.saturating_add(delta) > last => {
                 Err(format!("its tick {} is after the link's tick t={last}", tick.saturating_add(delta)))
@@ -384,7 +385,7 @@ fn read_inputs(text: &str, last: u64) -> Result<Vec<(u64, Input)>, String> {
         let quoted = if digits(delta).is_some() { rest } else { item };
         match read {
             Ok(input) => inputs.push((tick, input)),
-            Err(message) => return Err(format!("input {} ({:?}): {message}", i + 1, clip(quoted))),
+            Err(message) => return Err(format!("input {} ({}): {message}", i + 1, super::quoted(&clip(quoted)))),
         }
     }
     Ok(inputs)
@@ -400,7 +401,7 @@ fn input_of(text: &str) -> Result<Input, String> {
             names.push_str(if names.is_empty() { "" } else { ", " });
             names.push_str(n);
         }
-        return Err(format!("unknown input {:?}; the inputs are {names}", clip(name)));
+        return Err(format!("unknown input {}; the inputs are {names}", quoted(&clip(name))));
     };
     let args: Vec<&str> = parts.collect();
     if args.len() > fields.len() {
@@ -422,7 +423,7 @@ fn input_of(text: &str) -> Result<Input, String> {
 
 /// One argument's token as JSON member `key` of type `ty`.
 fn write_arg(w: &mut Writer, key: &str, ty: Ty, arg: &str) -> Result<(), String> {
-    let bad = |expected: &str| Err(format!("expected {expected}, got {:?}", clip(arg)));
+    let bad = |expected: &str| Err(format!("expected {expected}, got {}", quoted(&clip(arg))));
     match ty {
         Ty::Bool if arg == "1" || arg == "0" => w.flag(key, arg == "1"),
         Ty::Bool => return bad("1 or 0"),

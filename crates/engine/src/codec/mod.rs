@@ -21,3 +21,20 @@ pub mod link;
 pub(crate) mod scenario;
 
 pub use link::{Link, LinkError, LinkScenario, QUERY_BYTES_MAX};
+
+/// `text` in double quotes, with `"` and `\` escaped: how messages quote what
+/// the user wrote. Not `{:?}`: `Debug` for `str` brings Unicode tables into
+/// the page for no gain here.
+#[must_use]
+pub fn quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        if c == '"' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}

@@ -186,7 +186,7 @@ fn found(v: &Value) -> String {
         Kind::Bool(b) => format!("boolean `{b}`"),
         Kind::UInt(n) => format!("integer `{n}`"),
         Kind::Int(n) => format!("integer `{n}`"),
-        Kind::String(s) => format!("string {s:?}"),
+        Kind::String(s) => format!("string {}", super::quoted(s)),
         Kind::Array(_) => "array".into(),
         Kind::Object(_) => "object".into(),
     }
