@@ -138,8 +138,7 @@ struct Universe<'a> {
 impl<'a> Universe<'a> {
     fn new(topics: &'a TopicPartitions) -> Self {
         let mut topics: Vec<(&str, u32)> = topics.iter().map(|(t, &p)| (t.as_str(), p)).collect();
-        // Unstable is exact here (topic names are unique) and one sort less in the page.
-        topics.sort_unstable_by(|a, b| java::compare(a.0, b.0));
+        crate::sort::sort_by(&mut topics, |a, b| java::compare(a.0, b.0));
         Universe { topics }
     }
 
@@ -177,19 +176,15 @@ impl<'a> Universe<'a> {
 
     /// Plain data: every member, every topic, partitions ascending.
     fn to_assignment(&self, members: &[&str], plan: Vec<Vec<Tp>>) -> Assignment {
-        members
-            .iter()
-            .zip(plan)
-            .map(|(&member, tps)| {
-                let mut topics: BTreeMap<String, Vec<u32>> =
-                    self.topics.iter().map(|&(t, _)| (t.to_string(), Vec::new())).collect();
-                for (t, p) in tps {
-                    topics.get_mut(self.topics[t as usize].0).expect("a known topic").push(p);
-                }
-                topics.values_mut().for_each(|ps| ps.sort_unstable());
-                (member.to_string(), topics)
-            })
-            .collect()
+        crate::sort::map_from(members.iter().zip(plan).map(|(&member, tps)| {
+            let mut topics: BTreeMap<String, Vec<u32>> =
+                crate::sort::map_from(self.topics.iter().map(|&(t, _)| (t.to_string(), Vec::new())));
+            for (t, p) in tps {
+                topics.get_mut(self.topics[t as usize].0).expect("a known topic").push(p);
+            }
+            topics.values_mut().for_each(|ps| crate::sort::sort(ps));
+            (member.to_string(), topics)
+        }))
     }
 }
 
@@ -225,7 +220,7 @@ pub fn assign(
     previous: &Assignment,
 ) -> Assignment {
     let names: Vec<&str> = members.iter().map(String::as_str).collect();
-    let distinct: BTreeSet<&str> = names.iter().copied().collect();
+    let distinct: BTreeSet<&str> = crate::sort::set_from(names.iter().copied());
     assert_eq!(distinct.len(), names.len(), "member ids are distinct");
     let universe = Universe::new(topics);
     let plan = match strategy {
@@ -288,26 +283,20 @@ pub fn cooperative_first_round(target: &Assignment, previous: &Assignment) -> As
             }
         }
     }
-    target
-        .iter()
-        .map(|(member, topics)| {
-            let kept = topics
+    crate::sort::map_from(target.iter().map(|(member, topics)| {
+        let kept = crate::sort::map_from(topics.iter().map(|(topic, partitions)| {
+            let stays = partitions
                 .iter()
-                .map(|(topic, partitions)| {
-                    let stays = partitions
-                        .iter()
-                        .copied()
-                        .filter(|&p| match claims.get(&(topic.as_str(), p)) {
-                            None => true,
-                            Some(&(count, owner)) => count == 1 && owner == member,
-                        })
-                        .collect();
-                    (topic.clone(), stays)
+                .copied()
+                .filter(|&p| match claims.get(&(topic.as_str(), p)) {
+                    None => true,
+                    Some(&(count, owner)) => count == 1 && owner == member,
                 })
                 .collect();
-            (member.clone(), kept)
-        })
-        .collect()
+            (topic.clone(), stays)
+        }));
+        (member.clone(), kept)
+    }))
 }
 
 #[cfg(test)]

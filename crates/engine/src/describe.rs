@@ -32,15 +32,14 @@ struct Row {
 #[must_use]
 pub fn describe(sim: &Sim) -> String {
     let mut members: Vec<_> = sim.members().iter().filter(|m| !m.assignment.is_empty()).collect();
-    // Member ids are unique: unstable is exact.
-    members.sort_unstable_by(|a, b| {
+    crate::sort::sort_by(&mut members, |a, b| {
         b.assignment.len().cmp(&a.assignment.len()).then_with(|| a.member_id.cmp(&b.member_id))
     });
     let mut rows = Vec::new();
     let mut owned = vec![false; sim.partition_count() as usize];
     for member in members {
         let mut partitions = member.assignment.clone();
-        partitions.sort_unstable();
+        crate::sort::sort(&mut partitions);
         for p in partitions {
             owned[p as usize] = true;
             rows.push(Row {

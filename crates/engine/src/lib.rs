@@ -20,6 +20,7 @@ mod log;
 mod partitioner;
 mod rng;
 mod scenario;
+mod sort;
 mod sim;
 mod view;
 

@@ -1180,7 +1180,7 @@ impl Sim {
             consumer.fetch_rotation = 0;
             assignment.push((consumer_id, partitions));
         }
-        assignment.sort_unstable_by_key(|(id, _)| *id);
+        crate::sort::sort_by(&mut assignment, |a, b| a.0.cmp(&b.0));
         self.group_state = if self.members.is_empty() { GroupState::Empty } else { GroupState::Stable };
         self.check_one_owner();
         let mut owners = vec![None; self.partitions.len()];
@@ -1211,7 +1211,7 @@ impl Sim {
     fn plan_assignment(&self) -> Vec<(String, Vec<u32>)> {
         if self.config.assignor == crate::config::Assignor::Range {
             let mut member_ids: Vec<String> = self.members.iter().map(|m| m.member_id.clone()).collect();
-            member_ids.sort_unstable();
+            crate::sort::sort(&mut member_ids);
             let sorted: Vec<&str> = member_ids.iter().map(String::as_str).collect();
             return assign::range(&sorted, self.config.partitions)
                 .into_iter()
@@ -1221,12 +1221,12 @@ impl Sim {
         const TOPIC: &str = "orders";
         // JoinGroup order: the order members joined (Kafka's leader sees them so).
         let members: Vec<String> = self.members.iter().map(|m| m.member_id.clone()).collect();
-        let topics: assign::TopicPartitions = [(TOPIC.to_string(), self.config.partitions)].into();
-        let previous: assign::Assignment = self
-            .members
-            .iter()
-            .map(|m| (m.member_id.clone(), [(TOPIC.to_string(), m.assignment.clone())].into()))
-            .collect();
+        // Built by insertion: `collect()` and `from([…])` sort first (see crate::sort).
+        let topics: assign::TopicPartitions =
+            crate::sort::map_from([(TOPIC.to_string(), self.config.partitions)]);
+        let previous: assign::Assignment = crate::sort::map_from(self.members.iter().map(|m| {
+            (m.member_id.clone(), crate::sort::map_from([(TOPIC.to_string(), m.assignment.clone())]))
+        }));
         let result = match self.config.assignor.strategy() {
             assign::Strategy::CooperativeSticky => assign::cooperative_first_round(
                 &assign::assign(assign::Strategy::Sticky, &members, &topics, &previous),

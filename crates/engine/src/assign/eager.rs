@@ -7,8 +7,7 @@ use super::{Tp, Universe};
 /// Members sorted as Kafka sorts member ids (`String.compareTo`), as indices.
 fn sorted_members(members: &[&str]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..members.len()).collect();
-    // Member ids are unique: an unstable sort gives the same order.
-    order.sort_unstable_by(|&a, &b| java::compare(members[a], members[b]));
+    crate::sort::sort_by(&mut order, |&a, &b| java::compare(members[a], members[b]));
     order
 }
 
