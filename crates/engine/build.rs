@@ -1,7 +1,9 @@
-//! Turns the built-in scenarios (`scenarios/*.json`) into Rust code that constructs
-//! each `Scenario` directly, so `builtin()` needs no JSON parser and no `Deserialize`
-//! for the page's wasm. `Scenario::parse` still reads the same files (the CLI, user
-//! files); the tests check that both give equal values.
+//! Lists the built-in scenarios (`scenarios/*.json`) and embeds each as compact
+//! JSON, which `builtin()` reads with the scenario codec (the page carries that
+//! parser anyway, for import and links, and compact JSON is smaller than code
+//! that constructs each scenario). It also checks each file's shape at build
+//! time, so a malformed built-in fails the build rather than the page; the
+//! tests check that each reads back equal to `Scenario::parse` of its file.
 //!
 //! The engine's own types are not available here, so this reads `serde_json::Value`
 //! and knows the scenario format's shape: the tag of each internally tagged enum,
@@ -81,16 +83,18 @@ fn main() {
         writeln!(out, "    {name:?},").unwrap();
     }
     out.push_str("];\n\n");
-    out.push_str("/// The built-in scenario at `index` in [`BUILTIN_NAMES`].\n");
-    out.push_str("fn builtin_at(index: usize) -> Scenario {\n    match index {\n");
-    for (i, name) in BUILTINS.iter().enumerate() {
+    out.push_str("/// The built-ins as compact JSON, read by the scenario codec the page carries anyway.\n");
+    out.push_str("const BUILTINS_COMPACT: &[&str] = &[\n");
+    for name in BUILTINS {
         let path = dir.join(format!("{name}.json"));
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let json: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let scenario = scenario(&json).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        writeln!(out, "        {i} => {scenario},").unwrap();
+        scenario(&json).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        writeln!(out, "    {:?},", serde_json::to_string(&json).unwrap()).unwrap();
     }
-    out.push_str("        _ => unreachable!(\"a listed built-in\"),\n    }\n}\n");
+    out.push_str("];\n\n");
+    out.push_str("fn builtin_at(index: usize) -> Scenario {\n");
+    out.push_str("    Scenario::parse(BUILTINS_COMPACT[index]).expect(\"a built-in is valid (tested)\")\n}\n");
 
     let dest = Path::new(&std::env::var("OUT_DIR").unwrap()).join("builtins.rs");
     std::fs::write(dest, out).unwrap();
