@@ -95,6 +95,8 @@ pub enum Action {
     },
     /// Start a scenario the user imported (already validated).
     Import(Rc<Scenario>),
+    /// Write the run so far as scenario JSON, for the share panel to show.
+    Export,
     /// A notice for the status line (e.g. why an import was refused).
     Notice(Rc<str>),
     DismissMessage,
@@ -186,6 +188,8 @@ pub struct AppState {
     pub message: Option<Rc<str>>,
     /// The quiz's chosen answers.
     pub quiz: [Option<usize>; 2],
+    /// The run as scenario JSON, as of the last export, and its tick.
+    pub exported: Option<(u64, Rc<str>)>,
 }
 
 impl PartialEq for AppState {
@@ -211,6 +215,7 @@ impl PartialEq for AppState {
             && Rc::ptr_eq(&self.input_ticks, &other.input_ticks)
             && self.outcome == other.outcome
             && self.outcome_pending == other.outcome_pending
+            && self.exported == other.exported
     }
 }
 
@@ -290,6 +295,7 @@ impl AppState {
             next_announcement: 0,
             message: None,
             quiz: [None, None],
+            exported: None,
         };
         state.drain_events();
         state.refresh();
@@ -635,6 +641,10 @@ impl Reducible for AppState {
                 let name = scenario.name.clone();
                 next = self.load(scenario, false);
                 next.message = Some(format!("Imported {name}.").into());
+            }
+            Action::Export => {
+                next.exported = Some((self.tick(), self.export().to_json().into()));
+                return Rc::new(next);
             }
             Action::Notice(text) => {
                 next.message = Some(text);

@@ -234,11 +234,20 @@ async fn experiments_cover_every_built_in_but_the_starting_point() {
     let page = Page::with_seed(1).await;
     let names: Vec<String> =
         page.all("[data-scenario]").iter().map(|b| b.get_attribute("data-scenario").unwrap()).collect();
-    let expected: Vec<String> =
-        offsetlab_engine::builtins().into_iter().map(|s| s.name).filter(|n| n != "default").collect();
+    // Grouped by topic, each group in listing order.
+    let all = offsetlab_engine::builtins();
+    let expected: Vec<String> = offsetlab_engine::Topic::ALL
+        .into_iter()
+        .flat_map(|topic| {
+            all.iter()
+                .filter(move |s| s.name != "default" && s.guide.as_ref().map(|g| g.topic) == Some(topic))
+                .map(|s| s.name.clone())
+        })
+        .collect();
     assert_eq!(names, expected);
+    assert_eq!(page.all("[data-topic]").len(), offsetlab_engine::Topic::ALL.len());
     assert_eq!(running_experiment(&page), None);
-    let featured = page.text(".experiment.featured h3");
+    let featured = page.text(".experiment.featured h4");
     assert_eq!(featured, "Experiment 4: crash after handling, before committing");
     assert!(page.text(".experiment.featured").contains("What to watch:"));
     set_up(&page, "spare-consumers").await;

@@ -3,9 +3,9 @@
 use crate::components::class_list;
 use crate::components::pure::pure;
 use crate::components::{
-    ActionProps, DescribeTable, Experiments, ProducerCard, QuizProps, SectionProps, Settings, Share,
-    StatusLineProps, Topic, announcer, booblik, clock_bar, fine_print, group, guide, intro, operations,
-    poll_loop, quiz, rules, share, sink, status_line, timeline,
+    ActionProps, DescribeTable, ExperimentsProps, ProducerCard, QuizProps, SectionProps, Settings,
+    StatusLineProps, Topic, announcer, booblik, clock_bar, experiments, fine_print, group, guide, intro,
+    operations, poll_loop, quiz, rules, share, sink, status_line, timeline,
 };
 use crate::frames::FrameLoop;
 use crate::published;
@@ -88,10 +88,11 @@ pub fn App(props: &AppProps) -> Html {
             state.playing,
             bucket,
         );
-        let query = write.then(|| state.link().to_query());
+        // The link is built when the effect runs, not on every render.
+        let run = write.then(|| (*state).clone());
         use_effect_with(key, move |_| {
-            if let Some(query) = query {
-                if let Err(e) = seed::write_query(&query) {
+            if let Some(run) = run {
+                if let Err(e) = seed::write_query(&run.link().to_query()) {
                     web_sys::console::error_2(&"offsetlab: cannot write the link into the URL:".into(), &e);
                 }
             }
@@ -151,7 +152,7 @@ pub fn App(props: &AppProps) -> Html {
                             </a>
                         </p>
                     } else {
-                        <Share state={state.clone()} on_action={on_action.clone()} />
+                        { share::share(&section) }
                     }
                 </div>
                 if !embed {
@@ -159,7 +160,10 @@ pub fn App(props: &AppProps) -> Html {
                         { pure(rules, ActionProps { on_action: on_action.clone() }) }
                         <DescribeTable text={AttrValue::from(state.describe.clone())} />
                         { poll_loop(&section) }
-                        <Experiments running={AttrValue::from(state.scenario.name.clone())} on_action={on_action.clone()} />
+                        { pure(experiments, ExperimentsProps {
+                            running: AttrValue::from(state.scenario.name.clone()),
+                            on_action: on_action.clone(),
+                        }) }
                         { pure(quiz, QuizProps { answers: state.quiz, on_action: on_action.clone() }) }
                         { pure(fine_print, ActionProps { on_action: on_action.clone() }) }
                     </div>

@@ -79,14 +79,13 @@ fn notes(name: &str) -> Html {
     }
 }
 
-#[component]
-pub fn Experiments(props: &ExperimentsProps) -> Html {
-    // Built once: the built-ins never change while the page runs.
-    let scenarios = use_memo((), |()| {
-        builtins().into_iter().filter(|s| s.name != STARTING_POINT).map(Rc::new).collect::<Vec<_>>()
-    });
+/// The list (a plain piece behind `pure`: it renders again only when the
+/// running scenario changes; the built-ins are read then).
+pub fn experiments(props: &ExperimentsProps) -> Html {
+    let scenarios: Vec<Rc<Scenario>> =
+        builtins().into_iter().filter(|s| s.name != STARTING_POINT).map(Rc::new).collect();
     let running = props.running.as_str();
-    let mut n = 0;
+    // Numbered in listing order, so "Experiment 4" is the same one everywhere the page names it.
     html! {
         <section class="experiments" id="experiments" aria-labelledby="experiments-heading">
             <h2 id="experiments-heading">{ "Experiments" }</h2>
@@ -98,16 +97,14 @@ pub fn Experiments(props: &ExperimentsProps) -> Html {
             { for Topic::ALL.into_iter().map(|topic| {
                 let cards: Vec<Html> = scenarios
                     .iter()
-                    .filter(|s| s.guide.as_ref().map(|g| g.topic) == Some(topic))
-                    .map(|scenario| {
-                        n += 1;
-                        card(n, scenario, running, &props.on_action)
-                    })
+                    .enumerate()
+                    .filter(|(_, s)| s.guide.as_ref().map(|g| g.topic) == Some(topic))
+                    .map(|(i, scenario)| card(i + 1, scenario, running, &props.on_action))
                     .collect();
                 html! {
                     <section class="experiment-topic" data-topic={topic_slug(topic)}>
                         <h3>{ topic.title() }</h3>
-                        <ol class="experiment-list" start={(n + 1 - cards.len()).to_string()}>{ for cards }</ol>
+                        <ul class="experiment-list">{ for cards }</ul>
                     </section>
                 }
             }) }

@@ -2,8 +2,8 @@
 //! scenario JSON (the same format `offsetlab run --scenario FILE` reads), to
 //! export or import.
 
-use crate::components::SectionProps;
-use crate::state::{Action, AppState};
+use crate::components::{SectionProps, send};
+use crate::state::Action;
 use offsetlab_engine::Scenario;
 use std::rc::Rc;
 use wasm_bindgen::JsCast as _;
@@ -28,39 +28,44 @@ fn import(text: &str, on_action: &Callback<Action>) {
     }
 }
 
-fn export_json(state: &AppState) -> String {
-    state.export().to_json()
+/// Copies `text`; the status line says whether it worked.
+fn copy(text: String, on_action: Callback<Action>) {
+    let Some(clipboard) = web_sys::window().map(|w| w.navigator().clipboard()) else { return };
+    let promise = clipboard.write_text(&text);
+    wasm_bindgen_futures::spawn_local(async move {
+        let done = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
+        on_action.emit(Action::Notice(
+            if done {
+                "Copied the link to this moment."
+            } else {
+                "Copy failed: select the link and copy it."
+            }
+            .into(),
+        ));
+    });
 }
 
-#[component]
-pub fn Share(props: &SectionProps) -> Html {
+/// The panel. Hookless: the exported JSON lives in the state, and Import reads
+/// the text area next to its button.
+pub fn share(props: &SectionProps) -> Html {
     let state = &props.state;
-    let copied = use_state(|| false);
-    let exported = use_state(|| None::<Rc<str>>);
-    let pasted = use_node_ref();
     let url = page_url(&state.link().to_query());
     let on_copy = {
-        let copied = copied.clone();
         let url = url.clone();
-        Callback::from(move |_: MouseEvent| {
-            let copied = copied.clone();
-            let Some(clipboard) = web_sys::window().map(|w| w.navigator().clipboard()) else { return };
-            let promise = clipboard.write_text(&url);
-            wasm_bindgen_futures::spawn_local(async move {
-                copied.set(wasm_bindgen_futures::JsFuture::from(promise).await.is_ok());
-            });
-        })
-    };
-    let on_export = {
-        let exported = exported.clone();
-        let state = state.clone();
-        Callback::from(move |_: MouseEvent| exported.set(Some(export_json(&state).into())))
+        let on_action = props.on_action.clone();
+        Callback::from(move |_: MouseEvent| copy(url.clone(), on_action.clone()))
     };
     let on_import = {
-        let pasted = pasted.clone();
         let on_action = props.on_action.clone();
-        Callback::from(move |_: MouseEvent| {
-            if let Some(area) = pasted.cast::<HtmlTextAreaElement>() {
+        Callback::from(move |e: MouseEvent| {
+            // The text area is in the label just before the button.
+            let area = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .and_then(|button| button.previous_element_sibling())
+                .and_then(|label| label.query_selector("textarea").ok().flatten())
+                .and_then(|area| area.dyn_into::<HtmlTextAreaElement>().ok());
+            if let Some(area) = area {
                 import(&area.value(), &on_action);
             }
         })
@@ -81,10 +86,6 @@ pub fn Share(props: &SectionProps) -> Html {
             });
         })
     };
-    let download = exported.as_deref().map(|json| {
-        let href = format!("data:application/json;charset=utf-8,{}", js_sys::encode_uri_component(json));
-        (href, format!("{}.json", state.scenario.name))
-    });
     html! {
         <section class="share panel" aria-labelledby="share-heading">
             <h2 id="share-heading">{ "Share this run" }</h2>
@@ -97,22 +98,25 @@ pub fn Share(props: &SectionProps) -> Html {
                         }
                     })} />
             </label>
-            <button type="button" data-action="copy-link" onclick={on_copy}>
-                { if *copied { "Copied" } else { "Copy link" } }
-            </button>
+            <button type="button" data-action="copy-link" onclick={on_copy}>{ "Copy link" }</button>
             <details class="share-json">
                 <summary>{ "Export or import scenario JSON" }</summary>
                 <p>{ "The run so far as a scenario: its config, its timeline with your inputs merged in, \
                       and the seed. " }<code>{ "offsetlab run --scenario FILE.json" }</code>{ " replays it." }</p>
-                <button type="button" data-action="export" onclick={on_export}>{ "Export the run as JSON" }</button>
-                if let (Some(json), Some((href, file))) = (exported.as_deref(), download) {
-                    <a class="download" href={href} download={file.clone()}>{ format!("Download {file}") }</a>
+                <button type="button" data-action="export" onclick={send(&props.on_action, Action::Export)}>
+                    { "Export the run as JSON" }
+                </button>
+                if let Some((tick, json)) = state.exported.as_ref() {
+                    <a class="download" download={format!("{}.json", state.scenario.name)}
+                        href={format!("data:application/json;charset=utf-8,{}", js_sys::encode_uri_component(json))}>
+                        { "Download " }{ &state.scenario.name }{ ".json (as of tick " }{ *tick }{ ")" }
+                    </a>
                     <textarea readonly=true data-field="export-json" rows="8" aria-label="The exported scenario JSON"
                         value={json.to_string()} />
                 }
                 <label class="share-import">
                     <span>{ "Import: paste scenario JSON" }</span>
-                    <textarea ref={pasted} data-field="import-json" rows="6" spellcheck="false" />
+                    <textarea data-field="import-json" rows="6" spellcheck="false" />
                 </label>
                 <button type="button" data-action="import" onclick={on_import}>{ "Import and run" }</button>
                 <label class="share-file">
