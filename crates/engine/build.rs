@@ -94,7 +94,9 @@ fn main() {
     }
     out.push_str("];\n\n");
     out.push_str("fn builtin_at(index: usize) -> Scenario {\n");
-    out.push_str("    Scenario::parse(BUILTINS_COMPACT[index]).expect(\"a built-in is valid (tested)\")\n}\n");
+    out.push_str(
+        "    Scenario::parse(BUILTINS_COMPACT[index]).expect(\"a built-in is valid (tested)\")\n}\n",
+    );
 
     let dest = Path::new(&std::env::var("OUT_DIR").unwrap()).join("builtins.rs");
     std::fs::write(dest, out).unwrap();

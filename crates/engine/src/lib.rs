@@ -20,8 +20,8 @@ mod log;
 mod partitioner;
 mod rng;
 mod scenario;
-mod sort;
 mod sim;
+mod sort;
 mod view;
 
 pub use assign::range as range_assignment;

@@ -173,10 +173,7 @@ impl Scenario {
     /// The guided run: the same scenario without the inputs the learner does by hand.
     #[must_use]
     pub fn guided(&self) -> Scenario {
-        Scenario {
-            timeline: self.timeline.iter().filter(|t| !t.learner).cloned().collect(),
-            ..self.clone()
-        }
+        Scenario { timeline: self.timeline.iter().filter(|t| !t.learner).cloned().collect(), ..self.clone() }
     }
 
     /// Runs the scenario: `seed` and `ticks` override the file's. Inputs past

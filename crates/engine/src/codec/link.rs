@@ -30,8 +30,8 @@
 //! [`QUERY_BYTES_MAX`] bytes, at most [`TIMELINE_INPUTS_MAX`] inputs, ticks at
 //! most [`SCENARIO_TICKS_MAX`].
 
-use super::quoted;
 use super::json::{self, Kind, Value, Writer};
+use super::quoted;
 use super::scenario::{INPUT, INPUTS, Ty, check, read_input, write_input};
 use crate::input::Input;
 use crate::scenario::{SCENARIO_TICKS_MAX, Scenario, TIMELINE_INPUTS_MAX, builtin};
@@ -178,7 +178,9 @@ impl Link {
         let scenario = match (s, j) {
             (Some(name), None) => match builtin(&name) {
                 Ok(_) => LinkScenario::Builtin { name, guided },
-                Err(_) => return Err(LinkError::Invalid(format!("unknown scenario {}", quoted(&clip(&name))))),
+                Err(_) => {
+                    return Err(LinkError::Invalid(format!("unknown scenario {}", quoted(&clip(&name)))));
+                }
             },
             (None, Some(encoded)) => {
                 // `to_json_compact` writes ASCII: anything else is not a link's.
@@ -393,7 +395,9 @@ fn read_inputs(text: &str, last: u64) -> Result<Vec<(u64, Input)>, String> {
         let quoted = if digits(delta).is_some() { rest } else { item };
         match read {
             Ok(input) => inputs.push((tick, input)),
-            Err(message) => return Err(format!("input {} ({}): {message}", i + 1, super::quoted(&clip(quoted)))),
+            Err(message) => {
+                return Err(format!("input {} ({}): {message}", i + 1, super::quoted(&clip(quoted))));
+            }
         }
     }
     Ok(inputs)
@@ -611,4 +615,3 @@ mod tests {
         assert_eq!(digits(""), None);
     }
 }
-
