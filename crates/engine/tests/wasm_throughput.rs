@@ -45,3 +45,36 @@ fn steady_state_handled_records_per_second() {
     console_log!("wasm32 best: {:.2} million handled records per second", best / 1e6);
     assert!(sim.metrics().delivered > 0);
 }
+
+/// Time travel in wasm32: seeking 10,000 ticks back in a 20,000-tick busy-group
+/// run (the native figure comes from `benches/time_travel.rs`).
+#[wasm_bindgen_test]
+#[ignore = "a measurement; run with --include-ignored"]
+fn seeking_ten_thousand_ticks_back() {
+    use offsetlab_engine::{ConsumerId, History, builtin};
+    let scenario = builtin("busy-group").expect("built-in");
+    let seed = scenario.config.seed;
+    let mut history = History::new(scenario, seed).expect("valid");
+    while history.now() < 20_000 {
+        match history.now() {
+            5_000 => history.handle_input(Input::Crash { consumer: ConsumerId(2) }).expect("accepted"),
+            7_000 => history.handle_input(Input::Start { consumer: ConsumerId(2) }).expect("accepted"),
+            _ => {}
+        }
+        history.step();
+        while history.poll_event().is_some() {}
+    }
+    let mut worst = 0.0f64;
+    for _ in 0..5 {
+        let start = js_sys::Date::now();
+        history.seek(10_000);
+        let back = js_sys::Date::now() - start;
+        let start = js_sys::Date::now();
+        history.seek(20_000);
+        let forward = js_sys::Date::now() - start;
+        worst = worst.max(back).max(forward);
+        console_log!("wasm32: seek 10,000 ticks back {back:.1} ms, forward to the head {forward:.1} ms");
+    }
+    console_log!("wasm32 worst seek: {worst:.1} ms");
+    assert_eq!(history.now(), 20_000);
+}
