@@ -132,7 +132,9 @@ pub fn App(props: &AppProps) -> Html {
                     { clock_bar(&section) }
                     { pure(status_line, StatusLineProps { message, on_dismiss }) }
                     { announcer(&section) }
-                    { guide(&section) }
+                    if !embed {
+                        { guide(&section) }
+                    }
                     <div class="stage">
                         <ProducerCard state={state.clone()} on_action={on_action.clone()} />
                         <Topic state={state.clone()} on_action={on_action.clone()} />
@@ -146,6 +148,8 @@ pub fn App(props: &AppProps) -> Html {
                         }
                     </div>
                     if let Some(full) = full {
+                        // Embedded, the simulation comes first and the guide after it.
+                        { guide(&section) }
                         <p class="embed-footer">
                             <a data-field="open-full" href={full} target="_blank" rel="noopener">
                                 { "Open this run in offsetlab ↗" }
