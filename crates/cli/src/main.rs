@@ -62,6 +62,26 @@ enum Command {
     Check(CheckArgs),
     /// List the built-in scenarios under their topics: name, then what it shows.
     Scenarios,
+    /// Open a link shared from the page and print that moment as `run` does.
+    ///
+    /// Takes the whole URL or its query (`h=…&s=…&seed=…&t=…&in=…`); replays
+    /// the scenario with the seed and the inputs made by hand up to the tick the
+    /// link shows. A changed or cut link is refused. With --export, prints the
+    /// run as scenario JSON instead (what `run --scenario FILE` reads).
+    Open(OpenArgs),
+}
+
+#[derive(Debug, Args)]
+struct OpenArgs {
+    /// The link (quote it: it contains `&`).
+    #[arg(value_name = "LINK")]
+    link: String,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Print the run as scenario JSON.
+    #[arg(long, conflicts_with = "json")]
+    export: bool,
 }
 
 #[derive(Debug, Args)]
@@ -279,6 +299,16 @@ fn execute(command: Command) -> Result<Verdict, Failure> {
         }
         Command::Assign(args) => writeln!(out, "{}", assign::run(&args)?)?,
         Command::Scenarios => write!(out, "{}", run::listing())?,
+        Command::Open(args) => {
+            let (outcome, scenario) = run::open(&args.link)?;
+            if args.export {
+                writeln!(out, "{}", scenario.to_json())?;
+            } else if args.json {
+                writeln!(out, "{}", outcome.json())?;
+            } else {
+                write!(out, "{}", outcome.text())?;
+            }
+        }
     }
     out.flush()?;
     Ok(verdict)

@@ -115,6 +115,32 @@ pub fn run_with_offset_dir(
     Ok(outcome)
 }
 
+/// A shared link from the page (the whole URL, or only its query): the run it
+/// reproduces, at the tick it shows, and that run as a scenario file.
+pub fn open(link: &str) -> Result<(Outcome, offsetlab_engine::Scenario), Failure> {
+    let query = link.split_once('?').map_or(link, |(_, query)| query);
+    let query = query.split_once('#').map_or(query, |(query, _)| query);
+    let link = offsetlab_engine::Link::parse_query(query).map_err(|e| Failure::new(format!("link: {e}")))?;
+    let (scenario, guided) = match link.scenario {
+        offsetlab_engine::LinkScenario::Builtin { name, guided } => {
+            (offsetlab_engine::builtin(&name).map_err(|e| Failure::new(format!("link: {e}")))?, guided)
+        }
+        offsetlab_engine::LinkScenario::Inline(scenario) => (*scenario, false),
+    };
+    let scenario = if guided { scenario.guided() } else { scenario };
+    let name = scenario.name.clone();
+    let (seed, tick) = (link.seed, link.tick);
+    let journal =
+        link.inputs.into_iter().map(|(tick, input)| offsetlab_engine::JournalEntry { tick, input }).collect();
+    let history = offsetlab_engine::History::replay(scenario, seed, journal, tick)
+        .map_err(|e| Failure::new(format!("link (scenario {name}, seed {seed}, tick {tick}): {e}")))?;
+    let sim = history.sim().clone();
+    let guide_outcome =
+        history.scenario().guide.as_ref().map(|g| g.outcome.evaluate(&sim.metrics(), &sim.split_check()));
+    let outcome = Outcome { name, seed, ticks: tick, sim, resumed: None, guide_outcome };
+    Ok((outcome, history.to_scenario()))
+}
+
 /// Runs `loaded` with the seed and tick count overridden where given.
 pub fn run(loaded: Loaded, seed: Option<u64>, ticks: Option<u64>) -> Result<Outcome, Failure> {
     let seed = seed.unwrap_or(loaded.scenario.config.seed);
