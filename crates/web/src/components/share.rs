@@ -49,11 +49,12 @@ fn copy(text: String, on_action: Callback<Action>) {
 /// the text area next to its button.
 pub fn share(props: &SectionProps) -> Html {
     let state = &props.state;
-    let url = page_url(&state.link().to_query());
+    // While playing, the link is built only when copied: not on every tick's render.
+    let url = (!state.playing).then(|| page_url(&state.link().to_query()));
     let on_copy = {
-        let url = url.clone();
+        let run = state.clone();
         let on_action = props.on_action.clone();
-        Callback::from(move |_: MouseEvent| copy(url.clone(), on_action.clone()))
+        Callback::from(move |_: MouseEvent| copy(page_url(&run.link().to_query()), on_action.clone()))
     };
     let on_import = {
         let on_action = props.on_action.clone();
@@ -91,7 +92,8 @@ pub fn share(props: &SectionProps) -> Html {
             <h2 id="share-heading">{ "Share this run" }</h2>
             <label class="share-link">
                 <span>{ "Link to this moment (scenario, seed, your inputs, tick " }{ state.tick() }{ ")" }</span>
-                <input type="text" readonly=true data-field="share-link" value={url}
+                <input type="text" readonly=true data-field="share-link" value={url.unwrap_or_default()}
+                    placeholder="Pause to see the link to this moment; Copy link works while playing"
                     onfocus={Callback::from(|e: FocusEvent| {
                         if let Some(input) = e.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) {
                             input.select();
