@@ -6,11 +6,10 @@
 //! view.tick; view.seed; view.metrics.delivered; view.consumers[0].state;
 //! ```
 //!
-//! It returns the [`offsetlab_engine::View`] last rendered as a JSON-compatible
-//! object (plain objects, `null` for absent values, numbers for integers): a
-//! small serializer writes it as JSON text and `JSON.parse` builds the object.
-//! Before the first render it returns `null`. Each call builds a fresh object;
-//! changing it changes nothing.
+//! It returns the [`offsetlab_engine::View`] last rendered, converted with
+//! `serde-wasm-bindgen`'s JSON-compatible serializer (plain objects, `null`
+//! for absent values, numbers for integers), or `null` before the first
+//! render. Each call builds a fresh object; changing it changes nothing.
 //!
 //! It is a property of `window` set from Rust at startup, not a wasm-bindgen
 //! export, so it does not depend on how the bundler exposes exports (trunk's
@@ -18,9 +17,8 @@
 //! [`Closure`] lives for the page's lifetime in a thread-local: created once,
 //! never leaked with `forget`.
 
-mod json;
-
 use crate::published;
+use serde::Serialize as _;
 use std::cell::OnceCell;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::closure::Closure;
@@ -46,6 +44,5 @@ pub fn install() -> Result<(), JsValue> {
 /// The current view as a JavaScript object, or `null`; throws if it cannot be converted.
 pub fn current_view() -> Result<JsValue, JsValue> {
     let Some(view) = published::view() else { return Ok(JsValue::NULL) };
-    let text = json::to_json(&*view).map_err(|e| js_sys::Error::new(&e.to_string()))?;
-    js_sys::JSON::parse(&text)
+    view.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(JsValue::from)
 }
