@@ -121,17 +121,11 @@ pub fn open(link: &str) -> Result<(Outcome, offsetlab_engine::Scenario), Failure
     let query = link.split_once('?').map_or(link, |(_, query)| query);
     let query = query.split_once('#').map_or(query, |(query, _)| query);
     let link = offsetlab_engine::Link::parse_query(query).map_err(|e| Failure::new(format!("link: {e}")))?;
-    let (scenario, guided) = match link.scenario {
-        offsetlab_engine::LinkScenario::Builtin { name, guided } => {
-            (offsetlab_engine::builtin(&name).map_err(|e| Failure::new(format!("link: {e}")))?, guided)
-        }
-        offsetlab_engine::LinkScenario::Inline(scenario) => (*scenario, false),
-    };
+    let (scenario, guided) = link.scenario.resolve().map_err(|e| Failure::new(format!("link: {e}")))?;
     let scenario = if guided { scenario.guided() } else { scenario };
     let name = scenario.name.clone();
     let (seed, tick) = (link.seed, link.tick);
-    let journal =
-        link.inputs.into_iter().map(|(tick, input)| offsetlab_engine::JournalEntry { tick, input }).collect();
+    let journal = link.inputs.into_iter().map(offsetlab_engine::JournalEntry::from).collect();
     let history = offsetlab_engine::History::replay(scenario, seed, journal, tick)
         .map_err(|e| Failure::new(format!("link (scenario {name}, seed {seed}, tick {tick}): {e}")))?;
     let sim = history.sim().clone();

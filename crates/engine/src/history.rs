@@ -25,6 +25,13 @@ pub struct JournalEntry {
     pub input: Input,
 }
 
+impl From<(Tick, Input)> for JournalEntry {
+    /// A link's `(tick, input)` pair.
+    fn from((tick, input): (Tick, Input)) -> Self {
+        JournalEntry { tick, input }
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Snapshot {
     sim: Sim,

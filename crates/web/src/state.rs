@@ -314,15 +314,12 @@ impl AppState {
             return Ok(None);
         }
         let link = Link::parse_query(query).map_err(|e| e.to_string())?;
-        let (scenario, guided) = match link.scenario {
-            LinkScenario::Builtin { name, guided } => (builtin(&name).map_err(|e| e.to_string())?, guided),
-            LinkScenario::Inline(scenario) => (*scenario, false),
-        };
+        let (scenario, guided) = link.scenario.resolve().map_err(|e| e.to_string())?;
         if link.tick == 0 && link.inputs.is_empty() {
             // A scenario by name (a docs page's embed): it starts, as a loaded experiment does.
             return Ok(Some(AppState::start(Rc::new(scenario), link.seed, guided)));
         }
-        let inputs = link.inputs.into_iter().map(|(tick, input)| JournalEntry { tick, input }).collect();
+        let inputs = link.inputs.into_iter().map(JournalEntry::from).collect();
         AppState::replay(Rc::new(scenario), guided, link.seed, inputs, link.tick)
             .map(Some)
             .map_err(|e| e.to_string())

@@ -67,6 +67,19 @@ pub enum LinkScenario {
     Inline(Box<Scenario>),
 }
 
+impl LinkScenario {
+    /// The scenario itself, and whether the link shows its guided run. A
+    /// built-in's name was checked when the link was read.
+    pub fn resolve(self) -> Result<(Scenario, bool), LinkError> {
+        match self {
+            LinkScenario::Builtin { name, guided } => {
+                builtin(&name).map(|s| (s, guided)).map_err(|e| LinkError::Invalid(e.to_string()))
+            }
+            LinkScenario::Inline(scenario) => Ok((*scenario, false)),
+        }
+    }
+}
+
 /// Why a link cannot be read.
 #[derive(Clone, PartialEq, Eq)]
 pub enum LinkError {
