@@ -225,7 +225,7 @@ impl AppState {
     #[must_use]
     pub fn new(seed: u64, notice: Option<Rc<str>>) -> AppState {
         let scenario = Rc::new(builtin(SCENARIO).expect("the default scenario is built in"));
-        let mut state = AppState::from_scenario(scenario, seed);
+        let mut state = AppState::start(scenario, seed, false);
         state.message = notice;
         state
     }
@@ -236,11 +236,6 @@ impl AppState {
     /// # Panics
     /// If the scenario is invalid (built-in ones are tested valid; imported
     /// ones are validated before they get here).
-    #[must_use]
-    pub fn from_scenario(scenario: Rc<Scenario>, seed: u64) -> AppState {
-        AppState::start(scenario, seed, false)
-    }
-
     fn start(scenario: Rc<Scenario>, seed: u64, guided: bool) -> AppState {
         let running = if guided { scenario.guided() } else { (*scenario).clone() };
         let history = History::new(running, seed).expect("the scenario is valid");
