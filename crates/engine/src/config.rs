@@ -9,6 +9,10 @@ use std::fmt;
 pub mod limits {
     pub const PARTITIONS_MAX: u32 = 256;
     pub const CONSUMERS_MAX: u32 = 64;
+    /// Consumer groups reading the topic.
+    pub const GROUPS_MAX: usize = 8;
+    /// Bytes of a group's name.
+    pub const GROUP_NAME_BYTES_MAX: usize = 64;
     pub const KEYS_MAX: u32 = 10_000;
     pub const RECORDS_PER_POLL_MAX: u32 = 10_000;
     pub const HANDLE_PER_TICK_MAX: u32 = 10_000;
@@ -279,6 +283,9 @@ impl Config {
         if let KeylessStrategy::Sticky { batch_records } = p.keyless {
             check_range("producer.keyless.batch_records", batch_records, 1, STICKY_BATCH_RECORDS_MAX)?;
         }
+        for group in self.groups() {
+            group.validate("groups")?;
+        }
         Ok(())
     }
 }
@@ -288,5 +295,116 @@ impl Config {
 impl std::fmt::Debug for ConfigError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         std::fmt::Display::fmt(self, f)
+    }
+}
+
+/// One consumer group as a scenario starts it: its name, its members, and the
+/// application behind it. [`GroupSettings`] is the part the page toggles live.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GroupConfig {
+    /// `group.id`: what `--describe --group NAME` names.
+    pub name: String,
+    /// Members joining at tick 0.
+    pub consumers: u32,
+    pub records_per_poll: u32,
+    pub handle_per_tick: u32,
+    pub commit: CommitMode,
+    /// The application drops duplicates (a unique constraint on the record id).
+    pub idempotent: bool,
+    pub session_timeout_ticks: u64,
+    pub shutdown_deadline_ticks: u64,
+    pub assignor: Assignor,
+    /// Where positions live: the group's committed offsets, or each consumer's own store.
+    pub position: PositionModel,
+    /// The application writes each handled record to the bridge target topic,
+    /// without its key.
+    pub bridge: bool,
+}
+
+/// A group's settings that inputs change while it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct GroupSettings {
+    pub records_per_poll: u32,
+    pub handle_per_tick: u32,
+    pub commit: CommitMode,
+    pub idempotent: bool,
+    pub assignor: Assignor,
+    pub position: PositionModel,
+}
+
+impl GroupSettings {
+    /// Whether the group's committed offsets are written (Kafka), rather than
+    /// each consumer's own store.
+    #[must_use]
+    pub fn group_commits(&self) -> bool {
+        matches!(self.position, PositionModel::Group)
+    }
+}
+
+impl GroupConfig {
+    #[must_use]
+    pub fn settings(&self) -> GroupSettings {
+        GroupSettings {
+            records_per_poll: self.records_per_poll,
+            handle_per_tick: self.handle_per_tick,
+            commit: self.commit,
+            idempotent: self.idempotent,
+            assignor: self.assignor,
+            position: self.position,
+        }
+    }
+
+    /// The first group's defaults, named `name`.
+    #[must_use]
+    pub fn named(name: &str) -> GroupConfig {
+        let mut group = Config::default().groups().remove(0);
+        group.name = name.to_string();
+        group
+    }
+
+    pub(crate) fn validate(&self, field: &'static str) -> Result<(), ConfigError> {
+        use limits::*;
+        let at = |e: ConfigError| ConfigError { field: e.field, message: format!("{field}: {}", e.message) };
+        if self.name.is_empty()
+            || self.name.len() > GROUP_NAME_BYTES_MAX
+            || !self.name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+        {
+            return Err(ConfigError {
+                field: "groups.name",
+                message: format!(
+                    "{field}: a group name is 1 to {GROUP_NAME_BYTES_MAX} letters, digits, '.', '_' or '-'"
+                ),
+            });
+        }
+        check_range("consumers", self.consumers, 0, CONSUMERS_MAX).map_err(at)?;
+        check_range("records_per_poll", self.records_per_poll, 1, RECORDS_PER_POLL_MAX).map_err(at)?;
+        check_range("handle_per_tick", self.handle_per_tick, 1, HANDLE_PER_TICK_MAX).map_err(at)?;
+        check_commit_mode("commit.interval_ticks", self.commit).map_err(at)?;
+        check_range("session_timeout_ticks", self.session_timeout_ticks, 1, SESSION_TIMEOUT_TICKS_MAX)
+            .map_err(at)?;
+        check_range("shutdown_deadline_ticks", self.shutdown_deadline_ticks, 0, SESSION_TIMEOUT_TICKS_MAX)
+            .map_err(at)?;
+        check_position_model("position.write_ticks", self.position).map_err(at)?;
+        Ok(())
+    }
+}
+
+impl Config {
+    /// The groups reading the topic, in config order.
+    #[must_use]
+    pub fn groups(&self) -> Vec<GroupConfig> {
+        vec![GroupConfig {
+            name: "demo".to_string(),
+            consumers: self.consumers,
+            records_per_poll: self.records_per_poll,
+            handle_per_tick: self.handle_per_tick,
+            commit: self.commit,
+            idempotent: self.idempotent,
+            session_timeout_ticks: self.session_timeout_ticks,
+            shutdown_deadline_ticks: self.shutdown_deadline_ticks,
+            assignor: self.assignor,
+            position: self.position,
+            bridge: self.bridge,
+        }]
     }
 }

@@ -1,4 +1,4 @@
-//! `kafka-consumer-groups --describe --group demo`, character for character.
+//! `kafka-consumer-groups --describe --group NAME`, character for character.
 //!
 //! Kafka's `ConsumerGroupCommand.printOffsets`: GROUP, TOPIC, CONSUMER-ID and
 //! HOST are `max(15, longest value)` wide, PARTITION 10, the offsets and LAG
@@ -11,10 +11,10 @@
 //! Kafka breaks ties between members with equally many partitions by the
 //! broker's member order, which is effectively arbitrary; we use the member id.
 
-use crate::sim::{GroupState, Sim};
+use crate::broker::GroupState;
+use crate::sim::Sim;
 use std::fmt::Write as _;
 
-const GROUP: &str = "demo";
 const TOPIC: &str = "orders";
 const MISSING: &str = "-";
 
@@ -27,24 +27,36 @@ struct Row {
     client_id: String,
 }
 
-/// The terminal output of `kafka-consumer-groups --describe --group demo`
-/// (stderr's warning, then stdout's table), without Kafka's leading blank line.
+/// The terminal output of `kafka-consumer-groups --describe --group NAME`
+/// for the first group (stderr's warning, then stdout's table), without
+/// Kafka's leading blank line.
 #[must_use]
 pub fn describe(sim: &Sim) -> String {
-    let mut members: Vec<_> = sim.members().iter().filter(|m| !m.assignment.is_empty()).collect();
-    crate::sort::sort_by(&mut members, |a, b| {
+    describe_group(sim, 0)
+}
+
+/// The same for group `g` (see [`Sim::group_count`]).
+///
+/// # Panics
+/// If there is no group `g`.
+#[must_use]
+pub fn describe_group(sim: &Sim, g: usize) -> String {
+    let group = sim.group_name(g);
+    let coordinator = sim.coordinator(g);
+    let mut members: Vec<_> = coordinator.members().iter().filter(|m| !m.assignment.is_empty()).collect();
+    members.sort_by(|a, b| {
         b.assignment.len().cmp(&a.assignment.len()).then_with(|| a.member_id.cmp(&b.member_id))
     });
     let mut rows = Vec::new();
     let mut owned = vec![false; sim.partition_count() as usize];
     for member in members {
         let mut partitions = member.assignment.clone();
-        crate::sort::sort(&mut partitions);
+        partitions.sort_unstable();
         for p in partitions {
             owned[p as usize] = true;
             rows.push(Row {
                 partition: p,
-                current: sim.committed(p),
+                current: sim.committed_in(g, p),
                 log_end: sim.log_end(p),
                 consumer_id: member.member_id.clone(),
                 host: member.host.clone(),
@@ -53,10 +65,10 @@ pub fn describe(sim: &Sim) -> String {
         }
     }
     for p in 0..sim.partition_count() {
-        if !owned[p as usize] && sim.committed(p).is_some() {
+        if !owned[p as usize] && sim.committed_in(g, p).is_some() {
             rows.push(Row {
                 partition: p,
-                current: sim.committed(p),
+                current: sim.committed_in(g, p),
                 log_end: sim.log_end(p),
                 consumer_id: MISSING.into(),
                 host: MISSING.into(),
@@ -66,12 +78,12 @@ pub fn describe(sim: &Sim) -> String {
     }
 
     let mut out = String::new();
-    match sim.group_state() {
+    match coordinator.state() {
         GroupState::Empty => {
-            let _ = writeln!(out, "Consumer group '{GROUP}' has no active members.\n");
+            let _ = writeln!(out, "Consumer group '{group}' has no active members.\n");
         }
         GroupState::PreparingRebalance => {
-            let _ = writeln!(out, "Warning: Consumer group '{GROUP}' is rebalancing.\n");
+            let _ = writeln!(out, "Warning: Consumer group '{group}' is rebalancing.\n");
         }
         GroupState::Stable => {}
     }
@@ -79,7 +91,7 @@ pub fn describe(sim: &Sim) -> String {
         // Kafka prints no table for a group with no rows.
         return out;
     }
-    let group_w = GROUP.len().max(15);
+    let group_w = group.len().max(15);
     let topic_w = TOPIC.len().max(15);
     let consumer_w = rows.iter().map(|r| r.consumer_id.len()).max().unwrap_or(0).max(15);
     let host_w = rows.iter().map(|r| r.host.len()).max().unwrap_or(0).max(15);
@@ -110,7 +122,7 @@ pub fn describe(sim: &Sim) -> String {
         line(
             &mut out,
             [
-                GROUP,
+                group,
                 TOPIC,
                 &row.partition.to_string(),
                 &current,

@@ -119,11 +119,14 @@ pub enum Event {
     },
     RebalanceStarted {
         tick: Tick,
+        /// The group (index in the config's groups).
+        group: u32,
         reason: RebalanceReason,
     },
     /// A new generation and who owns what (client ids, partitions ascending).
     RebalanceCompleted {
         tick: Tick,
+        group: u32,
         generation: u32,
         assignment: Vec<(ConsumerId, Vec<u32>)>,
         /// Partitions whose owner changed from the previous generation.
@@ -131,17 +134,20 @@ pub enum Event {
     },
     OffsetsReset {
         tick: Tick,
+        group: u32,
         reset: ResetSpec,
         offsets: Vec<(u32, u64)>,
     },
-    /// Retention deleted records; `lost` of them were never handled.
+    /// Retention deleted records; `lost` of them were never handled by `group`
+    /// (one event per group).
     RetentionDeleted {
         tick: Tick,
+        group: u32,
         partition: u32,
         new_log_start: u64,
         lost: u32,
     },
-    /// A consumer's offset store now holds these positions (booblik).
+    /// A consumer's own offset store now holds these positions.
     Checkpointed {
         tick: Tick,
         consumer: ConsumerId,
@@ -175,11 +181,11 @@ pub enum Event {
         partition: u32,
         advanced: bool,
     },
-    /// The bridge wrote a handled record to the booblik topic, without its key.
+    /// An application wrote a handled record to the bridge target topic, without its key.
     Bridged {
         tick: Tick,
         partition: u32,
-        far_offset: u64,
+        target_offset: u64,
         record_id: u64,
     },
     /// The topic grew; `moved_keys` keys now map to another partition.
@@ -196,6 +202,8 @@ pub enum Event {
     },
     SettingChanged {
         tick: Tick,
+        /// The group whose setting changed; `None` for the producer's.
+        group: Option<u32>,
         setting: &'static str,
         value: String,
     },
@@ -463,13 +471,13 @@ impl Event {
                 h.word(u64::from(consumer.0));
                 h.bytes(member_id.as_bytes());
             }
-            Event::RebalanceStarted { reason, .. } => {
+            Event::RebalanceStarted { group, reason, .. } => {
                 h.word(15);
-                h.word(*reason as u64);
+                h.word(u64::from(*group) << 32 | *reason as u64);
             }
-            Event::RebalanceCompleted { generation, assignment, .. } => {
+            Event::RebalanceCompleted { group, generation, assignment, .. } => {
                 h.word(16);
-                h.word(u64::from(*generation));
+                h.word(u64::from(*group) << 32 | u64::from(*generation));
                 for (c, parts) in assignment {
                     h.word(u64::from(c.0));
                     h.word(parts.len() as u64);
@@ -478,8 +486,9 @@ impl Event {
                     }
                 }
             }
-            Event::OffsetsReset { reset, offsets, .. } => {
+            Event::OffsetsReset { group, reset, offsets, .. } => {
                 h.word(17);
+                h.word(u64::from(*group));
                 for w in reset_words(reset) {
                     h.word(w);
                 }
@@ -488,13 +497,15 @@ impl Event {
                     h.word(o);
                 }
             }
-            Event::RetentionDeleted { partition, new_log_start, lost, .. } => {
+            Event::RetentionDeleted { group, partition, new_log_start, lost, .. } => {
                 h.word(18);
+                h.word(u64::from(*group));
                 h.word(u64::from(*partition) << 32 | u64::from(*lost));
                 h.word(*new_log_start);
             }
-            Event::SettingChanged { setting, value, .. } => {
+            Event::SettingChanged { group, setting, value, .. } => {
                 h.word(19);
+                h.word(group.map_or(u64::MAX, u64::from));
                 h.bytes(setting.as_bytes());
                 h.bytes(value.as_bytes());
             }
@@ -535,10 +546,10 @@ impl Event {
                 h.word(27);
                 h.word(u64::from(consumer.0));
             }
-            Event::Bridged { partition, far_offset, record_id, .. } => {
+            Event::Bridged { partition, target_offset, record_id, .. } => {
                 h.word(25);
                 h.word(u64::from(*partition));
-                h.word(*far_offset);
+                h.word(*target_offset);
                 h.word(*record_id);
             }
         }

@@ -6,8 +6,8 @@
 //! ([`crate::Scenario::guided`]) leaves them out, and the outcome check watches
 //! for the effect they cause. "Show me" runs the full timeline instead.
 
-use crate::sim::SplitCheck;
 use crate::view::Metrics;
+use crate::view::SplitCheck;
 use serde::Serialize;
 
 /// The topics the experiments are grouped under, in the order the page lists them.

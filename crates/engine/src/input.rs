@@ -91,34 +91,59 @@ pub enum Input {
     Start {
         consumer: ConsumerId,
     },
-    AddConsumer,
+    /// A new consumer joins `group` (the first group when left out).
+    AddConsumer {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        group: Option<String>,
+    },
     /// Stop the consumer if it runs, then remove its card.
     RemoveConsumer {
         consumer: ConsumerId,
     },
     RecordsPerPoll {
+        /// The group it applies to (the first group when left out).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        group: Option<String>,
         records: u32,
     },
     HandlePerTick {
+        /// The group it applies to (the first group when left out).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        group: Option<String>,
         records: u32,
     },
     Commit {
+        /// The group it applies to (the first group when left out).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        group: Option<String>,
         commit: CommitMode,
     },
     Idempotent {
+        /// The group it applies to (the first group when left out).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        group: Option<String>,
         on: bool,
     },
     /// `kafka-consumer-groups --reset-offsets --execute`: refused while the group has members.
     ResetOffsets {
+        /// The group it applies to (the first group when left out).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        group: Option<String>,
         reset: ResetSpec,
     },
     /// The whole operator flow: stop every consumer, wait for the group to be
     /// empty, reset, start them again.
     RestartFrom {
+        /// The group it applies to (the first group when left out).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        group: Option<String>,
         reset: ResetSpec,
     },
     /// Where positions live from now on (checkpoints and resumes after this).
     PositionStore {
+        /// The group it applies to (the first group when left out).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        group: Option<String>,
         position: PositionModel,
     },
     /// Ask which partition the next keyless record would go to. booblik's
@@ -148,10 +173,16 @@ pub enum Input {
     /// empty): each stops fetching, finishes its batch within the shutdown
     /// deadline, commits and leaves, then starts again once the group settles.
     RollingUpdate {
+        /// The group it applies to (the first group when left out).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        group: Option<String>,
         consumers: Vec<ConsumerId>,
     },
     /// The assignor (and so the protocol) for the next rebalances; refused during one.
     Assignor {
+        /// The group it applies to (the first group when left out).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        group: Option<String>,
         assignor: crate::config::Assignor,
     },
 }
@@ -172,7 +203,13 @@ pub enum InputError {
     },
     /// Kafka refuses a reset unless the group is Empty.
     GroupNotInactive {
+        group: String,
         state: &'static str,
+    },
+    NoSuchGroup(String),
+    NotInGroup {
+        consumer: ConsumerId,
+        group: String,
     },
     NoCommittedOffset {
         partition: u32,
@@ -194,10 +231,14 @@ impl fmt::Display for InputError {
                 write!(f, "{consumer} is {state}; this needs it {wanted}")
             }
             InputError::OutOfRange { field, message } => write!(f, "{field}: {message}"),
-            InputError::GroupNotInactive { state } => write!(
+            InputError::GroupNotInactive { group, state } => write!(
                 f,
-                "Error: Assignments can only be reset if the group 'demo' is inactive, but the current state is {state}."
+                "Error: Assignments can only be reset if the group '{group}' is inactive, but the current state is {state}."
             ),
+            InputError::NoSuchGroup(name) => {
+                write!(f, "no group named {}", crate::codec::quoted(name))
+            }
+            InputError::NotInGroup { consumer, group } => write!(f, "{consumer} is not in group {group}"),
             InputError::NoCommittedOffset { partition } => write!(
                 f,
                 "Cannot shift offset for partition orders-{partition} since there is no current committed offset"

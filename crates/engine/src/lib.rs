@@ -1,13 +1,23 @@
 //! offsetlab's engine: a deterministic, sans-IO simulation of a partitioned
-//! log (topic `orders`), its producer, and a consumer group (`demo`) with
-//! the application behind it, following Kafka's rules.
+//! log (topic `orders`), its producer, and one to eight consumer groups with
+//! the applications behind them, following Kafka's rules.
+//!
+//! The parts follow quinn-proto's endpoint/connection split: the broker side
+//! ([`broker`]: the topic's logs, group coordinators, committed offsets), the
+//! client side ([`client`]: the producer and the consumers), the applications
+//! ([`app`]) and the observers fed by what happens ([`observe`]). They
+//! exchange plain values that [`Sim`] routes in a documented order.
 //!
 //! Inputs and ticks go in; events, a plain-data [`View`] and the
 //! `kafka-consumer-groups --describe` text come out. No clock, no entropy:
 //! randomness comes from a PRNG seeded by [`Config::seed`]. See [`Sim`] for
 //! the calling contract.
 
+mod app;
 mod assign;
+mod bridge;
+mod broker;
+mod client;
 /// Hand-written scenario JSON and link codecs: the page's size budget has no room for serde's.
 pub mod codec;
 mod config;
@@ -17,6 +27,7 @@ mod guide;
 mod history;
 mod input;
 mod log;
+mod observe;
 mod partitioner;
 mod rng;
 mod scenario;
@@ -24,30 +35,32 @@ mod sim;
 mod sort;
 mod view;
 
+pub use app::payout_cents;
 pub use assign::range as range_assignment;
 pub use assign::{Assignment, Strategy, TopicPartitions, UnknownStrategy, assign, cooperative_first_round};
+pub use bridge::{BridgePartitionView, BridgeRecordView};
 pub use codec::{Link, LinkError, LinkScenario};
 pub use config::{
     Assignor, CheckpointWrites, CommitMode, Config, ConfigError, PositionModel, ProducerConfig, limits,
 };
-pub use describe::describe;
+pub use config::{GroupConfig, GroupSettings};
+pub use describe::{describe, describe_group};
 pub use event::{Event, PartitionMove, RebalanceReason, Tick, TraceHasher};
 pub use guide::{Condition, GUIDE_STEPS_MAX, Guide, Metric, OUTCOME_CONDITIONS_MAX, Outcome, Topic};
 pub use history::{History, JournalEntry, ReplayError, SNAPSHOT_INTERVAL_TICKS, SNAPSHOTS_MAX};
 pub use input::{ConsumerId, Input, InputError, ResetSpec};
+pub use observe::HISTORY_SAMPLES_MAX;
 pub use partitioner::{KeylessStrategy, murmur2, partition_for_key, to_positive};
 pub use scenario::{
     BUILTINS, CommitCost, SCENARIO_BYTES_MAX, SCENARIO_TICKS_MAX, Scenario, ScenarioError,
     TIMELINE_INPUTS_MAX, TimedInput, builtin, builtins, commit_cost_comparison,
 };
-pub use sim::{
-    CheckpointView, ConsumerStats, FarPartitionView, FarRecordView, Finding, FindingKind, PartitionSplit,
-    PeekView, RestartPreview, Sim, SplitCheck, SplitStatus, subject_key,
-};
-pub use sim::{ExpansionView, HISTORY_SAMPLES_MAX, LagSample, LedgerEntry, payout_cents};
+pub use sim::{IN_FLIGHT_SHOWN_MAX, Sim, subject_key};
 pub use view::{
-    ConsumerState, ConsumerView, HandledRecord, InFlightRecord, LoopStep, Metrics, PartitionView,
-    ProducerView, RebalanceView, RecordView, SettingsView, View,
+    CheckpointView, ConsumerState, ConsumerStats, ConsumerView, ExpansionView, Finding, FindingKind,
+    GroupView, HandledRecord, InFlightRecord, LagSample, LedgerEntry, LoopStep, Metrics, PartitionSplit,
+    PartitionView, PeekView, ProducerView, RebalanceView, RecordView, RestartPreview, RollingView,
+    SettingsView, SplitCheck, SplitStatus, View,
 };
 
 // The in-crate unit tests run in headless Chromium too (`cargo test --target wasm32-unknown-unknown`).

@@ -1,9 +1,11 @@
-//! One partition of topic `orders`: an append-only log bounded by retention.
+//! One partition's log: an append-only sequence bounded by retention, in
+//! copy-on-write chunks so time-travel snapshots share it.
 
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-/// A record as the log stores it, with the simulation's bookkeeping about it.
+/// A record as the log stores it: plain data, nothing about who read it
+/// (each group's observer keeps that, see `crate::observe`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Record {
     /// Unique across the topic and increasing in production order.
@@ -12,18 +14,21 @@ pub(crate) struct Record {
     /// The subject the record is about (`user-N`); its Kafka key when `keyed`.
     pub subject: u32,
     pub keyed: bool,
-    /// Times the application handled it.
-    pub handled: u32,
-    /// Counted as never processed: the group moved past it unhandled.
-    pub lost: bool,
-    /// In some consumer's fetched, unhandled batch.
-    pub in_flight: bool,
 }
 
-#[derive(Debug, Clone, Default)]
-pub(crate) struct PartitionLog {
+/// A log of `T` from `log_start`: the topic's partitions hold records, each
+/// group's observer holds its marks about them in a log of its own, aligned
+/// offset for offset.
+#[derive(Debug, Clone)]
+pub(crate) struct PartitionLog<T: Clone = Record> {
     pub log_start: u64,
-    pub records: Chunks<Record>,
+    pub records: Chunks<T>,
+}
+
+impl<T: Clone> Default for PartitionLog<T> {
+    fn default() -> Self {
+        PartitionLog { log_start: 0, records: Chunks::default() }
+    }
 }
 
 /// Records per chunk: a power of two (indexing is a shift), and small enough
@@ -120,35 +125,51 @@ impl<'a, T: Clone> IntoIterator for &'a Chunks<T> {
     }
 }
 
-impl PartitionLog {
+impl<T: Clone> PartitionLog<T> {
     pub fn log_end(&self) -> u64 {
         self.log_start + self.records.len() as u64
     }
 
-    pub fn get(&self, offset: u64) -> Option<&Record> {
+    pub fn get(&self, offset: u64) -> Option<&T> {
         let index = offset.checked_sub(self.log_start)?;
         self.records.get(usize::try_from(index).ok()?)
     }
 
-    pub fn get_mut(&mut self, offset: u64) -> Option<&mut Record> {
+    /// Copies the chunk first if a snapshot shares it: read with `get` first
+    /// and write only what changes, so snapshots keep sharing the rest.
+    pub fn get_mut(&mut self, offset: u64) -> Option<&mut T> {
         let index = offset.checked_sub(self.log_start)?;
         self.records.get_mut(usize::try_from(index).ok()?)
     }
 
+    /// Appends and returns the new item's offset.
+    pub fn push(&mut self, item: T) -> u64 {
+        let offset = self.log_end();
+        self.records.push_back(item);
+        offset
+    }
+
+    /// Deletes the first item (retention), moving the log start.
+    pub fn pop_front(&mut self) -> Option<T> {
+        let item = self.records.pop_front()?;
+        self.log_start += 1;
+        Some(item)
+    }
+
+    /// The offsets `from..to` clamped to what the log still holds.
+    pub fn present(&self, from: u64, to: u64) -> std::ops::Range<u64> {
+        from.max(self.log_start)..to.min(self.log_end()).max(from.max(self.log_start))
+    }
+}
+
+impl PartitionLog<Record> {
     /// Appends and returns the new record's offset.
     pub fn append(&mut self, record: Record) -> u64 {
         if let Some(last) = self.records.back() {
             // Rule 1: offsets and production order both strictly increase.
             assert!(last.id < record.id, "records append in production order");
         }
-        let offset = self.log_end();
-        self.records.push_back(record);
-        offset
-    }
-
-    /// The offsets `from..to` clamped to what the log still holds.
-    pub fn present(&self, from: u64, to: u64) -> std::ops::Range<u64> {
-        from.max(self.log_start)..to.min(self.log_end()).max(from.max(self.log_start))
+        self.push(record)
     }
 }
 

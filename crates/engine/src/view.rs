@@ -1,12 +1,14 @@
 //! The plain-data picture of the simulation that shells render.
 
+use crate::bridge::BridgePartitionView;
 use crate::config::{CommitMode, PositionModel};
 use crate::event::{PartitionMove, Tick};
 use crate::input::ConsumerId;
-use crate::sim::{ExpansionView, FarPartitionView, PeekView, RollingView};
 use serde::Serialize;
 
-/// Everything the page draws, at one tick.
+/// Everything the page draws, at one tick. The fields about one group
+/// (generation, state, settings, metrics, the partitions' committed offsets
+/// and owners, the sink) are the first group's; `groups` has every group.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct View {
     pub tick: Tick,
@@ -25,12 +27,32 @@ pub struct View {
     pub events_dropped: u64,
     /// The last completed rebalance: which partitions changed owner.
     pub last_rebalance: Option<RebalanceView>,
-    /// The booblik topic the bridge writes to, when there is a bridge.
-    pub far: Option<Vec<FarPartitionView>>,
+    /// The bridge target topic, when an application bridges.
+    pub bridge: Option<Vec<BridgePartitionView>>,
     /// What the last partition growth moved.
     pub last_expansion: Option<ExpansionView>,
     /// A rolling update under way.
     pub rolling_update: Option<RollingView>,
+    /// Every group reading the topic, in config order.
+    pub groups: Vec<GroupView>,
+}
+
+/// One consumer group, as the page's group column and the CLI show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GroupView {
+    pub name: String,
+    pub generation: u32,
+    /// Kafka's group state name.
+    pub state: String,
+    pub settings: SettingsView,
+    pub metrics: Metrics,
+    /// Per partition: the group's committed offset (its marker on the tape).
+    pub committed: Vec<Option<u64>>,
+    /// Per partition: log end − the position held (`None` before the first commit).
+    pub lag: Vec<Option<u64>>,
+    /// Its consumers, in card order.
+    pub consumers: Vec<ConsumerId>,
+    pub restart_pending: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -48,7 +70,7 @@ pub struct SettingsView {
     pub idempotent: bool,
     pub session_timeout_ticks: u64,
     pub retention_records: u64,
-    /// Where positions live: the group (Kafka) or each consumer's store (booblik).
+    /// Where positions live: the group (Kafka) or each consumer's own store.
     pub position: PositionModel,
     pub assignor: crate::config::Assignor,
     pub bridge: bool,
@@ -74,10 +96,10 @@ pub struct PartitionView {
     /// The group's committed offset (the dashed line); `None` before the first commit.
     pub committed: Option<u64>,
     /// The position held for the partition: the committed offset, or
-    /// (booblik) its owner's stored checkpoint.
+    /// (consumer-side stores) its owner's stored checkpoint.
     pub held: Option<u64>,
     /// Log end − the position held: the committed offset, as the CLI
-    /// computes it (booblik: the owner's stored checkpoint).
+    /// computes it (consumer-side stores: the owner's stored checkpoint).
     pub lag: Option<u64>,
     /// The member that owns it in the current generation (maybe a crashed one).
     pub owner: Option<ConsumerId>,
@@ -125,13 +147,18 @@ pub enum LoopStep {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ConsumerView {
     pub id: ConsumerId,
+    /// Its group's name.
+    pub group: String,
     pub member_id: Option<String>,
     pub state: ConsumerState,
     /// In the group, stable, and given no partition: more consumers than partitions.
     pub idle_spare: bool,
     /// Its partitions; for a crashed consumer, those its dead member still holds.
     pub partitions: Vec<u32>,
+    /// The first records of its in-flight batch (at most [`crate::IN_FLIGHT_SHOWN_MAX`]).
     pub in_flight: Vec<InFlightRecord>,
+    /// How many records its in-flight batch holds.
+    pub in_flight_count: u32,
     pub handled: u64,
     pub step: LoopStep,
     /// When a crashed incarnation's session runs out.
@@ -139,11 +166,11 @@ pub struct ConsumerView {
     pub crashed_at: Option<Tick>,
     /// Where its loop was when it crashed.
     pub crashed_during: Option<LoopStep>,
-    /// booblik: where this incarnation resumed each partition (`resumedFrom`).
+    /// Consumer-side store: where this incarnation resumed each partition (`resumedFrom`).
     pub resumed_from: Vec<(u32, u64)>,
-    /// booblik: what its offset store holds, per partition.
+    /// Consumer-side store: what it holds, per partition.
     pub stored: Vec<(u32, u64)>,
-    /// booblik: a checkpoint write is under way.
+    /// Consumer-side store: a checkpoint write is under way.
     pub writing_checkpoint: bool,
 }
 
@@ -205,11 +232,11 @@ pub struct Metrics {
     /// Live members that own at least one partition.
     pub active_consumers: u32,
     pub generation: u32,
-    /// Commit requests (Kafka) or checkpoint writes (booblik).
+    /// Commit requests (Kafka) or checkpoint writes (consumer-side stores).
     pub commit_requests: u64,
     /// Checkpoints a crash tore mid-write (in-place writes).
     pub torn_checkpoints: u64,
-    /// Records the bridge wrote to the booblik topic (none of them with a key).
+    /// Records the application wrote to the bridge target topic (none of them with a key).
     pub bridged: u64,
     /// `partitionFor(null)` calls that moved the round-robin counter.
     pub advancing_peeks: u64,
@@ -217,4 +244,162 @@ pub struct Metrics {
     pub double_paid_cents: u64,
     /// Partition-ticks no consumer worked because a rebalance was in progress.
     pub partition_ticks_stopped: u64,
+}
+
+/// The effect of restarting one partition from an offset (see [`crate::Sim::restart_preview`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RestartPreview {
+    /// The offset after clamping to the log.
+    pub offset: u64,
+    /// Handled records between the offset and the committed offset: they come back.
+    pub replay: u64,
+    /// Unhandled records between the committed offset and the offset: nobody will handle them.
+    pub skip: u64,
+}
+
+/// The last checkpoint a consumer completed (`lastCheckpoint`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckpointView {
+    pub tick: Tick,
+    pub positions: Vec<(u32, u64)>,
+}
+
+/// One entry of `/stats`, per consumer and partition (consumer-side stores).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsumerStats {
+    pub consumer: ConsumerId,
+    pub partition: u32,
+    /// The next offset it will read (its live position); `None` while it does not own the partition.
+    pub position: Option<u64>,
+    /// Where this incarnation started the partition from.
+    pub resumed_from: Option<u64>,
+    /// Records of this partition it handled (all incarnations).
+    pub handled: u64,
+    /// What its offset store holds for the partition now.
+    pub stored: Option<u64>,
+    pub last_checkpoint_tick: Option<Tick>,
+}
+
+/// The answer to the last keyless peek.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PeekView {
+    pub tick: Tick,
+    pub partition: u32,
+    /// `partitionFor(null)`: it moved the round-robin counter.
+    pub advanced: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FindingKind {
+    /// Resumed within one batch of the last known position: at-least-once replay.
+    LegalReplay,
+    /// Resumed more than one batch behind the last known position.
+    ResumedTooFarBack,
+    /// Records no consumer handled that the group has moved past (or retention deleted).
+    NeverProcessed,
+}
+
+/// One thing the split check saw.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub tick: Tick,
+    pub kind: FindingKind,
+    pub partition: u32,
+    pub consumer: Option<ConsumerId>,
+    pub message: String,
+    /// The records concerned (at most [`crate::limits::FINDING_IDS_MAX`]).
+    pub record_ids: Vec<u64>,
+    /// How many more records than listed.
+    pub more: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum SplitStatus {
+    /// The position held equals the records written.
+    Equal,
+    /// Behind by at most one batch: work in flight.
+    WithinOneBatch { behind: u64 },
+    /// Behind by more than a batch: the consumer is lagging.
+    Behind { behind: u64 },
+    /// Nobody holds the partition.
+    NoHolder,
+}
+
+/// One partition's line of the split check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartitionSplit {
+    pub partition: u32,
+    /// Records written to the partition (its log end).
+    pub written: u64,
+    pub holder: Option<ConsumerId>,
+    /// The position held for it: the group's committed offset (Kafka) or the
+    /// holder's stored checkpoint (consumer-side stores).
+    pub position: Option<u64>,
+    pub status: SplitStatus,
+}
+
+/// The split check (seed 000): every record reaches a consumer, and each
+/// partition's written records equal the position its consumer holds.
+/// Resuming up to one batch behind the last known position is legal under
+/// at-least-once; resuming further back, or never processing a record, is a
+/// violation, listed with record ids.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SplitCheck {
+    pub partitions: Vec<PartitionSplit>,
+    /// Legal replays and violations, oldest first, then never-processed records.
+    pub findings: Vec<Finding>,
+    pub violations: u64,
+    pub legal_replays: u64,
+    /// Findings dropped past the bound.
+    pub findings_dropped: u64,
+}
+
+impl SplitCheck {
+    #[must_use]
+    pub fn passed(&self) -> bool {
+        self.violations == 0
+    }
+}
+
+/// One tick's lag and oldest-unprocessed age for a partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct LagSample {
+    pub tick: Tick,
+    pub lag: u64,
+    /// Ticks since the oldest record the group has not moved past was produced (0 when none).
+    pub oldest_unprocessed_age: u64,
+}
+
+/// What the last partition growth moved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExpansionView {
+    pub tick: Tick,
+    pub from: u32,
+    pub to: u32,
+    /// `(subject, old partition, new partition)` of every key that now maps elsewhere.
+    pub moved: Vec<(u32, u32, u32)>,
+}
+
+/// One account's ledger: what the payouts did to it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct LedgerEntry {
+    pub account: u32,
+    /// Money paid out, in cents (every effect counts).
+    pub balance_cents: u64,
+    pub effects: u64,
+    /// Effects of an operation that had taken effect before: a double payout.
+    pub duplicate_effects: u64,
+}
+
+/// Where a rolling update is, for the page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RollingView {
+    /// The consumer being restarted now.
+    pub current: ConsumerId,
+    /// `true` while it is stopping, `false` while it rejoins.
+    pub stopping: bool,
+    pub remaining: Vec<ConsumerId>,
 }

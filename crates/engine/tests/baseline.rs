@@ -45,7 +45,8 @@ fn summary(sim: &Sim) -> String {
         .unwrap();
     }
     for c in &view.consumers {
-        writeln!(out, "  {} {:?} handled={} partitions={:?}", c.id, c.state, c.handled, c.partitions).unwrap();
+        writeln!(out, "  {} {:?} handled={} partitions={:?}", c.id, c.state, c.handled, c.partitions)
+            .unwrap();
     }
     out.push_str(&describe(sim));
     out
@@ -81,9 +82,14 @@ fn old_links_open_as_before() {
         let link = Link::parse_query(query.trim()).expect("an old link still reads");
         let (scenario, guided) = link.scenario.clone().resolve().expect("resolves");
         let scenario = if guided { scenario.guided() } else { scenario };
-        let journal = link.inputs.iter().map(|(tick, input)| JournalEntry { tick: *tick, input: input.clone() }).collect();
+        let journal = link
+            .inputs
+            .iter()
+            .map(|(tick, input)| JournalEntry { tick: *tick, input: input.clone() })
+            .collect();
         let history = History::replay(scenario, link.seed, journal, link.tick).expect("replays");
-        writeln!(out, "== {} at tick {}", query.trim().chars().take(40).collect::<String>(), link.tick).unwrap();
+        writeln!(out, "== {} at tick {}", query.trim().chars().take(40).collect::<String>(), link.tick)
+            .unwrap();
         out.push_str(&summary(history.sim()));
     }
     expect_test::expect_file!["snapshots/links.txt"].assert_eq(&out);
@@ -107,7 +113,11 @@ fn make_links() {
         LinkScenario::Builtin { name: "crash-commit-after".into(), guided: true },
         7,
         60,
-        vec![(3, Input::Send { count: 10 }), (5, Input::Crash { consumer: c1 }), (30, Input::Start { consumer: c1 })],
+        vec![
+            (3, Input::Send { count: 10 }),
+            (5, Input::Crash { consumer: c1 }),
+            (30, Input::Start { consumer: c1 }),
+        ],
     );
     make(
         "link-reset.txt",
@@ -116,7 +126,13 @@ fn make_links() {
         80,
         vec![
             (1, Input::Send { count: 20 }),
-            (20, Input::RestartFrom { reset: ResetSpec::Offset { partition: Some(1), offset: 2 } }),
+            (
+                20,
+                Input::RestartFrom {
+                    group: None,
+                    reset: ResetSpec::Offset { partition: Some(1), offset: 2 },
+                },
+            ),
             (40, Input::Send { count: 5 }),
         ],
     );
@@ -135,6 +151,6 @@ fn make_links() {
         LinkScenario::Inline(Box::new(inline)),
         11,
         50,
-        vec![(2, Input::AddConsumer), (8, Input::Send { count: 9 })],
+        vec![(2, Input::AddConsumer { group: None }), (8, Input::Send { count: 9 })],
     );
 }

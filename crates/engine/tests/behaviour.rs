@@ -164,7 +164,7 @@ fn a_rebalance_waits_for_members_to_finish_their_batch() {
     advance(&mut s, 1);
     input(&mut s, Input::Send { count: 8 });
     advance(&mut s, 1); // c1 polls 4 and handles 1
-    input(&mut s, Input::AddConsumer);
+    input(&mut s, Input::AddConsumer { group: None });
     let events = advance(&mut s, 2);
     assert!(!events.iter().any(|e| matches!(e, Event::RebalanceCompleted { .. })), "c1 still has a batch");
     assert_eq!(s.view().group_state, "PreparingRebalance");
@@ -230,12 +230,12 @@ fn pause_fetches_nothing_and_keeps_the_partitions() {
 fn reset_is_refused_while_the_group_has_members() {
     let mut s = sim(Config::default());
     advance(&mut s, 1);
-    let err = s.handle_input(Input::ResetOffsets { reset: ResetSpec::Earliest }).unwrap_err();
+    let err = s.handle_input(Input::ResetOffsets { group: None, reset: ResetSpec::Earliest }).unwrap_err();
     assert_eq!(
         err.to_string(),
         "Error: Assignments can only be reset if the group 'demo' is inactive, but the current state is Stable."
     );
-    assert_eq!(err, InputError::GroupNotInactive { state: "Stable" });
+    assert_eq!(err, InputError::GroupNotInactive { group: "demo".into(), state: "Stable" });
 }
 
 #[test]
@@ -248,14 +248,19 @@ fn reset_modes_on_an_empty_group() {
     advance(&mut s, 2);
     assert_eq!(s.view().group_state, "Empty");
     let ends: Vec<u64> = s.view().partitions.iter().map(|p| p.log_end).collect();
-    let err =
-        s.handle_input(Input::ResetOffsets { reset: ResetSpec::Offset { partition: Some(9), offset: 0 } });
+    let err = s.handle_input(Input::ResetOffsets {
+        group: None,
+        reset: ResetSpec::Offset { partition: Some(9), offset: 0 },
+    });
     assert_eq!(err, Err(InputError::NoSuchPartition { partition: 9 }));
-    input(&mut s, Input::ResetOffsets { reset: ResetSpec::ShiftBy { by: -3 } });
+    input(&mut s, Input::ResetOffsets { group: None, reset: ResetSpec::ShiftBy { by: -3 } });
     assert_eq!(s.committed(0), Some(ends[0] - 3));
-    input(&mut s, Input::ResetOffsets { reset: ResetSpec::Offset { partition: Some(1), offset: 999 } });
+    input(
+        &mut s,
+        Input::ResetOffsets { group: None, reset: ResetSpec::Offset { partition: Some(1), offset: 999 } },
+    );
     assert_eq!(s.committed(1), Some(ends[1]), "clamped to the log end");
-    input(&mut s, Input::ResetOffsets { reset: ResetSpec::Earliest });
+    input(&mut s, Input::ResetOffsets { group: None, reset: ResetSpec::Earliest });
     assert_eq!((s.committed(0), s.committed(1)), (Some(0), Some(0)));
     input(&mut s, Input::Start { consumer: C1 });
     advance(&mut s, 60);
@@ -269,16 +274,17 @@ fn reset_to_latest_skips_records_nobody_handled() {
     input(&mut s, Input::Stop { consumer: C1 });
     advance(&mut s, 1);
     input(&mut s, Input::Send { count: 7 });
-    input(&mut s, Input::ResetOffsets { reset: ResetSpec::Latest });
+    input(&mut s, Input::ResetOffsets { group: None, reset: ResetSpec::Latest });
     assert_eq!(s.metrics().never_processed, 7);
-    input(&mut s, Input::ResetOffsets { reset: ResetSpec::Earliest });
+    input(&mut s, Input::ResetOffsets { group: None, reset: ResetSpec::Earliest });
     assert_eq!(s.metrics().never_processed, 0, "back in the group's future");
 }
 
 #[test]
 fn shift_by_needs_a_committed_offset() {
     let mut s = sim(Config { partitions: 1, consumers: 0, ..Config::default() });
-    let err = s.handle_input(Input::ResetOffsets { reset: ResetSpec::ShiftBy { by: 1 } }).unwrap_err();
+    let err =
+        s.handle_input(Input::ResetOffsets { group: None, reset: ResetSpec::ShiftBy { by: 1 } }).unwrap_err();
     assert_eq!(
         err.to_string(),
         "Cannot shift offset for partition orders-0 since there is no current committed offset"
@@ -291,7 +297,7 @@ fn restart_from_stops_resets_and_starts_again() {
     input(&mut s, Input::Send { count: 10 });
     advance(&mut s, 30);
     assert_eq!(s.metrics().delivered, 10);
-    input(&mut s, Input::RestartFrom { reset: ResetSpec::Earliest });
+    input(&mut s, Input::RestartFrom { group: None, reset: ResetSpec::Earliest });
     assert!(s.view().restart_pending);
     advance(&mut s, 40);
     assert!(!s.view().restart_pending);
@@ -398,7 +404,7 @@ fn refused_inputs_change_nothing_and_say_why() {
         (Input::Pause { consumer: ConsumerId(9) }, "no consumer named c9"),
         (Input::Resume { consumer: C1 }, "c1 is running; this needs it paused"),
         (Input::Send { count: 0 }, "count: must be between 1 and 100000, got 0"),
-        (Input::RecordsPerPoll { records: 0 }, "records: must be between 1 and 10000, got 0"),
+        (Input::RecordsPerPoll { group: None, records: 0 }, "records: must be between 1 and 10000, got 0"),
         (Input::Start { consumer: C1 }, "c1 is running; this needs it stopped or crashed"),
     ];
     for (input, message) in cases {

@@ -93,11 +93,11 @@ fn the_bridge_keeps_partitions_and_erases_keys() {
     let sim = run("key-erasure-bridge");
     let m = sim.metrics();
     assert!(m.bridged >= 40, "{m:?}");
-    let far = sim.view().far.expect("a booblik topic");
+    let far = sim.view().bridge.expect("a booblik topic");
     let total: u64 = far.iter().map(|p| p.log_end - p.log_start).sum();
     assert_eq!(total, m.bridged);
     for p in &far {
-        for record in sim.far_records(p.partition, p.log_start, 1_000) {
+        for record in sim.bridge_records(p.partition, p.log_start, 1_000) {
             assert_eq!(record.key, None, "booblik's wire format has no key");
             // It sits on the partition its source record had.
             let source = (0..3)
@@ -150,11 +150,11 @@ fn switching_the_position_store_is_an_input() {
         writes: offsetlab_engine::CheckpointWrites::InPlace,
         write_ticks: 1,
     };
-    sim.handle_input(Input::PositionStore { position }).unwrap();
+    sim.handle_input(Input::PositionStore { group: None, position }).unwrap();
     assert_eq!(sim.view().settings.position, position);
     let bad = offsetlab_engine::PositionModel::Consumer {
         writes: offsetlab_engine::CheckpointWrites::Atomic,
         write_ticks: 1_000,
     };
-    assert!(sim.handle_input(Input::PositionStore { position: bad }).is_err());
+    assert!(sim.handle_input(Input::PositionStore { group: None, position: bad }).is_err());
 }

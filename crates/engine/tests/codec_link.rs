@@ -49,26 +49,27 @@ fn every_input_has_a_short_form() {
         (Input::Crash { consumer: c }, "crash.c2"),
         (Input::Stop { consumer: c }, "stop.c2"),
         (Input::Start { consumer: c }, "start.c2"),
-        (Input::AddConsumer, "add-consumer"),
+        (Input::AddConsumer { group: None }, "add-consumer"),
         (Input::RemoveConsumer { consumer: c }, "remove-consumer.c2"),
-        (Input::RecordsPerPoll { records: 5 }, "records-per-poll.5"),
-        (Input::HandlePerTick { records: 2 }, "handle-per-tick.2"),
-        (Input::Commit { commit: CommitMode::EachRecord }, "commit.each-record"),
-        (Input::Commit { commit: CommitMode::Auto { interval_ticks: 5 } }, "commit.auto5"),
-        (Input::Idempotent { on: true }, "idempotent.1"),
-        (Input::ResetOffsets { reset: ResetSpec::Earliest }, "reset-offsets.earliest"),
+        (Input::RecordsPerPoll { group: None, records: 5 }, "records-per-poll.5"),
+        (Input::HandlePerTick { group: None, records: 2 }, "handle-per-tick.2"),
+        (Input::Commit { group: None, commit: CommitMode::EachRecord }, "commit.each-record"),
+        (Input::Commit { group: None, commit: CommitMode::Auto { interval_ticks: 5 } }, "commit.auto5"),
+        (Input::Idempotent { group: None, on: true }, "idempotent.1"),
+        (Input::ResetOffsets { group: None, reset: ResetSpec::Earliest }, "reset-offsets.earliest"),
         (
-            Input::ResetOffsets { reset: ResetSpec::Offset { partition: None, offset: 120 } },
+            Input::ResetOffsets { group: None, reset: ResetSpec::Offset { partition: None, offset: 120 } },
             "reset-offsets.o120",
         ),
         (
-            Input::RestartFrom { reset: ResetSpec::Offset { partition: Some(2), offset: 120 } },
+            Input::RestartFrom { group: None, reset: ResetSpec::Offset { partition: Some(2), offset: 120 } },
             "restart-from.o120p2",
         ),
-        (Input::RestartFrom { reset: ResetSpec::ShiftBy { by: -5 } }, "restart-from.s-5"),
-        (Input::PositionStore { position: PositionModel::Group }, "position-store.group"),
+        (Input::RestartFrom { group: None, reset: ResetSpec::ShiftBy { by: -5 } }, "restart-from.s-5"),
+        (Input::PositionStore { group: None, position: PositionModel::Group }, "position-store.group"),
         (
             Input::PositionStore {
+                group: None,
                 position: PositionModel::Consumer { writes: CheckpointWrites::InPlace, write_ticks: 3 },
             },
             "position-store.consumer-in-place-3",
@@ -77,10 +78,10 @@ fn every_input_has_a_short_form() {
         (Input::LoadCheckpoint { consumer: c, partition: 1, offset: 1234 }, "load-checkpoint.c2.1.1234"),
         (Input::AddPartitions { count: 3 }, "add-partitions.3"),
         (Input::KillBeforeCommit { consumer: c }, "kill-before-commit.c2"),
-        (Input::RollingUpdate { consumers: vec![] }, "rolling-update"),
-        (Input::RollingUpdate { consumers: vec![ConsumerId(1), c] }, "rolling-update.c1+c2"),
+        (Input::RollingUpdate { group: None, consumers: vec![] }, "rolling-update"),
+        (Input::RollingUpdate { group: None, consumers: vec![ConsumerId(1), c] }, "rolling-update.c1+c2"),
         (
-            Input::Assignor { assignor: offsetlab_engine::Assignor::CooperativeSticky },
+            Input::Assignor { group: None, assignor: offsetlab_engine::Assignor::CooperativeSticky },
             "assignor.cooperative-sticky",
         ),
     ];
@@ -92,7 +93,10 @@ fn every_input_has_a_short_form() {
     }
     // A form decoder may have turned the `+` into a space.
     let query = Link {
-        inputs: vec![(0, Input::RollingUpdate { consumers: vec![ConsumerId(1), ConsumerId(2)] })],
+        inputs: vec![(
+            0,
+            Input::RollingUpdate { group: None, consumers: vec![ConsumerId(1), ConsumerId(2)] },
+        )],
         ..crash_link()
     }
     .to_query();

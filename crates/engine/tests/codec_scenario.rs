@@ -31,7 +31,7 @@ fn prints_every_field_in_order() {
         "guide": {"topic": "operations", "story": "s", "steps": ["do it"],
                   "outcome": {"when": [{"metric": "duplicates", "at_least": 1, "at_most": null}], "says": "{n}"}}}"#;
     let scenario = Scenario::parse(text).unwrap();
-    assert_eq!(scenario.timeline[1].input, Input::RollingUpdate { consumers: Vec::new() });
+    assert_eq!(scenario.timeline[1].input, Input::RollingUpdate { group: None, consumers: Vec::new() });
     let expected = concat!(
         r#"{"name":"p","summary":"","watch":"","config":{"seed":1,"partitions":3,"retention_records":10000,"#,
         r#""consumers":2,"records_per_poll":3,"handle_per_tick":1,"commit":{"mode":"after"},"idempotent":false,"#,

@@ -159,9 +159,9 @@ fn a_rolling_update_restarts_every_consumer_and_each_payout_takes_effect_once() 
 fn a_rolling_update_refuses_a_second_one_and_unknown_consumers() {
     let mut sim = Sim::new(Config::default()).unwrap();
     sim.handle_tick(1);
-    assert!(sim.handle_input(Input::RollingUpdate { consumers: vec![ConsumerId(7)] }).is_err());
-    sim.handle_input(Input::RollingUpdate { consumers: vec![] }).unwrap();
-    assert!(sim.handle_input(Input::RollingUpdate { consumers: vec![] }).is_err());
+    assert!(sim.handle_input(Input::RollingUpdate { group: None, consumers: vec![ConsumerId(7)] }).is_err());
+    sim.handle_input(Input::RollingUpdate { group: None, consumers: vec![] }).unwrap();
+    assert!(sim.handle_input(Input::RollingUpdate { group: None, consumers: vec![] }).is_err());
     assert!(sim.view().rolling_update.is_some());
 }
 

@@ -93,13 +93,13 @@ fn every_assignor_runs_the_group() {
 fn the_assignor_can_change_between_rebalances() {
     let mut sim = Sim::new(Config { partitions: 4, consumers: 2, ..Config::default() }).unwrap();
     assert!(
-        sim.handle_input(Input::Assignor { assignor: Assignor::CooperativeSticky }).is_err(),
+        sim.handle_input(Input::Assignor { group: None, assignor: Assignor::CooperativeSticky }).is_err(),
         "refused while the first rebalance is in progress"
     );
     sim.handle_tick(1);
-    sim.handle_input(Input::Assignor { assignor: Assignor::CooperativeSticky }).unwrap();
+    sim.handle_input(Input::Assignor { group: None, assignor: Assignor::CooperativeSticky }).unwrap();
     assert_eq!(sim.view().settings.assignor, Assignor::CooperativeSticky);
-    sim.handle_input(Input::AddConsumer).unwrap();
+    sim.handle_input(Input::AddConsumer { group: None }).unwrap();
     sim.handle_tick(20);
     sim.check_invariants();
     let events: Vec<Event> = std::iter::from_fn(|| sim.poll_event()).collect();

@@ -19,7 +19,7 @@
 //! `Rc`s for everything derived, so equality by pointer tells Yew what changed.
 
 use offsetlab_engine::{
-    CommitCost, ConsumerStats, FarRecordView, History, Input, JournalEntry, LagSample, LedgerEntry, Link,
+    BridgeRecordView, CommitCost, ConsumerStats, History, Input, JournalEntry, LagSample, LedgerEntry, Link,
     LinkScenario, RecordView, ReplayError, RestartPreview, Scenario, SplitCheck, View, builtin, describe,
 };
 use std::cell::RefCell;
@@ -119,7 +119,7 @@ pub struct Tape {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FarTape {
     pub partition: u32,
-    pub records: Vec<FarRecordView>,
+    pub records: Vec<BridgeRecordView>,
     pub hidden_before: u64,
 }
 
@@ -497,14 +497,14 @@ impl AppState {
             Some(Rc::new(Selection { partition: s.partition, offset: s.offset, record, preview }))
         });
         let far_tapes = view
-            .far
+            .bridge
             .iter()
             .flatten()
             .map(|p| {
                 let from = p.log_end.saturating_sub(TAPE_CELLS).max(p.log_start);
                 FarTape {
                     partition: p.partition,
-                    records: sim.far_records(p.partition, from, TAPE_CELLS as u32),
+                    records: sim.bridge_records(p.partition, from, TAPE_CELLS as u32),
                     hidden_before: from - p.log_start,
                 }
             })
@@ -738,6 +738,7 @@ mod tests {
         let state = run(
             Rc::unwrap_or_clone(state),
             [Action::Apply(Input::RestartFrom {
+                group: None,
                 reset: ResetSpec::Offset { partition: Some(tape.partition), offset },
             })],
         );

@@ -416,7 +416,7 @@ pub(crate) fn read_scenario(v: &Value) -> Result<Scenario, Error> {
             .iter()
             .map(|t| TimedInput {
                 tick: num(t, "tick", 0),
-                input: get(t, "input").map_or(Input::AddConsumer, read_input),
+                input: get(t, "input").map_or(Input::AddConsumer { group: None }, read_input),
                 learner: flag(t, "learner", false),
             })
             .collect(),
@@ -532,13 +532,13 @@ pub(crate) fn read_input(v: &Value) -> Input {
         "stop" => Input::Stop { consumer: c() },
         "start" => Input::Start { consumer: c() },
         "remove-consumer" => Input::RemoveConsumer { consumer: c() },
-        "records-per-poll" => Input::RecordsPerPoll { records: n("records") },
-        "handle-per-tick" => Input::HandlePerTick { records: n("records") },
-        "commit" => Input::Commit { commit: read_commit(sub("commit")) },
-        "idempotent" => Input::Idempotent { on: on("on") },
-        "reset-offsets" => Input::ResetOffsets { reset: read_reset(sub("reset")) },
-        "restart-from" => Input::RestartFrom { reset: read_reset(sub("reset")) },
-        "position-store" => Input::PositionStore { position: read_position(sub("position")) },
+        "records-per-poll" => Input::RecordsPerPoll { group: None, records: n("records") },
+        "handle-per-tick" => Input::HandlePerTick { group: None, records: n("records") },
+        "commit" => Input::Commit { group: None, commit: read_commit(sub("commit")) },
+        "idempotent" => Input::Idempotent { group: None, on: on("on") },
+        "reset-offsets" => Input::ResetOffsets { group: None, reset: read_reset(sub("reset")) },
+        "restart-from" => Input::RestartFrom { group: None, reset: read_reset(sub("reset")) },
+        "position-store" => Input::PositionStore { group: None, position: read_position(sub("position")) },
         "peek" => Input::Peek { advancing: on("advancing") },
         "load-checkpoint" => {
             Input::LoadCheckpoint { consumer: c(), partition: n("partition"), offset: num(v, "offset", 0) }
@@ -546,10 +546,12 @@ pub(crate) fn read_input(v: &Value) -> Input {
         "add-partitions" => Input::AddPartitions { count: n("count") },
         "kill-before-commit" => Input::KillBeforeCommit { consumer: c() },
         "rolling-update" => {
-            Input::RollingUpdate { consumers: items(v, "consumers").iter().map(id).collect() }
+            Input::RollingUpdate { group: None, consumers: items(v, "consumers").iter().map(id).collect() }
         }
-        "assignor" => Input::Assignor { assignor: ASSIGNOR_VALUES[index(v, "assignor", &ASSIGNORS)] },
-        _ => Input::AddConsumer,
+        "assignor" => {
+            Input::Assignor { group: None, assignor: ASSIGNOR_VALUES[index(v, "assignor", &ASSIGNORS)] }
+        }
+        _ => Input::AddConsumer { group: None },
     }
 }
 
@@ -695,8 +697,8 @@ pub(crate) fn write_input(w: &mut Writer, key: &str, input: &Input) {
         Input::HotKey { share_percent } => {
             ("hot-key", None, Some(("share_percent", u32::from(*share_percent))))
         }
-        Input::RecordsPerPoll { records } => ("records-per-poll", None, Some(("records", *records))),
-        Input::HandlePerTick { records } => ("handle-per-tick", None, Some(("records", *records))),
+        Input::RecordsPerPoll { records, .. } => ("records-per-poll", None, Some(("records", *records))),
+        Input::HandlePerTick { records, .. } => ("handle-per-tick", None, Some(("records", *records))),
         Input::AddPartitions { count } => ("add-partitions", None, Some(("count", *count))),
         Input::Pause { consumer } => ("pause", Some(consumer), None),
         Input::Resume { consumer } => ("resume", Some(consumer), None),
@@ -709,7 +711,7 @@ pub(crate) fn write_input(w: &mut Writer, key: &str, input: &Input) {
             ("load-checkpoint", Some(consumer), Some(("partition", *partition)))
         }
         Input::UseKeys { .. } => ("use-keys", None, None),
-        Input::AddConsumer => ("add-consumer", None, None),
+        Input::AddConsumer { .. } => ("add-consumer", None, None),
         Input::Commit { .. } => ("commit", None, None),
         Input::Idempotent { .. } => ("idempotent", None, None),
         Input::ResetOffsets { .. } => ("reset-offsets", None, None),
@@ -727,20 +729,20 @@ pub(crate) fn write_input(w: &mut Writer, key: &str, input: &Input) {
         w.uint(key, n.into());
     }
     match input {
-        Input::UseKeys { on } | Input::Idempotent { on } => w.flag("on", *on),
+        Input::UseKeys { on } | Input::Idempotent { on, .. } => w.flag("on", *on),
         Input::Peek { advancing } => w.flag("advancing", *advancing),
-        Input::Commit { commit } => write_commit(w, *commit),
-        Input::ResetOffsets { reset } | Input::RestartFrom { reset } => write_reset(w, *reset),
-        Input::PositionStore { position } => write_position(w, *position),
+        Input::Commit { commit, .. } => write_commit(w, *commit),
+        Input::ResetOffsets { reset, .. } | Input::RestartFrom { reset, .. } => write_reset(w, *reset),
+        Input::PositionStore { position, .. } => write_position(w, *position),
         Input::LoadCheckpoint { offset, .. } => w.uint("offset", *offset),
-        Input::RollingUpdate { consumers } => {
+        Input::RollingUpdate { consumers, .. } => {
             w.open("consumers", '[');
             for c in consumers {
                 w.str("", &c.to_string());
             }
             w.close(']');
         }
-        Input::Assignor { assignor } => w.str("assignor", assignor_name(*assignor)),
+        Input::Assignor { assignor, .. } => w.str("assignor", assignor_name(*assignor)),
         _ => {}
     }
     w.close('}');

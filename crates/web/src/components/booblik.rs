@@ -100,7 +100,7 @@ pub fn booblik(props: &SectionProps) -> Html {
                     store: matches!(view.settings.position, PositionModel::Consumer { .. }),
                 }) }
             </div>
-            if let Some(far) = view.far.as_ref() {
+            if let Some(far) = view.bridge.as_ref() {
                 { pure(far_tapes, FarTapesProps {
                     tapes: state.far_tapes.clone(), partitions: far.clone(), bridged: view.metrics.bridged,
                 }) }

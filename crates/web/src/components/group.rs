@@ -55,7 +55,7 @@ pub fn group(props: &SectionProps) -> Html {
             .map(|r| r.moved.iter().filter(|m| m.from == Some(id)).map(|m| (m.partition, m.to)).collect())
             .unwrap_or_default()
     };
-    let on_add = send(&props.on_action, Action::Apply(Input::AddConsumer));
+    let on_add = send(&props.on_action, Action::Apply(Input::AddConsumer { group: None }));
     let full = view.consumers.len() >= limits::CONSUMERS_MAX as usize;
     let store = match view.settings.position {
         PositionModel::Group => None,

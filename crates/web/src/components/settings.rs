@@ -40,13 +40,13 @@ pub fn Settings(props: &SectionProps) -> Html {
         Callback::from(move |e: Event| {
             let select: HtmlSelectElement = e.target_unchecked_into();
             if let Ok(records) = select.value().parse::<u32>() {
-                on_action.emit(Action::Apply(Input::RecordsPerPoll { records }));
+                on_action.emit(Action::Apply(Input::RecordsPerPoll { group: None, records }));
             }
         })
     };
     let commit_radio = |value: &'static str, label: Html, mode: CommitMode| {
         let checked = settings.commit.label() == value;
-        let onchange = send(&props.on_action, Action::Apply(Input::Commit { commit: mode }));
+        let onchange = send(&props.on_action, Action::Apply(Input::Commit { group: None, commit: mode }));
         html! {
             <label class="radio">
                 <input type="radio" name="commit" {value} {checked} {onchange} disabled={in_store} />
@@ -64,8 +64,10 @@ pub fn Settings(props: &SectionProps) -> Html {
             input.set_value(&n.to_string());
             auto_interval.set(n);
             if is_auto {
-                on_action
-                    .emit(Action::Apply(Input::Commit { commit: CommitMode::Auto { interval_ticks: n } }));
+                on_action.emit(Action::Apply(Input::Commit {
+                    group: None,
+                    commit: CommitMode::Auto { interval_ticks: n },
+                }));
             }
         })
     };
@@ -73,7 +75,7 @@ pub fn Settings(props: &SectionProps) -> Html {
         let on_action = props.on_action.clone();
         Callback::from(move |e: Event| {
             let input: HtmlInputElement = e.target_unchecked_into();
-            on_action.emit(Action::Apply(Input::Idempotent { on: input.checked() }));
+            on_action.emit(Action::Apply(Input::Idempotent { group: None, on: input.checked() }));
         })
     };
 

@@ -1,20 +1,20 @@
 //! The booblik topic the bridge writes: the same partitions, no keys.
 
 use crate::state::FarTape;
-use offsetlab_engine::{FarPartitionView, FarRecordView};
+use offsetlab_engine::{BridgePartitionView, BridgeRecordView};
 use std::rc::Rc;
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct FarTapesProps {
     pub tapes: Rc<Vec<FarTape>>,
-    pub partitions: Vec<FarPartitionView>,
+    pub partitions: Vec<BridgePartitionView>,
     /// Records the bridge wrote in all.
     pub bridged: u64,
 }
 
 /// A cell's key as the booblik record carries it.
-fn key_text(r: &FarRecordView) -> String {
+fn key_text(r: &BridgeRecordView) -> String {
     match r.key {
         Some(k) => format!("user-{k}"),
         None => "no key".to_string(),

@@ -20,7 +20,7 @@ pub fn rebalancing(props: &SectionProps) -> Html {
         let select: HtmlSelectElement = e.target_unchecked_into();
         let value = select.value();
         let assignor = ASSIGNORS.iter().find(|(_, v, _)| *v == value).map_or(Assignor::Range, |a| a.0);
-        Action::Apply(Input::Assignor { assignor })
+        Action::Apply(Input::Assignor { group: None, assignor })
     });
     let protocol = if current == Assignor::CooperativeSticky {
         "cooperative: only what moves stops"

@@ -7,7 +7,8 @@ use offsetlab_engine::Input;
 use yew::prelude::*;
 
 pub fn rolling(props: &SectionProps) -> Html {
-    let onclick = send(&props.on_action, Action::Apply(Input::RollingUpdate { consumers: vec![] }));
+    let onclick =
+        send(&props.on_action, Action::Apply(Input::RollingUpdate { group: None, consumers: vec![] }));
     let rolling = props.state.view.rolling_update.as_ref();
     let status = rolling.map_or_else(
         || "none".to_string(),

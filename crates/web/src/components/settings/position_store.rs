@@ -52,7 +52,7 @@ pub fn PositionStore(props: &SectionProps) -> Html {
     let radio = |value: &'static str, label: &'static str, help: &'static str| {
         let onchange = props.on_action.reform(move |_: Event| {
             let position = position_model(value, write_ticks).expect("the radios' values are known");
-            Action::Apply(Input::PositionStore { position })
+            Action::Apply(Input::PositionStore { group: None, position })
         });
         html! {
             <label class="radio">
@@ -70,6 +70,7 @@ pub fn PositionStore(props: &SectionProps) -> Html {
             picked_ticks.set(n);
             if let PositionModel::Consumer { writes, .. } = position {
                 on_action.emit(Action::Apply(Input::PositionStore {
+                    group: None,
                     position: PositionModel::Consumer { writes, write_ticks: n },
                 }));
             }

@@ -103,7 +103,7 @@ pub fn RestartFrom(props: &SectionProps) -> Html {
     };
     let on_restart = {
         let reset = reset_spec(*mode, chosen_partition, *offset);
-        send(&props.on_action, Action::Apply(Input::RestartFrom { reset }))
+        send(&props.on_action, Action::Apply(Input::RestartFrom { group: None, reset }))
     };
     let offset_mode = *mode == RestartMode::Offset;
 

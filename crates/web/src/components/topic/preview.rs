@@ -47,6 +47,7 @@ pub fn preview(props: &PreviewProps) -> Html {
                 return;
             }
             on_action.emit(Action::Apply(Input::RestartFrom {
+                group: None,
                 reset: ResetSpec::Offset { partition: Some(partition), offset },
             }));
         })

@@ -1,0 +1,119 @@
+//! The application behind a group ("what the application did, in order"):
+//! it handles each record the consumer hands it, keeps the payout ledger
+//! (seed 004), and, when idempotent, drops a duplicate's effect.
+
+use crate::client::Fetched;
+use crate::config::limits;
+use crate::event::Tick;
+use crate::input::ConsumerId;
+use crate::view::{HandledRecord, LedgerEntry};
+use std::collections::VecDeque;
+
+/// A payout operation's amount, from its operation (record) id: deterministic, 1.00 to 99.99.
+#[must_use]
+pub fn payout_cents(operation_id: u64) -> u64 {
+    100 + operation_id.wrapping_mul(7919) % 9_900
+}
+
+/// The application's counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct AppCounters {
+    pub delivered: u64,
+    pub duplicates: u64,
+    pub distinct_handled: u64,
+    pub effects: u64,
+    pub out_of_key_order: u64,
+    pub double_paid_cents: u64,
+}
+
+/// One group's application.
+///
+/// # Calling contract
+/// [`Application::handle`] takes a record and whether this group handles it
+/// for the first time (its observer knows), and returns what it did.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Application {
+    pub counters: AppCounters,
+    /// The last handled records, oldest first (bounded).
+    pub recent: VecDeque<HandledRecord>,
+    /// Per subject, the highest record id handled for the first time.
+    subject_high: Vec<Option<u64>>,
+    /// Per account (subject): the payout ledger.
+    ledger: Vec<LedgerEntry>,
+}
+
+impl Application {
+    pub fn handle(
+        &mut self,
+        now: Tick,
+        consumer: ConsumerId,
+        fetched: &Fetched,
+        first: bool,
+        idempotent: bool,
+    ) -> HandledRecord {
+        let counters = &mut self.counters;
+        counters.delivered += 1;
+        let mut out_of_key_order = false;
+        if first {
+            counters.distinct_handled += 1;
+            let subject = fetched.subject as usize;
+            if self.subject_high.len() <= subject {
+                assert!(subject < limits::KEYS_MAX as usize);
+                self.subject_high.resize(subject + 1, None);
+            }
+            let high = &mut self.subject_high[subject];
+            match *high {
+                Some(h) if h > fetched.id => out_of_key_order = true,
+                _ => *high = Some(fetched.id),
+            }
+        } else {
+            counters.duplicates += 1;
+        }
+        if out_of_key_order {
+            counters.out_of_key_order += 1;
+        }
+        let effect = !idempotent || first;
+        if effect {
+            counters.effects += 1;
+            self.book(fetched.subject, fetched.id, first);
+        }
+        let handled = HandledRecord {
+            tick: now,
+            consumer,
+            partition: fetched.partition,
+            offset: fetched.offset,
+            record_id: fetched.id,
+            subject: fetched.subject,
+            duplicate: !first,
+            out_of_key_order,
+            effect,
+            produced_tick: fetched.produced_tick,
+        };
+        if self.recent.len() == limits::SINK_RECENT_MAX {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(handled);
+        handled
+    }
+
+    /// Books a payout that took effect in its account's ledger.
+    fn book(&mut self, account: u32, operation_id: u64, first: bool) {
+        let index = account as usize;
+        if self.ledger.len() <= index {
+            self.ledger.resize(index + 1, LedgerEntry::default());
+        }
+        let entry = &mut self.ledger[index];
+        entry.account = account;
+        entry.effects += 1;
+        entry.balance_cents += payout_cents(operation_id);
+        if !first {
+            entry.duplicate_effects += 1;
+            self.counters.double_paid_cents += payout_cents(operation_id);
+        }
+    }
+
+    /// Every account's ledger that saw a payout.
+    pub fn ledger(&self) -> Vec<LedgerEntry> {
+        self.ledger.iter().filter(|e| e.effects > 0).copied().collect()
+    }
+}

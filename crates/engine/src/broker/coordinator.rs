@@ -1,0 +1,283 @@
+//! The group coordinator of one consumer group (Kafka's classic protocol):
+//! membership, generations, and the assignment the group leader computes.
+
+use crate::assign;
+use crate::config::{Assignor, limits};
+use crate::event::{PartitionMove, Tick};
+use crate::input::ConsumerId;
+use crate::view::RebalanceView;
+use std::collections::BTreeMap;
+
+/// The coordinator's view of the group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GroupState {
+    Empty,
+    Stable,
+    PreparingRebalance,
+}
+
+impl GroupState {
+    /// Kafka's `GroupState` names, as the CLI prints them.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            GroupState::Empty => "Empty",
+            GroupState::Stable => "Stable",
+            GroupState::PreparingRebalance => "PreparingRebalance",
+        }
+    }
+}
+
+/// A member as the coordinator knows it. A crashed process's member stays
+/// here, dead, until its session times out.
+#[derive(Debug, Clone)]
+pub(crate) struct Member {
+    pub member_id: String,
+    pub consumer: ConsumerId,
+    pub host: String,
+    /// `Some(tick)` once its process died: removed at that tick.
+    pub expires_at: Option<Tick>,
+    /// Its partitions in the current generation.
+    pub assignment: Vec<u32>,
+    /// Has sent its JoinGroup for the rebalance in progress.
+    pub rejoined: bool,
+}
+
+/// A rebalance the coordinator completed: the new generation's plan.
+#[derive(Debug, Clone)]
+pub(crate) struct Completed {
+    pub generation: u32,
+    /// `(consumer, partitions)` in JoinGroup order.
+    pub plan: Vec<(ConsumerId, Vec<u32>)>,
+}
+
+/// One group's coordinator.
+///
+/// # Calling contract
+/// - Membership: [`Coordinator::join`] (a JoinGroup without a member id),
+///   [`Coordinator::rejoin`] (a member's JoinGroup in a rebalance),
+///   [`Coordinator::leave`] (LeaveGroup), [`Coordinator::member_died`] (its
+///   session starts running out), [`Coordinator::expire_sessions`].
+/// - [`Coordinator::begin_rebalance`] returns whether a rebalance started;
+///   the caller tells the members (they stop and rejoin, or, cooperative,
+///   rejoin at their next poll).
+/// - [`Coordinator::try_complete`] completes a rebalance once every member
+///   has rejoined (a dead member holds it up until its session expires) and
+///   returns the new generation's plan; [`Coordinator::record_completion`]
+///   then records which partitions changed owner.
+#[derive(Debug, Clone)]
+pub(crate) struct Coordinator {
+    state: GroupState,
+    generation: u32,
+    members: Vec<Member>,
+    /// Each partition's owner in the last completed generation.
+    owners: Vec<Option<ConsumerId>>,
+    last_rebalance: Option<RebalanceView>,
+}
+
+impl Coordinator {
+    pub fn new(partitions: u32) -> Coordinator {
+        Coordinator {
+            state: GroupState::Empty,
+            generation: 0,
+            members: Vec::new(),
+            owners: vec![None; partitions as usize],
+            last_rebalance: None,
+        }
+    }
+
+    pub fn state(&self) -> GroupState {
+        self.state
+    }
+
+    pub fn generation(&self) -> u32 {
+        self.generation
+    }
+
+    pub fn members(&self) -> &[Member] {
+        &self.members
+    }
+
+    pub fn member(&self, member_id: &str) -> Option<&Member> {
+        self.members.iter().find(|m| m.member_id == member_id)
+    }
+
+    /// The dead member a crashed consumer left behind, while its session runs.
+    pub fn ghost_of(&self, consumer: ConsumerId) -> Option<&Member> {
+        self.members.iter().find(|m| m.consumer == consumer && m.expires_at.is_some())
+    }
+
+    pub fn owners(&self) -> &[Option<ConsumerId>] {
+        &self.owners
+    }
+
+    /// The member that owns `partition` in the current generation (maybe a dead one).
+    pub fn owner_of(&self, partition: u32) -> Option<&Member> {
+        self.members.iter().find(|m| m.assignment.contains(&partition))
+    }
+
+    pub fn last_rebalance(&self) -> Option<&RebalanceView> {
+        self.last_rebalance.as_ref()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// Live members that own at least one partition.
+    pub fn active_members(&self) -> u32 {
+        self.members.iter().filter(|m| m.expires_at.is_none() && !m.assignment.is_empty()).count() as u32
+    }
+
+    pub fn join(&mut self, member_id: String, consumer: ConsumerId, host: String) {
+        self.members.push(Member {
+            member_id,
+            consumer,
+            host,
+            expires_at: None,
+            assignment: Vec::new(),
+            rejoined: true,
+        });
+        assert!(self.members.len() <= 2 * limits::CONSUMERS_MAX as usize);
+    }
+
+    pub fn rejoin(&mut self, member_id: &str) {
+        let member = self.members.iter_mut().find(|m| m.member_id == member_id).expect("a member rejoins");
+        member.rejoined = true;
+    }
+
+    pub fn leave(&mut self, member_id: &str) {
+        self.members.retain(|m| m.member_id != member_id);
+    }
+
+    pub fn member_died(&mut self, member_id: &str, expires_at: Tick) {
+        let member =
+            self.members.iter_mut().find(|m| m.member_id == member_id).expect("a live consumer's member");
+        member.expires_at = Some(expires_at);
+    }
+
+    /// Removes the members whose session ran out by `now`, in member order.
+    pub fn expire_sessions(&mut self, now: Tick) -> Vec<Member> {
+        let mut expired = Vec::new();
+        let mut i = 0;
+        while i < self.members.len() {
+            if self.members[i].expires_at.is_some_and(|t| t <= now) {
+                expired.push(self.members.remove(i));
+            } else {
+                i += 1;
+            }
+        }
+        expired
+    }
+
+    /// Moves the group to `PreparingRebalance`; `false` if it was already there.
+    pub fn begin_rebalance(&mut self) -> bool {
+        if self.state == GroupState::PreparingRebalance {
+            return false;
+        }
+        self.state = GroupState::PreparingRebalance;
+        for member in &mut self.members {
+            member.rejoined = false;
+        }
+        true
+    }
+
+    /// The next generation, once every member has rejoined.
+    pub fn try_complete(&mut self, assignor: Assignor, partitions: u32) -> Option<Completed> {
+        if self.state != GroupState::PreparingRebalance {
+            return None;
+        }
+        if !self.members.iter().all(|m| m.expires_at.is_none() && m.rejoined) {
+            return None;
+        }
+        self.generation += 1;
+        let plan = self.plan(assignor, partitions);
+        let plan: Vec<(ConsumerId, Vec<u32>)> = plan
+            .into_iter()
+            .map(|(member_id, partitions)| {
+                let member =
+                    self.members.iter_mut().find(|m| m.member_id == member_id).expect("planned member");
+                member.assignment.clone_from(&partitions);
+                (member.consumer, partitions)
+            })
+            .collect();
+        self.state = if self.members.is_empty() { GroupState::Empty } else { GroupState::Stable };
+        self.check_one_owner();
+        Some(Completed { generation: self.generation, plan })
+    }
+
+    /// Records the completed generation's owners; returns the partitions that moved.
+    pub fn record_completion(
+        &mut self,
+        now: Tick,
+        assignment: &[(ConsumerId, Vec<u32>)],
+    ) -> Vec<PartitionMove> {
+        let mut owners = vec![None; self.owners.len()];
+        for (consumer, partitions) in assignment {
+            for &p in partitions {
+                owners[p as usize] = Some(*consumer);
+            }
+        }
+        let moved: Vec<PartitionMove> = (0..self.owners.len())
+            .filter(|&p| owners[p] != self.owners[p])
+            .map(|p| PartitionMove { partition: p as u32, from: self.owners[p], to: owners[p] })
+            .collect();
+        self.owners = owners;
+        self.last_rebalance =
+            Some(RebalanceView { tick: now, generation: self.generation, moved: moved.clone() });
+        moved
+    }
+
+    pub fn add_partitions(&mut self, added: u32) {
+        self.owners.extend(std::iter::repeat_n(None, added as usize));
+    }
+
+    /// The assignor's plan for the members in the group now: `(member id, partitions)`.
+    fn plan(&self, assignor: Assignor, partitions: u32) -> Vec<(String, Vec<u32>)> {
+        if assignor == Assignor::Range {
+            let mut member_ids: Vec<&str> = self.members.iter().map(|m| m.member_id.as_str()).collect();
+            member_ids.sort_unstable();
+            return assign::range(&member_ids, partitions)
+                .into_iter()
+                .map(|(m, p)| (m.to_string(), p))
+                .collect();
+        }
+        const TOPIC: &str = "orders";
+        // JoinGroup order: the order members joined (Kafka's leader sees them so).
+        let members: Vec<String> = self.members.iter().map(|m| m.member_id.clone()).collect();
+        let topics: assign::TopicPartitions = BTreeMap::from([(TOPIC.to_string(), partitions)]);
+        let previous: assign::Assignment = self
+            .members
+            .iter()
+            .map(|m| (m.member_id.clone(), BTreeMap::from([(TOPIC.to_string(), m.assignment.clone())])))
+            .collect();
+        let result = match assignor.strategy() {
+            assign::Strategy::CooperativeSticky => assign::cooperative_first_round(
+                &assign::assign(assign::Strategy::Sticky, &members, &topics, &previous),
+                &previous,
+            ),
+            strategy => assign::assign(strategy, &members, &topics, &previous),
+        };
+        members
+            .into_iter()
+            .map(|m| {
+                let partitions = result.get(&m).and_then(|t| t.get(TOPIC)).cloned().unwrap_or_default();
+                (m, partitions)
+            })
+            .collect()
+    }
+
+    /// One owner per partition per generation.
+    pub fn check_one_owner(&self) {
+        let mut owners = vec![0u8; self.owners.len()];
+        for member in &self.members {
+            for &p in &member.assignment {
+                owners[p as usize] += 1;
+                assert!(
+                    owners[p as usize] == 1,
+                    "partition {p} has two owners in generation {}",
+                    self.generation
+                );
+            }
+        }
+    }
+}

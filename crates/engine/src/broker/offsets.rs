@@ -1,0 +1,30 @@
+//! A group's committed offsets, as the broker stores them (Kafka keeps them
+//! in `__consumer_offsets`).
+
+/// Committed offsets per partition of one group.
+///
+/// # Calling contract
+/// [`OffsetStore::commit`] stores an offset and returns the one it replaces;
+/// the caller (the `Sim`) has checked it against the log end.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct OffsetStore {
+    committed: Vec<Option<u64>>,
+}
+
+impl OffsetStore {
+    pub fn new(partitions: u32) -> OffsetStore {
+        OffsetStore { committed: vec![None; partitions as usize] }
+    }
+
+    pub fn get(&self, partition: u32) -> Option<u64> {
+        self.committed.get(partition as usize).copied().flatten()
+    }
+
+    pub fn commit(&mut self, partition: u32, offset: u64) -> Option<u64> {
+        self.committed[partition as usize].replace(offset)
+    }
+
+    pub fn add_partitions(&mut self, added: u32) {
+        self.committed.extend(std::iter::repeat_n(None, added as usize));
+    }
+}

@@ -1,0 +1,100 @@
+//! The topic `orders`: its partitions' logs, bounded by retention.
+
+use crate::log::{PartitionLog, Record};
+
+/// The topic's partitions.
+///
+/// # Calling contract
+/// - [`Topic::append`] adds a record at a partition's log end and returns its offset.
+/// - [`Topic::enforce_retention`] deletes what is past retention and returns it,
+///   so each group's observer can count what it never handled.
+/// - [`Topic::read`] answers a fetch: the records in a range, as plain values.
+/// - [`Topic::add_partitions`] grows the topic (`kafka-topics --alter`).
+#[derive(Debug, Clone)]
+pub(crate) struct Topic {
+    partitions: Vec<PartitionLog>,
+    retention_records: u64,
+}
+
+/// What retention deleted from one partition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Deleted {
+    pub partition: u32,
+    pub new_log_start: u64,
+    pub records: Vec<(u64, Record)>,
+}
+
+impl Topic {
+    pub fn new(partitions: u32, retention_records: u64) -> Topic {
+        Topic { partitions: vec![PartitionLog::default(); partitions as usize], retention_records }
+    }
+
+    pub fn partition_count(&self) -> u32 {
+        self.partitions.len() as u32
+    }
+
+    pub fn retention_records(&self) -> u64 {
+        self.retention_records
+    }
+
+    pub fn log(&self, partition: u32) -> Option<&PartitionLog> {
+        self.partitions.get(partition as usize)
+    }
+
+    pub fn log_start(&self, partition: u32) -> u64 {
+        self.partitions[partition as usize].log_start
+    }
+
+    pub fn log_end(&self, partition: u32) -> u64 {
+        self.partitions[partition as usize].log_end()
+    }
+
+    pub fn get(&self, partition: u32, offset: u64) -> Option<&Record> {
+        self.partitions.get(partition as usize)?.get(offset)
+    }
+
+    pub fn append(&mut self, partition: u32, record: Record) -> u64 {
+        self.partitions[partition as usize].append(record)
+    }
+
+    /// The records at `from..to` of `partition` (a fetch response).
+    pub fn read(&self, partition: u32, from: u64, to: u64) -> impl Iterator<Item = (u64, Record)> + '_ {
+        let log = &self.partitions[partition as usize];
+        log.present(from, to).map(|o| (o, *log.get(o).expect("present")))
+    }
+
+    /// Deletes the records past retention, oldest first.
+    pub fn enforce_retention(&mut self) -> Vec<Deleted> {
+        let retention = self.retention_records;
+        let mut out = Vec::new();
+        for (p, log) in self.partitions.iter_mut().enumerate() {
+            let excess = (log.records.len() as u64).saturating_sub(retention);
+            if excess == 0 {
+                continue;
+            }
+            let mut records = Vec::with_capacity(excess as usize);
+            for _ in 0..excess {
+                let offset = log.log_start;
+                records.push((offset, log.pop_front().expect("excess records exist")));
+            }
+            out.push(Deleted { partition: p as u32, new_log_start: log.log_start, records });
+        }
+        out
+    }
+
+    pub fn add_partitions(&mut self, added: u32) {
+        self.partitions.extend((0..added).map(|_| PartitionLog::default()));
+    }
+
+    /// Every retained record, for the invariant checks.
+    pub fn check(&self) {
+        for (p, log) in self.partitions.iter().enumerate() {
+            assert!(log.records.len() as u64 <= self.retention_records, "P{p} holds more than retention");
+            let mut previous = None;
+            for r in &log.records {
+                assert!(previous.is_none_or(|id| id < r.id), "partition {p}: ids increase with offsets");
+                previous = Some(r.id);
+            }
+        }
+    }
+}

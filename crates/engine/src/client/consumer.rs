@@ -1,0 +1,378 @@
+//! One consumer process: the loop `poll → handle → commit` on one card, its
+//! fetch positions and in-flight batch, and (where positions live on the
+//! consumer) its own offset store on its volume.
+
+use crate::config::CheckpointWrites;
+use crate::event::Tick;
+use crate::input::ConsumerId;
+use crate::view::{CheckpointView, ConsumerState, LoopStep};
+use std::collections::VecDeque;
+
+/// Where the process is. One enum for the process and the card's state
+/// ([`ConsumerState`] is its public name, without the stop's details).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Process {
+    Running,
+    Paused,
+    /// Finishing its batch before it leaves; `remove` drops the card after.
+    Stopping {
+        deadline: Tick,
+        remove: bool,
+    },
+    Crashed,
+    Stopped,
+}
+
+/// A record fetched by `poll()` and not yet handled: the consumer holds a copy,
+/// so retention deleting it from the log does not take it away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fetched {
+    pub partition: u32,
+    pub offset: u64,
+    pub id: u64,
+    pub subject: u32,
+    pub keyed: bool,
+    pub produced_tick: Tick,
+}
+
+/// A checkpoint write under way: these positions land at `done_at`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PendingCheckpoint {
+    pub positions: Vec<(u32, u64)>,
+    pub done_at: Tick,
+}
+
+/// One step of a `poll()`'s fetch, in the order the consumer takes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FetchStep {
+    /// The position `from` was deleted by retention: OffsetOutOfRange, and
+    /// `auto.offset.reset=earliest` moves it to `to`.
+    Reset { partition: u32, from: u64, to: u64 },
+    /// Read `from..to`.
+    Read { partition: u32, from: u64, to: u64 },
+}
+
+/// A consumer.
+///
+/// # Calling contract
+/// The `Sim` drives its loop one tick at a time and routes what it asks for:
+/// [`Consumer::plan_fetch`] says what to read given the partitions' bounds,
+/// [`Consumer::handle_fetched`] takes the records read; [`Consumer::next_record`]
+/// hands out the batch one record at a time; [`Consumer::commit_offsets`] is
+/// what `commitSync()` sends. Its state changes only through its own methods.
+#[derive(Debug, Clone)]
+pub(crate) struct Consumer {
+    pub id: ConsumerId,
+    /// The group it belongs to (index in the config's groups).
+    pub group: usize,
+    pub process: Process,
+    /// The member id of its current incarnation while it is in the group.
+    pub member_id: Option<String>,
+    pub host: String,
+    /// Partitions of the current generation (the client's copy).
+    pub assigned: Vec<u32>,
+    /// Fetch position per partition (next offset to fetch); `None` when not assigned.
+    pub positions: Vec<Option<u64>>,
+    pub batch: VecDeque<Fetched>,
+    /// Partitions `poll()` starts from rotates so none starves.
+    fetch_rotation: usize,
+    pub next_auto_commit: Tick,
+    /// Handled records since its last commit (commit-after knows to commit).
+    pub uncommitted: bool,
+    /// Has sent its JoinGroup for the rebalance in progress.
+    pub joined: bool,
+    pub handled: u64,
+    pub step: LoopStep,
+    pub crashed_at: Option<Tick>,
+    /// Where its loop was when it crashed ("crash here…").
+    pub crashed_during: Option<LoopStep>,
+    /// Left with `RemoveConsumer`: the card goes at the end of the step.
+    pub remove_after_leave: bool,
+    /// Cooperative protocol: the assignment this member applies at its next
+    /// poll (revoking what it loses, adding what it gains).
+    pub pending_assignment: Option<Vec<u32>>,
+    /// The consumer-side offset store on its volume, per partition. It
+    /// survives crashes and restarts; a torn write leaves what a naive reader sees.
+    pub store: Vec<Option<u64>>,
+    /// A checkpoint being written.
+    pub checkpoint: Option<PendingCheckpoint>,
+    /// Where this incarnation started each partition from (`resumedFrom`).
+    pub resumed_from: Vec<Option<u64>>,
+    pub last_checkpoint: Option<CheckpointView>,
+    pub handled_by_partition: Vec<u64>,
+    /// The fault "killed after the ledger commit, before the offset commit" is armed.
+    pub kill_before_commit: bool,
+}
+
+impl Consumer {
+    pub fn new(id: ConsumerId, group: usize, partitions: u32) -> Consumer {
+        let n = partitions as usize;
+        Consumer {
+            id,
+            group,
+            process: Process::Stopped,
+            member_id: None,
+            host: format!("/10.0.0.{}", 10 + id.0),
+            assigned: Vec::new(),
+            positions: vec![None; n],
+            batch: VecDeque::new(),
+            fetch_rotation: 0,
+            next_auto_commit: 0,
+            uncommitted: false,
+            joined: false,
+            handled: 0,
+            step: LoopStep::Idle,
+            crashed_at: None,
+            crashed_during: None,
+            remove_after_leave: false,
+            pending_assignment: None,
+            store: vec![None; n],
+            checkpoint: None,
+            resumed_from: vec![None; n],
+            last_checkpoint: None,
+            handled_by_partition: vec![0; n],
+            kill_before_commit: false,
+        }
+    }
+
+    pub fn alive(&self) -> bool {
+        matches!(self.process, Process::Running | Process::Paused | Process::Stopping { .. })
+    }
+
+    pub fn state(&self) -> ConsumerState {
+        match self.process {
+            Process::Running => ConsumerState::Running,
+            Process::Paused => ConsumerState::Paused,
+            Process::Stopping { .. } => ConsumerState::Stopping,
+            Process::Crashed => ConsumerState::Crashed,
+            Process::Stopped => ConsumerState::Stopped,
+        }
+    }
+
+    /// A new incarnation with `member_id` (a JoinGroup without a member id).
+    pub fn start(&mut self, member_id: String) {
+        self.process = Process::Running;
+        self.member_id = Some(member_id);
+        self.assigned.clear();
+        self.positions.iter_mut().for_each(|p| *p = None);
+        self.batch.clear();
+        self.uncommitted = false;
+        self.joined = true;
+        self.crashed_at = None;
+        self.crashed_during = None;
+        self.pending_assignment = None;
+        self.resumed_from.iter_mut().for_each(|r| *r = None);
+        self.step = LoopStep::Idle;
+    }
+
+    /// The process dies: no commit, no LeaveGroup. Returns its member id.
+    pub fn crash(&mut self, now: Tick) -> String {
+        let member_id = self.member_id.take().expect("a live consumer is a member");
+        self.process = Process::Crashed;
+        self.assigned.clear();
+        self.pending_assignment = None;
+        self.positions.iter_mut().for_each(|p| *p = None);
+        self.crashed_at = Some(now);
+        self.crashed_during = Some(self.step);
+        self.step = LoopStep::Idle;
+        member_id
+    }
+
+    /// LeaveGroup after `close()`. Returns its member id.
+    pub fn leave(&mut self) -> String {
+        let member_id = self.member_id.take().expect("a leaving consumer is a member");
+        self.remove_after_leave = matches!(self.process, Process::Stopping { remove: true, .. });
+        self.process = Process::Stopped;
+        self.assigned.clear();
+        self.pending_assignment = None;
+        self.positions.iter_mut().for_each(|p| *p = None);
+        self.step = LoopStep::Idle;
+        assert!(self.batch.is_empty(), "a consumer leaves with no batch in flight");
+        member_id
+    }
+
+    pub fn take_batch(&mut self) -> VecDeque<Fetched> {
+        std::mem::take(&mut self.batch)
+    }
+
+    /// What `commitSync()` sends: the position of every assigned partition.
+    pub fn commit_offsets(&self) -> Vec<(u32, u64)> {
+        self.assigned
+            .iter()
+            .map(|&p| (p, self.positions[p as usize].expect("assigned partitions have positions")))
+            .collect()
+    }
+
+    pub fn has_positions(&self) -> bool {
+        self.positions.iter().any(Option::is_some)
+    }
+
+    /// An eager generation's assignment: every partition starts from `starts`.
+    pub fn assign(&mut self, partitions: Vec<u32>, starts: &[(u32, u64)]) {
+        assert!(self.batch.is_empty(), "members rejoin with no batch in flight");
+        self.positions.iter_mut().for_each(|p| *p = None);
+        for &(p, start) in starts {
+            self.positions[p as usize] = Some(start);
+        }
+        self.step = if partitions.is_empty() { LoopStep::Idle } else { LoopStep::Poll };
+        self.assigned = partitions;
+        self.fetch_rotation = 0;
+    }
+
+    /// Cooperative, at a poll boundary: the new assignment revokes what it
+    /// drops and starts what it adds at `starts`.
+    pub fn apply_assignment(&mut self, new: Vec<u32>, starts: &[(u32, u64)]) {
+        for &p in &self.assigned {
+            if !new.contains(&p) {
+                self.positions[p as usize] = None;
+            }
+        }
+        for &(p, start) in starts {
+            self.positions[p as usize] = Some(start);
+        }
+        self.step = if new.is_empty() { LoopStep::Idle } else { LoopStep::Poll };
+        self.assigned = new;
+        self.fetch_rotation = 0;
+    }
+
+    /// `poll()`'s fetch: up to `limit` records from the assigned partitions in
+    /// turn, starting one partition further each time. `bounds(p)` is the
+    /// partition's `(log start, log end)`. Moves the positions.
+    pub fn plan_fetch(&mut self, bounds: impl Fn(u32) -> (u64, u64), limit: u32) -> Vec<FetchStep> {
+        let mut plan = Vec::new();
+        let n = self.assigned.len();
+        if n == 0 {
+            return plan;
+        }
+        let rotation = self.fetch_rotation % n;
+        self.fetch_rotation = (rotation + 1) % n;
+        let mut remaining = limit;
+        for k in 0..n {
+            if remaining == 0 {
+                break;
+            }
+            let p = self.assigned[(rotation + k) % n];
+            let (log_start, log_end) = bounds(p);
+            let mut position = self.positions[p as usize].expect("assigned partitions have positions");
+            if position < log_start {
+                // OffsetOutOfRange → auto.offset.reset=earliest.
+                plan.push(FetchStep::Reset { partition: p, from: position, to: log_start });
+                self.positions[p as usize] = Some(log_start);
+                position = log_start;
+            }
+            let take = log_end.saturating_sub(position).min(u64::from(remaining));
+            if take == 0 {
+                continue;
+            }
+            plan.push(FetchStep::Read { partition: p, from: position, to: position + take });
+            self.positions[p as usize] = Some(position + take);
+            remaining -= take as u32;
+        }
+        plan
+    }
+
+    pub fn handle_fetched(&mut self, records: impl IntoIterator<Item = Fetched>) {
+        self.batch.extend(records);
+    }
+
+    pub fn next_record(&mut self) -> Option<Fetched> {
+        self.batch.pop_front()
+    }
+
+    /// The application handled `fetched`.
+    pub fn note_handled(&mut self, fetched: &Fetched) {
+        self.handled += 1;
+        self.handled_by_partition[fetched.partition as usize] += 1;
+        self.uncommitted = true;
+    }
+
+    /// Starts a checkpoint of the assigned positions into its own store.
+    pub fn begin_checkpoint(&mut self, now: Tick, write_ticks: u64) {
+        let positions = self.commit_offsets();
+        self.uncommitted = false;
+        self.checkpoint = Some(PendingCheckpoint { positions, done_at: now + write_ticks });
+    }
+
+    /// Completes a due checkpoint; returns it.
+    pub fn finish_checkpoint(&mut self, now: Tick) -> Option<CheckpointView> {
+        let pending = self.checkpoint.take_if(|p| p.done_at <= now)?;
+        for &(p, offset) in &pending.positions {
+            self.store[p as usize] = Some(offset);
+        }
+        let done = CheckpointView { tick: now, positions: pending.positions };
+        self.last_checkpoint = Some(done.clone());
+        Some(done)
+    }
+
+    /// The process died mid-write. An atomic write (temp file, rename) leaves
+    /// the old file; an in-place write leaves a prefix of the new digits,
+    /// `kept(digits)` of them. Returns the torn `(partition, intended, stored)`.
+    pub fn abort_checkpoint(
+        &mut self,
+        writes: CheckpointWrites,
+        mut kept: impl FnMut(u32) -> u32,
+    ) -> Option<Vec<(u32, u64, u64)>> {
+        let pending = self.checkpoint.take()?;
+        let mut torn_writes = Vec::new();
+        if writes == CheckpointWrites::InPlace {
+            for (p, intended) in pending.positions {
+                let digits = intended.to_string().len() as u32;
+                let stored = torn(intended, kept(digits) as usize);
+                self.store[p as usize] = Some(stored);
+                torn_writes.push((p, intended, stored));
+            }
+        }
+        Some(torn_writes)
+    }
+
+    pub fn add_partitions(&mut self, added: u32) {
+        let added = added as usize;
+        self.positions.extend(std::iter::repeat_n(None, added));
+        self.store.extend(std::iter::repeat_n(None, added));
+        self.resumed_from.extend(std::iter::repeat_n(None, added));
+        self.handled_by_partition.extend(std::iter::repeat_n(0, added));
+    }
+}
+
+/// What the naive reader makes of a prefix of `value`'s digits: the digits it
+/// finds, or 0 from an empty file.
+fn torn(value: u64, kept_digits: usize) -> u64 {
+    let digits = value.to_string();
+    digits[..kept_digits.min(digits.len())].parse().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    #[test]
+    fn a_torn_write_keeps_a_prefix_of_the_digits() {
+        assert_eq!(torn(1234, 2), 12);
+        assert_eq!(torn(1234, 0), 0);
+        assert_eq!(torn(1234, 3), 123);
+        assert_eq!(torn(7, 0), 0);
+    }
+
+    #[test]
+    fn a_fetch_rotates_over_partitions_and_jumps_over_deleted_offsets() {
+        let mut c = Consumer::new(ConsumerId(1), 0, 3);
+        c.start("m".into());
+        c.assign(vec![0, 2], &[(0, 0), (2, 1)]);
+        let plan = c.plan_fetch(|p| [(0, 2), (0, 0), (5, 9)][p as usize], 3);
+        assert_eq!(
+            plan,
+            vec![
+                FetchStep::Read { partition: 0, from: 0, to: 2 },
+                FetchStep::Reset { partition: 2, from: 1, to: 5 },
+                FetchStep::Read { partition: 2, from: 5, to: 6 },
+            ]
+        );
+        assert_eq!(c.positions[2], Some(6));
+        // The next poll starts from the other partition.
+        let plan = c.plan_fetch(|p| [(0, 2), (0, 0), (5, 9)][p as usize], 3);
+        assert_eq!(plan, vec![FetchStep::Read { partition: 2, from: 6, to: 9 }]);
+    }
+}

@@ -1,0 +1,147 @@
+//! The producer `orders-api`: picks each record's subject, and its partition
+//! with Kafka's partitioner (murmur2 for keys, sticky or round-robin without).
+
+use crate::config::{ProducerConfig, limits};
+use crate::event::Tick;
+use crate::partitioner::{KeylessState, partition_for_key};
+use crate::rng::Rng;
+use crate::sim::subject_key;
+use crate::view::PeekView;
+
+/// A record the producer sends: where it goes and what it is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Send {
+    /// The record's id: unique across the topic, increasing in production order.
+    pub id: u64,
+    pub partition: u32,
+    pub subject: u32,
+    pub keyed: bool,
+}
+
+/// The producer.
+///
+/// # Calling contract
+/// [`Producer::send`] returns the records to append, in order; the caller
+/// appends them to the topic. Settings change through its `set_*` methods;
+/// [`Producer::partitions_changed`] tells it the topic grew (keys remap).
+#[derive(Debug, Clone)]
+pub(crate) struct Producer {
+    /// The live settings (the page's toggles).
+    pub settings: ProducerConfig,
+    rng: Rng,
+    keyless: KeylessState,
+    partitions: u32,
+    /// Partition of each subject's key (murmur2), for the current partition count.
+    key_partitions: Vec<u32>,
+    /// The partition each subject's keyed records went to (invariant check).
+    keyed_home: Vec<Option<u32>>,
+    next_record_id: u64,
+    pub produced: u64,
+    /// `partitionFor(null)` calls that moved the round-robin counter.
+    pub advancing_peeks: u64,
+    pub last_peek: Option<PeekView>,
+}
+
+impl Producer {
+    pub fn new(settings: ProducerConfig, seed: u64, partitions: u32) -> Producer {
+        let mut producer = Producer {
+            settings,
+            rng: Rng::with_stream(seed, 1),
+            keyless: KeylessState::default(),
+            partitions,
+            key_partitions: Vec::new(),
+            keyed_home: Vec::new(),
+            next_record_id: 0,
+            produced: 0,
+            advancing_peeks: 0,
+            last_peek: None,
+        };
+        producer.refresh_key_partitions();
+        producer
+    }
+
+    pub fn set_key_count(&mut self, keys: u32) {
+        self.settings.key_count = keys;
+        self.refresh_key_partitions();
+    }
+
+    /// The topic grew to `partitions`: keys map anew for future records.
+    /// Returns `(subject, old partition, new partition)` of every key that moved.
+    pub fn partitions_changed(&mut self, partitions: u32) -> Vec<(u32, u32, u32)> {
+        self.partitions = partitions;
+        let old = self.key_partitions.clone();
+        self.refresh_key_partitions();
+        // Keys keep their partition only while the count is fixed: a new count, new homes.
+        self.keyed_home.iter_mut().for_each(|home| *home = None);
+        old.iter()
+            .zip(&self.key_partitions)
+            .enumerate()
+            .filter(|(_, (a, b))| a != b)
+            .map(|(s, (&a, &b))| (s as u32, a, b))
+            .collect()
+    }
+
+    fn refresh_key_partitions(&mut self) {
+        let keys = self.settings.key_count as usize;
+        let partitions = self.partitions;
+        self.key_partitions =
+            (0..keys).map(|i| partition_for_key(subject_key(i as u32).as_bytes(), partitions)).collect();
+        if self.keyed_home.len() < keys {
+            self.keyed_home.resize(keys, None);
+        }
+    }
+
+    fn pick_subject(&mut self) -> u32 {
+        let keys = self.settings.key_count;
+        let hot = u32::from(self.settings.hot_key_share_percent);
+        if hot == 0 || keys == 1 {
+            return self.rng.below(keys);
+        }
+        if self.rng.below(100) < hot { 0 } else { 1 + self.rng.below(keys - 1) }
+    }
+
+    /// The next `count` records.
+    pub fn send(&mut self, count: u32) -> Vec<Send> {
+        assert!(count <= limits::SEND_RATE_MAX.max(limits::SEND_COUNT_MAX));
+        let use_keys = self.settings.use_keys;
+        let mut out = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            let subject = self.pick_subject();
+            let partition = if use_keys {
+                let p = self.key_partitions[subject as usize];
+                let home = &mut self.keyed_home[subject as usize];
+                // A keyed record's partition never changes while P is fixed.
+                assert!(home.is_none_or(|h| h == p), "key user-{subject} moved partitions");
+                *home = Some(p);
+                p
+            } else {
+                self.keyless.next_partition(self.settings.keyless, self.partitions, &mut self.rng)
+            };
+            let id = self.next_record_id;
+            self.next_record_id += 1;
+            self.produced += 1;
+            out.push(Send { id, partition, subject, keyed: use_keys });
+        }
+        out
+    }
+
+    /// `partitionFor(null)` (advancing) or a fixed peek.
+    pub fn peek(&mut self, now: Tick, advancing: bool) -> PeekView {
+        let partition = if advancing {
+            self.advancing_peeks += 1;
+            self.keyless.next_partition(self.settings.keyless, self.partitions, &mut self.rng)
+        } else {
+            self.next_keyless_partition()
+        };
+        let peek = PeekView { tick: now, partition, advanced: advancing };
+        self.last_peek = Some(peek);
+        peek
+    }
+
+    /// Where the next keyless record would go, without moving anything.
+    pub fn next_keyless_partition(&self) -> u32 {
+        let mut keyless = self.keyless.clone();
+        let mut rng = self.rng.clone();
+        keyless.next_partition(self.settings.keyless, self.partitions, &mut rng)
+    }
+}

@@ -1,0 +1,277 @@
+//! Observers: what one group did to each record (handled, in flight, moved
+//! past unhandled), the split check's findings, lag and age history, and the
+//! group's operational counters. They watch; nothing in the model reads them
+//! to decide what a client or the broker does, except the application, which
+//! asks whether a record is new to its group (its unique constraint).
+
+use crate::broker::topic::Deleted;
+use crate::client::Fetched;
+use crate::config::limits;
+use crate::event::Tick;
+use crate::input::ConsumerId;
+use crate::log::PartitionLog;
+use crate::view::{Finding, FindingKind, LagSample};
+use std::collections::{BTreeSet, VecDeque};
+use std::rc::Rc;
+
+/// Samples of lag and age kept per partition.
+pub const HISTORY_SAMPLES_MAX: usize = 120;
+
+/// What one group did to one record.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Mark {
+    /// Times the group's application handled it.
+    pub handled: u32,
+    /// Counted as never processed: the group moved past it unhandled.
+    pub lost: bool,
+    /// In one of the group's consumers' fetched, unhandled batches.
+    pub in_flight: bool,
+}
+
+/// One group's observer.
+///
+/// # Calling contract
+/// The `Sim` feeds it every change that concerns its group, in the order it
+/// happens: records produced and deleted, fetched, handled, abandoned, and
+/// committed offsets moving. Its marks log is aligned offset for offset with
+/// the topic's partitions.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct GroupObserver {
+    marks: Vec<PartitionLog<Mark>>,
+    /// Offsets of retained records marked lost, per partition: the split
+    /// check lists them without scanning the logs. Shared with snapshots until it changes.
+    lost: Vec<Rc<BTreeSet<u64>>>,
+    pub never_processed: u64,
+    pub lost_to_retention: u64,
+    /// Per partition, one past the highest offset handled: the last known position.
+    pub handled_end: Vec<u64>,
+    /// Legal replays and resumes too far back, oldest first (bounded).
+    pub findings: VecDeque<Finding>,
+    pub findings_dropped: u64,
+    /// Per partition, ids of records retention deleted unhandled (bounded) and their count.
+    pub retention_lost: Vec<(Vec<u64>, u64)>,
+    pub lag_history: Vec<VecDeque<LagSample>>,
+    /// Commit requests (Kafka) or checkpoint writes (consumer-side stores).
+    pub commit_requests: u64,
+    pub torn_checkpoints: u64,
+    /// Records the application wrote to the bridge target topic.
+    pub bridged: u64,
+    /// Partition-ticks no consumer worked because a rebalance was in progress.
+    pub partition_ticks_stopped: u64,
+}
+
+impl GroupObserver {
+    pub fn new(partitions: u32) -> GroupObserver {
+        let mut observer = GroupObserver::default();
+        observer.add_partitions(partitions);
+        observer
+    }
+
+    pub fn add_partitions(&mut self, added: u32) {
+        let added = added as usize;
+        self.marks.extend((0..added).map(|_| PartitionLog::default()));
+        self.lost.extend((0..added).map(|_| Rc::default()));
+        self.handled_end.extend(std::iter::repeat_n(0, added));
+        self.retention_lost.extend((0..added).map(|_| (Vec::new(), 0)));
+        self.lag_history.extend((0..added).map(|_| VecDeque::new()));
+    }
+
+    pub fn mark(&self, partition: u32, offset: u64) -> Option<Mark> {
+        self.marks.get(partition as usize)?.get(offset).copied()
+    }
+
+    /// Offsets of retained records the group moved past unhandled.
+    pub fn lost_offsets(&self, partition: u32) -> &BTreeSet<u64> {
+        &self.lost[partition as usize]
+    }
+
+    pub fn handle_produced(&mut self, partition: u32, offset: u64) {
+        let pushed = self.marks[partition as usize].push(Mark::default());
+        assert_eq!(pushed, offset, "marks stay aligned with the log");
+    }
+
+    pub fn handle_retention(&mut self, deleted: &Deleted) -> u32 {
+        let p = deleted.partition as usize;
+        let mut lost = 0u32;
+        for &(offset, record) in &deleted.records {
+            let mark = self.marks[p].pop_front().expect("marks stay aligned with the log");
+            if mark.lost {
+                Rc::make_mut(&mut self.lost[p]).remove(&offset);
+            }
+            if mark.handled == 0 && !mark.in_flight && !mark.lost {
+                lost += 1;
+                let (ids, count) = &mut self.retention_lost[p];
+                *count += 1;
+                if ids.len() < limits::FINDING_IDS_MAX {
+                    ids.push(record.id);
+                }
+            }
+        }
+        assert_eq!(self.marks[p].log_start, deleted.new_log_start);
+        self.never_processed += u64::from(lost);
+        self.lost_to_retention += u64::from(lost);
+        lost
+    }
+
+    pub fn handle_fetched(&mut self, partition: u32, from: u64, to: u64) {
+        let marks = &mut self.marks[partition as usize];
+        for offset in from..to {
+            let mark = marks.get_mut(offset).expect("fetched offsets are in the log");
+            assert!(!mark.in_flight, "one owner per partition: a record is fetched once at a time");
+            mark.in_flight = true;
+        }
+    }
+
+    /// The application handles `fetched`; returns whether the group handles it
+    /// for the first time.
+    pub fn handle_delivered(&mut self, fetched: &Fetched) -> bool {
+        let p = fetched.partition as usize;
+        let first = match self.marks[p].get_mut(fetched.offset) {
+            Some(mark) => {
+                assert!(mark.in_flight);
+                mark.in_flight = false;
+                mark.handled += 1;
+                if mark.lost {
+                    mark.lost = false;
+                    self.never_processed -= 1;
+                    Rc::make_mut(&mut self.lost[p]).remove(&fetched.offset);
+                }
+                mark.handled == 1
+            }
+            // Deleted by retention while in flight: it was never handled before,
+            // since a handled record is not fetched again once deleted.
+            None => true,
+        };
+        let end = &mut self.handled_end[p];
+        *end = (*end).max(fetched.offset + 1);
+        first
+    }
+
+    /// A batch was dropped unhandled (a crash, a missed shutdown deadline).
+    pub fn handle_abandoned(&mut self, fetched: &Fetched, committed: Option<u64>) {
+        let p = fetched.partition as usize;
+        let Some(mark) = self.marks[p].get_mut(fetched.offset) else {
+            // Retention deleted it while in flight: nobody can read it again.
+            self.never_processed += 1;
+            self.lost_to_retention += 1;
+            return;
+        };
+        assert!(mark.in_flight);
+        mark.in_flight = false;
+        // Commit-before already moved the group past it: nobody will handle it.
+        if mark.handled == 0 && committed.is_some_and(|o| fetched.offset < o) && !mark.lost {
+            mark.lost = true;
+            self.never_processed += 1;
+            Rc::make_mut(&mut self.lost[p]).insert(fetched.offset);
+        }
+    }
+
+    /// The committed offset moved from `old` to `new`: records moved past
+    /// unhandled are lost; moving back brings them into the group's future.
+    /// Only marks that change are written, so snapshots keep sharing the rest.
+    pub fn handle_commit(&mut self, partition: u32, old: Option<u64>, new: u64) {
+        let p = partition as usize;
+        let marks = &mut self.marks[p];
+        match old {
+            Some(old) if new < old => {
+                for o in marks.present(new, old) {
+                    if marks.get(o).is_some_and(|m| m.lost) {
+                        marks.get_mut(o).expect("present").lost = false;
+                        self.never_processed -= 1;
+                        Rc::make_mut(&mut self.lost[p]).remove(&o);
+                    }
+                }
+            }
+            _ => {
+                let from = old.unwrap_or(marks.log_start);
+                for o in marks.present(from, new) {
+                    if marks.get(o).is_some_and(|m| m.handled == 0 && !m.in_flight && !m.lost) {
+                        marks.get_mut(o).expect("present").lost = true;
+                        self.never_processed += 1;
+                        Rc::make_mut(&mut self.lost[p]).insert(o);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A consumer starts `partition` from `start`: what the split check makes
+    /// of the gap to the last known position. `id_of` names the records.
+    pub fn judge_resume(
+        &mut self,
+        now: Tick,
+        consumer: ConsumerId,
+        partition: u32,
+        start: u64,
+        batch: u64,
+        id_of: impl Fn(u64) -> Option<u64>,
+    ) {
+        let last_known = self.handled_end[partition as usize];
+        if start >= last_known {
+            return;
+        }
+        let gap = last_known - start;
+        let marks = &self.marks[partition as usize];
+        let replayed: Vec<u64> = marks
+            .present(start, last_known)
+            .filter(|&o| marks.get(o).is_some_and(|m| m.handled > 0))
+            .filter_map(&id_of)
+            .take(limits::FINDING_IDS_MAX)
+            .collect();
+        let (kind, message) = if gap <= batch {
+            (
+                FindingKind::LegalReplay,
+                format!(
+                    "{consumer} resumed P{partition} from {start}, {gap} behind the last known position {last_known}: within one batch ({batch}), legal under at-least-once"
+                ),
+            )
+        } else {
+            (
+                FindingKind::ResumedTooFarBack,
+                format!(
+                    "{consumer} resumed P{partition} from {start}, {gap} behind the last known position {last_known}: more than one batch ({batch})"
+                ),
+            )
+        };
+        let more = gap.saturating_sub(replayed.len() as u64);
+        if self.findings.len() == limits::FINDINGS_MAX {
+            self.findings.pop_front();
+            self.findings_dropped += 1;
+        }
+        self.findings.push_back(Finding {
+            tick: now,
+            kind,
+            partition,
+            consumer: Some(consumer),
+            message,
+            record_ids: replayed,
+            more,
+        });
+    }
+
+    pub fn push_lag_sample(&mut self, partition: u32, sample: LagSample) {
+        let history = &mut self.lag_history[partition as usize];
+        if history.len() == HISTORY_SAMPLES_MAX {
+            history.pop_front();
+        }
+        history.push_back(sample);
+    }
+
+    /// The invariants over the marks: returns how many are in flight.
+    pub fn check(&self) -> usize {
+        let mut lost_present = 0u64;
+        let mut in_flight = 0;
+        for (p, marks) in self.marks.iter().enumerate() {
+            let mut lost_here = 0usize;
+            for m in &marks.records {
+                assert!(!(m.lost && m.handled > 0), "a handled record is not lost");
+                lost_here += usize::from(m.lost);
+                in_flight += usize::from(m.in_flight);
+            }
+            assert_eq!(lost_here, self.lost[p].len(), "P{p}: the lost set matches the marks");
+            lost_present += lost_here as u64;
+        }
+        assert!(self.never_processed >= lost_present, "never processed counts every lost record");
+        in_flight
+    }
+}

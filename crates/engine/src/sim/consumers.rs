@@ -1,0 +1,455 @@
+//! Routing for the consumers' loops: each consumer's `poll → handle → commit`
+//! as one tick of it, with what it asks for carried to the topic (fetches),
+//! its group's coordinator (joins and leaves), its group's offsets
+//! (commits), its application and its group's observer (handled records).
+
+use super::{Sim, uuid};
+use crate::client::{Consumer, FetchStep, Fetched, Process};
+use crate::config::{CheckpointWrites, CommitMode, PositionModel};
+use crate::event::{Event, RebalanceReason};
+use crate::input::ConsumerId;
+use crate::partitioner::partition_for_key;
+use crate::sim::subject_key;
+use crate::view::LoopStep;
+
+impl Sim {
+    pub(super) fn add_consumer_card(&mut self, group: usize) -> ConsumerId {
+        let id = ConsumerId(self.next_consumer_number);
+        self.next_consumer_number += 1;
+        self.consumers.push(Consumer::new(id, group, self.topic.partition_count()));
+        id
+    }
+
+    /// A new incarnation joins its group (a JoinGroup without a member id).
+    pub(super) fn start_consumer(&mut self, id: ConsumerId) {
+        let c = self.consumer_index(id).expect("starting a consumer that exists");
+        let g = self.consumers[c].group;
+        let member_id = format!("{id}-{}", uuid(&mut self.groups[g].rng));
+        self.consumers[c].start(member_id.clone());
+        let host = self.consumers[c].host.clone();
+        self.coordinators[g].join(member_id.clone(), id, host);
+        self.emit(Event::Started { tick: self.now, consumer: id, member_id });
+        self.begin_rebalance(g, RebalanceReason::MemberJoined);
+    }
+
+    pub(super) fn crash(&mut self, c: usize) {
+        let now = self.now;
+        self.abort_checkpoint(c);
+        let abandoned = self.abandon_batch(c);
+        let g = self.consumers[c].group;
+        let id = self.consumers[c].id;
+        let member_id = self.consumers[c].crash(now);
+        let expires_at = now + self.groups[g].config.session_timeout_ticks;
+        self.coordinators[g].member_died(&member_id, expires_at);
+        self.emit(Event::Crashed { tick: now, consumer: id, member_id, abandoned });
+    }
+
+    pub(super) fn begin_stop(&mut self, c: usize, remove: bool) {
+        let g = self.consumers[c].group;
+        let deadline = self.now + self.groups[g].config.shutdown_deadline_ticks;
+        self.consumers[c].process = Process::Stopping { deadline, remove };
+        let consumer = self.consumers[c].id;
+        self.emit(Event::Stopping { tick: self.now, consumer });
+    }
+
+    pub(super) fn remove_card(&mut self, c: usize) {
+        let consumer = self.consumers.remove(c);
+        assert!(consumer.member_id.is_none(), "only a consumer out of the group is removed");
+        self.emit(Event::Removed { tick: self.now, consumer: consumer.id });
+    }
+
+    /// Drops the in-flight batch; returns how many records were in it.
+    fn abandon_batch(&mut self, c: usize) -> u32 {
+        let g = self.consumers[c].group;
+        let batch = self.consumers[c].take_batch();
+        for fetched in &batch {
+            let committed = self.offsets[g].get(fetched.partition);
+            self.observers[g].handle_abandoned(fetched, committed);
+        }
+        batch.len() as u32
+    }
+
+    pub(super) fn step_consumer(&mut self, c: usize) {
+        if self.consumers[c].checkpoint.is_some() && !self.finish_checkpoint(c) {
+            return; // still writing its checkpoint: the loop waits for it
+        }
+        let g = self.consumers[c].group;
+        let settings = self.groups[g].settings;
+        match self.consumers[c].process {
+            Process::Crashed | Process::Stopped => {}
+            Process::Stopping { deadline, .. } => {
+                self.handle_some(c);
+                if self.consumers[c].batch.is_empty() {
+                    self.commit_on_close(c);
+                    if !matches!(self.consumers[c].process, Process::Stopping { .. }) {
+                        return; // an armed fault killed it at the commit
+                    }
+                    if self.consumers[c].checkpoint.is_none() {
+                        self.leave(c);
+                    }
+                } else if self.now >= deadline {
+                    let abandoned = self.abandon_batch(c);
+                    let consumer = self.consumers[c].id;
+                    self.emit(Event::ShutdownDeadlinePassed { tick: self.now, consumer, abandoned });
+                    self.leave(c);
+                }
+            }
+            Process::Running | Process::Paused => match self.coordinators[g].state() {
+                crate::broker::GroupState::PreparingRebalance if !settings.assignor.cooperative() => {
+                    if !self.consumers[c].joined {
+                        if !self.consumers[c].batch.is_empty() {
+                            self.handle_some(c);
+                            self.commit_if_batch_done(c);
+                            if !self.consumers[c].alive() {
+                                return; // an armed fault killed it at the commit
+                            }
+                        }
+                        if self.consumers[c].batch.is_empty() && self.consumers[c].checkpoint.is_none() {
+                            // onJoinPrepare: auto-commit commits what poll returned.
+                            if settings.group_commits() && settings.commit.is_auto() {
+                                self.commit(c);
+                            }
+                            self.join_group(c);
+                            self.consumers[c].step = LoopStep::Poll;
+                        }
+                    } else {
+                        self.consumers[c].step = LoopStep::Poll;
+                    }
+                }
+                _ => {
+                    if self.consumers[c].batch.is_empty() && self.consumers[c].checkpoint.is_none() {
+                        // The poll boundary: a cooperative member applies its new
+                        // assignment here (which may start a rebalance), and rejoins
+                        // a rebalance in progress without stopping what it keeps.
+                        self.apply_pending_assignment(c);
+                        if self.coordinators[g].state() == crate::broker::GroupState::PreparingRebalance {
+                            self.join_group(c);
+                        }
+                    }
+                    let consumer = &self.consumers[c];
+                    if consumer.batch.is_empty() && consumer.process == Process::Running {
+                        self.poll(c);
+                    }
+                    self.handle_some(c);
+                    self.commit_if_batch_done(c);
+                }
+            },
+        }
+    }
+
+    /// The member's JoinGroup in the rebalance in progress.
+    fn join_group(&mut self, c: usize) {
+        let g = self.consumers[c].group;
+        self.consumers[c].joined = true;
+        let member_id = self.consumers[c].member_id.clone().expect("a running consumer is a member");
+        self.coordinators[g].rejoin(&member_id);
+    }
+
+    /// `poll()`: auto-commit if due, fetch up to `records_per_poll`, and with
+    /// commit-before, commit before handling anything.
+    fn poll(&mut self, c: usize) {
+        let now = self.now;
+        let g = self.consumers[c].group;
+        let settings = self.groups[g].settings;
+        if let (true, CommitMode::Auto { interval_ticks }) = (settings.group_commits(), settings.commit) {
+            if now >= self.consumers[c].next_auto_commit {
+                if self.consumers[c].has_positions() {
+                    self.commit(c);
+                }
+                self.consumers[c].next_auto_commit = now + interval_ticks;
+            }
+        }
+        if self.consumers[c].assigned.is_empty() {
+            self.consumers[c].step = LoopStep::Idle;
+            return;
+        }
+        let topic = &self.topic;
+        let plan = self.consumers[c]
+            .plan_fetch(|p| (topic.log_start(p), topic.log_end(p)), settings.records_per_poll);
+        let consumer = self.consumers[c].id;
+        let mut fetched_any = false;
+        for step in plan {
+            match step {
+                FetchStep::Reset { partition, from, to } => {
+                    self.emit(Event::PositionReset { tick: now, consumer, partition, from, to });
+                }
+                FetchStep::Read { partition, from, to } => {
+                    fetched_any = true;
+                    self.observers[g].handle_fetched(partition, from, to);
+                    let records = self.topic.read(partition, from, to).map(|(offset, r)| Fetched {
+                        partition,
+                        offset,
+                        id: r.id,
+                        subject: r.subject,
+                        keyed: r.keyed,
+                        produced_tick: r.produced_tick,
+                    });
+                    self.consumers[c].handle_fetched(records);
+                    self.emit(Event::Fetched { tick: now, consumer, partition, from, to });
+                }
+            }
+        }
+        if !fetched_any {
+            self.consumers[c].step = LoopStep::Poll;
+            return;
+        }
+        self.consumers[c].step = LoopStep::Handle;
+        if settings.group_commits() && settings.commit == CommitMode::Before {
+            self.commit(c);
+        }
+    }
+
+    fn handle_some(&mut self, c: usize) {
+        let g = self.consumers[c].group;
+        let settings = self.groups[g].settings;
+        for _ in 0..settings.handle_per_tick {
+            let Some(fetched) = self.consumers[c].next_record() else { break };
+            self.handle_record(c, &fetched);
+            if settings.group_commits() && settings.commit == CommitMode::EachRecord {
+                if self.fault_at_commit(c) {
+                    return;
+                }
+                self.commit_record(c, fetched.partition, fetched.offset + 1);
+            }
+        }
+        if !self.consumers[c].batch.is_empty() {
+            self.consumers[c].step = LoopStep::Handle;
+        }
+    }
+
+    /// One record through the group's observer (is it new to the group?),
+    /// its application, and the bridge when the application bridges.
+    fn handle_record(&mut self, c: usize, fetched: &Fetched) {
+        let g = self.consumers[c].group;
+        let consumer = self.consumers[c].id;
+        let first = self.observers[g].handle_delivered(fetched);
+        let idempotent = self.groups[g].settings.idempotent;
+        let handled = self.apps[g].handle(self.now, consumer, fetched, first, idempotent);
+        if self.groups[g].config.bridge {
+            self.bridge_write(g, fetched);
+        }
+        self.consumers[c].note_handled(fetched);
+        self.emit(Event::Handled {
+            tick: self.now,
+            consumer,
+            partition: fetched.partition,
+            offset: fetched.offset,
+            record_id: fetched.id,
+            duplicate: handled.duplicate,
+            out_of_key_order: handled.out_of_key_order,
+            effect: handled.effect,
+        });
+    }
+
+    /// The bridge's write: the key picks the target partition (same count, so
+    /// the same partition) and is then dropped; keyless records keep theirs.
+    fn bridge_write(&mut self, g: usize, fetched: &Fetched) {
+        let partition = if fetched.keyed {
+            partition_for_key(subject_key(fetched.subject).as_bytes(), self.topic.partition_count())
+        } else {
+            fetched.partition
+        };
+        let target_offset = self.bridge.write(partition, fetched.id, self.topic.retention_records());
+        self.observers[g].bridged += 1;
+        self.emit(Event::Bridged { tick: self.now, partition, target_offset, record_id: fetched.id });
+    }
+
+    pub(super) fn commit_if_batch_done(&mut self, c: usize) {
+        let consumer = &self.consumers[c];
+        if !(consumer.batch.is_empty() && consumer.uncommitted) {
+            return;
+        }
+        let settings = self.groups[consumer.group].settings;
+        if self.fault_at_commit(c) {
+            return;
+        }
+        let commits = if !settings.group_commits() {
+            // Positions on the consumer: checkpoint after the batch was handled.
+            self.begin_checkpoint(c);
+            true
+        } else if settings.commit == CommitMode::After {
+            self.commit(c);
+            true
+        } else {
+            false
+        };
+        self.consumers[c].uncommitted = false;
+        // The loop's next line: the commit after the batch, or back to poll.
+        self.consumers[c].step = if commits { LoopStep::Commit } else { LoopStep::Poll };
+    }
+
+    /// `close()`: commit-after has committed at the batch end already;
+    /// auto-commit commits on close.
+    fn commit_on_close(&mut self, c: usize) {
+        let settings = self.groups[self.consumers[c].group].settings;
+        if !settings.group_commits() {
+            return self.commit_if_batch_done(c);
+        }
+        match settings.commit {
+            CommitMode::After => self.commit_if_batch_done(c),
+            CommitMode::Auto { .. } => {
+                if self.consumers[c].has_positions() {
+                    self.commit(c);
+                }
+            }
+            CommitMode::Before | CommitMode::EachRecord => {}
+        }
+    }
+
+    /// `commitSync()`: the consumer's positions for all its partitions.
+    pub(super) fn commit(&mut self, c: usize) {
+        let offsets = self.consumers[c].commit_offsets();
+        let g = self.consumers[c].group;
+        for &(p, offset) in &offsets {
+            self.set_committed(g, p, offset);
+        }
+        self.consumers[c].uncommitted = false;
+        self.observers[g].commit_requests += 1;
+        let consumer = self.consumers[c].id;
+        self.emit(Event::Committed { tick: self.now, consumer, offsets });
+    }
+
+    /// `commitSync({partition: offset})` for one handled record.
+    fn commit_record(&mut self, c: usize, partition: u32, offset: u64) {
+        let g = self.consumers[c].group;
+        self.set_committed(g, partition, offset);
+        self.consumers[c].uncommitted = false;
+        self.observers[g].commit_requests += 1;
+        let consumer = self.consumers[c].id;
+        self.emit(Event::Committed { tick: self.now, consumer, offsets: vec![(partition, offset)] });
+    }
+
+    /// Writes group `g`'s committed offset and tells its observer.
+    pub(super) fn set_committed(&mut self, g: usize, partition: u32, offset: u64) {
+        let end = self.topic.log_end(partition);
+        // Positions only move by fetching, resets clamp to the log, and a
+        // consumer-side position past the log end is reset when positions move
+        // to the group: a commit never passes the log end.
+        assert!(offset <= end, "committed {offset} beyond log end {end}");
+        let old = self.offsets[g].commit(partition, offset);
+        self.observers[g].handle_commit(partition, old, offset);
+    }
+
+    fn leave(&mut self, c: usize) {
+        let g = self.consumers[c].group;
+        let member_id = self.consumers[c].leave();
+        let consumer = self.consumers[c].id;
+        self.coordinators[g].leave(&member_id);
+        self.emit(Event::Left { tick: self.now, consumer, member_id });
+        self.begin_rebalance(g, RebalanceReason::MemberLeft);
+    }
+
+    /// Removes the cards of consumers that left with `RemoveConsumer`.
+    pub(super) fn finish_leaving(&mut self) {
+        let mut c = 0;
+        while c < self.consumers.len() {
+            let consumer = &self.consumers[c];
+            if consumer.process == Process::Stopped && consumer.remove_after_leave {
+                self.remove_card(c);
+            } else {
+                c += 1;
+            }
+        }
+    }
+
+    /// Fires an armed "killed after the ledger commit, before the offset
+    /// commit" fault at the commit point; returns whether the consumer died.
+    fn fault_at_commit(&mut self, c: usize) -> bool {
+        if !std::mem::take(&mut self.consumers[c].kill_before_commit) {
+            return false;
+        }
+        let consumer = self.consumers[c].id;
+        self.emit(Event::KilledBeforeCommit { tick: self.now, consumer });
+        self.crash(c);
+        true
+    }
+
+    // ------------------------------------------------- consumer-side stores
+
+    fn begin_checkpoint(&mut self, c: usize) {
+        let g = self.consumers[c].group;
+        let PositionModel::Consumer { write_ticks, .. } = self.groups[g].settings.position else {
+            unreachable!("checkpoints belong to the consumer-side store model")
+        };
+        self.consumers[c].begin_checkpoint(self.now, write_ticks);
+        self.observers[g].commit_requests += 1;
+        if write_ticks == 0 {
+            self.finish_checkpoint(c);
+        }
+    }
+
+    /// Completes a due checkpoint; returns whether the consumer is free again.
+    fn finish_checkpoint(&mut self, c: usize) -> bool {
+        let Some(done) = self.consumers[c].finish_checkpoint(self.now) else {
+            return self.consumers[c].checkpoint.is_none();
+        };
+        let consumer = self.consumers[c].id;
+        self.emit(Event::Checkpointed { tick: self.now, consumer, positions: done.positions });
+        true
+    }
+
+    /// The process died mid-write: an atomic write leaves the old file, an
+    /// in-place write leaves a prefix of the new digits (how many reached
+    /// the file before the crash: fewer than all, from the group's PRNG).
+    fn abort_checkpoint(&mut self, c: usize) {
+        let g = self.consumers[c].group;
+        let writes = match self.groups[g].settings.position {
+            PositionModel::Consumer { writes: CheckpointWrites::InPlace, .. } => CheckpointWrites::InPlace,
+            _ => CheckpointWrites::Atomic,
+        };
+        let rng = &mut self.groups[g].rng;
+        let Some(torn) = self.consumers[c].abort_checkpoint(writes, |digits| rng.below(digits)) else {
+            return;
+        };
+        let consumer = self.consumers[c].id;
+        if writes == CheckpointWrites::Atomic {
+            self.emit(Event::CheckpointAbandoned { tick: self.now, consumer });
+            return;
+        }
+        for (partition, intended, stored) in torn {
+            self.observers[g].torn_checkpoints += 1;
+            self.emit(Event::CheckpointTorn { tick: self.now, consumer, partition, intended, stored });
+        }
+    }
+
+    /// A consumer starts `partition` from `start`: records `resumedFrom` and
+    /// what the split check makes of the gap to the last known position.
+    pub(super) fn note_resume(&mut self, c: usize, partition: u32, start: u64) {
+        let g = self.consumers[c].group;
+        let settings = self.groups[g].settings;
+        let id = self.consumers[c].id;
+        if !settings.group_commits() {
+            self.consumers[c].resumed_from[partition as usize] = Some(start);
+            let last_known = self.observers[g].handled_end[partition as usize];
+            self.emit(Event::ResumedFrom {
+                tick: self.now,
+                consumer: id,
+                partition,
+                offset: start,
+                last_known,
+            });
+        }
+        let topic = &self.topic;
+        self.observers[g].judge_resume(
+            self.now,
+            id,
+            partition,
+            start,
+            u64::from(settings.records_per_poll),
+            |offset| topic.get(partition, offset).map(|r| r.id),
+        );
+    }
+
+    /// Where consumer `c` starts `partition`: the committed offset (or, with
+    /// positions on the consumer, its own store), else `auto.offset.reset=earliest`.
+    /// A checkpoint restored from disk may be ahead of this run's log: it waits there.
+    pub(super) fn start_position(&self, c: usize, partition: u32) -> u64 {
+        let consumer = &self.consumers[c];
+        let stored = if self.groups[consumer.group].settings.group_commits() {
+            self.offsets[consumer.group].get(partition)
+        } else {
+            consumer.store[partition as usize]
+        };
+        stored.unwrap_or(self.topic.log_start(partition))
+    }
+}

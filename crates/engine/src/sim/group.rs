@@ -1,0 +1,352 @@
+//! Routing for each group: rebalances between its coordinator and its
+//! consumers, offset resets and the restart from an offset, rolling updates,
+//! and the stopped-partition and lag samples its observer keeps.
+
+use super::Sim;
+use crate::broker::GroupState;
+use crate::client::Process;
+use crate::config::PositionModel;
+use crate::event::{Event, RebalanceReason};
+use crate::input::{ConsumerId, InputError, ResetSpec};
+use crate::view::{LagSample, RollingView};
+use std::collections::VecDeque;
+
+/// The whole-group reset waiting for the group to empty.
+#[derive(Debug, Clone)]
+pub(crate) struct PendingRestart {
+    reset: ResetSpec,
+    restart: Vec<ConsumerId>,
+}
+
+/// A rolling update under way: each consumer in turn stops (finishing its
+/// batch within the shutdown deadline), then starts again as a new member
+/// once the group has settled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RollingUpdate {
+    /// Consumers still to restart, in order.
+    queue: VecDeque<ConsumerId>,
+    phase: RollingPhase,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RollingPhase {
+    Stopping(ConsumerId),
+    Starting(ConsumerId),
+}
+
+impl Sim {
+    /// Tells the coordinator; when a rebalance starts, every member of the
+    /// group learns it must rejoin.
+    pub(super) fn begin_rebalance(&mut self, g: usize, reason: RebalanceReason) {
+        if !self.coordinators[g].begin_rebalance() {
+            return;
+        }
+        for consumer in self.consumers.iter_mut().filter(|c| c.group == g && c.member_id.is_some()) {
+            consumer.joined = false;
+        }
+        self.emit(Event::RebalanceStarted { tick: self.now, group: g as u32, reason });
+    }
+
+    pub(super) fn expire_sessions(&mut self, g: usize) {
+        for member in self.coordinators[g].expire_sessions(self.now) {
+            self.emit(Event::SessionExpired {
+                tick: self.now,
+                consumer: member.consumer,
+                member_id: member.member_id,
+            });
+            self.begin_rebalance(g, RebalanceReason::SessionExpired);
+        }
+    }
+
+    /// Completes group `g`'s rebalance once every member has rejoined: eager
+    /// members start their new partitions from the committed offsets now;
+    /// cooperative members apply theirs at their next poll.
+    pub(super) fn try_complete_rebalance(&mut self, g: usize) {
+        let assignor = self.groups[g].settings.assignor;
+        let Some(completed) = self.coordinators[g].try_complete(assignor, self.topic.partition_count())
+        else {
+            return;
+        };
+        let cooperative = assignor.cooperative();
+        let mut assignment = Vec::with_capacity(completed.plan.len());
+        let mut resumes = Vec::new();
+        for (consumer_id, partitions) in completed.plan {
+            let c = self.consumer_index(consumer_id).expect("a member's consumer exists");
+            if cooperative {
+                // Applied at the member's next poll; it keeps consuming what it keeps.
+                self.consumers[c].pending_assignment = Some(partitions.clone());
+                assignment.push((consumer_id, partitions));
+                continue;
+            }
+            let starts: Vec<(u32, u64)> =
+                partitions.iter().map(|&p| (p, self.start_position(c, p))).collect();
+            self.consumers[c].assign(partitions.clone(), &starts);
+            resumes.extend(starts.into_iter().map(|(p, start)| (c, p, start)));
+            assignment.push((consumer_id, partitions));
+        }
+        assignment.sort_by_key(|(consumer, _)| *consumer);
+        let moved = self.coordinators[g].record_completion(self.now, &assignment);
+        for (c, p, start) in resumes {
+            self.note_resume(c, p, start);
+        }
+        self.emit(Event::RebalanceCompleted {
+            tick: self.now,
+            group: g as u32,
+            generation: completed.generation,
+            assignment,
+            moved,
+        });
+    }
+
+    /// Cooperative protocol, at a poll boundary: revoke what the new
+    /// assignment drops (a member that revoked anything rejoins, so a second
+    /// rebalance hands it on) and start what it adds from the committed offset.
+    pub(super) fn apply_pending_assignment(&mut self, c: usize) {
+        let Some(new) = self.consumers[c].pending_assignment.take() else { return };
+        let g = self.consumers[c].group;
+        let settings = self.groups[g].settings;
+        let old = &self.consumers[c].assigned;
+        let revokes = old.iter().any(|p| !new.contains(p));
+        if revokes && settings.group_commits() && settings.commit.is_auto() {
+            // onPartitionsRevoked: auto-commit what poll returned for them.
+            self.commit(c);
+        }
+        let old = &self.consumers[c].assigned;
+        let starts: Vec<(u32, u64)> =
+            new.iter().filter(|p| !old.contains(p)).map(|&p| (p, self.start_position(c, p))).collect();
+        self.consumers[c].apply_assignment(new, &starts);
+        for (p, start) in starts {
+            self.note_resume(c, p, start);
+        }
+        if revokes {
+            self.begin_rebalance(g, RebalanceReason::PartitionsRevoked);
+        }
+    }
+
+    /// Counts the partitions no consumer of group `g` works on because of a rebalance.
+    pub(super) fn count_stopped_partitions(&mut self, g: usize) {
+        let preparing = self.coordinators[g].state() == GroupState::PreparingRebalance;
+        let handing_over = self.consumers.iter().any(|c| c.group == g && c.pending_assignment.is_some());
+        if self.coordinators[g].is_empty() || !(preparing || handing_over) {
+            return;
+        }
+        let cooperative = self.groups[g].settings.assignor.cooperative();
+        let stopped = (0..self.topic.partition_count())
+            .filter(|p| {
+                !self.consumers.iter().any(|c| {
+                    c.group == g
+                        && matches!(c.process, Process::Running | Process::Paused)
+                        && c.assigned.contains(p)
+                        && (cooperative || !preparing || !c.joined)
+                })
+            })
+            .count();
+        self.observers[g].partition_ticks_stopped += stopped as u64;
+    }
+
+    // ----------------------------------------------------------------- reset
+
+    fn validate_reset(&self, reset: ResetSpec) -> Result<(), InputError> {
+        match reset {
+            ResetSpec::Offset { partition: Some(p), .. } if p >= self.topic.partition_count() => {
+                Err(InputError::NoSuchPartition { partition: p })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// `kafka-consumer-groups --reset-offsets` on group `g` (the caller
+    /// checked it is inactive): every target is clamped to the log.
+    pub(super) fn reset_offsets(&mut self, g: usize, reset: ResetSpec) -> Result<(), InputError> {
+        self.validate_reset(reset)?;
+        let mut targets = Vec::new();
+        for p in 0..self.topic.partition_count() {
+            let (start, end) = (self.topic.log_start(p), self.topic.log_end(p));
+            let clamp = |o: u64| o.clamp(start, end);
+            let target = match reset {
+                ResetSpec::Earliest => Some(start),
+                ResetSpec::Latest => Some(end),
+                ResetSpec::Offset { partition, offset } => {
+                    partition.is_none_or(|q| q == p).then(|| clamp(offset))
+                }
+                ResetSpec::ShiftBy { by } => {
+                    let current =
+                        self.offsets[g].get(p).ok_or(InputError::NoCommittedOffset { partition: p })?;
+                    Some(clamp(current.saturating_add_signed(by)))
+                }
+            };
+            if let Some(t) = target {
+                targets.push((p, t));
+            }
+        }
+        for &(p, offset) in &targets {
+            self.set_committed(g, p, offset);
+            // The operator chose this replay (or skip): it is the new last known position.
+            self.observers[g].handled_end[p as usize] = offset;
+        }
+        self.emit(Event::OffsetsReset { tick: self.now, group: g as u32, reset, offsets: targets });
+        Ok(())
+    }
+
+    /// Stop every consumer of group `g`, reset its offsets once it is empty,
+    /// and start them again.
+    pub(super) fn begin_restart(&mut self, g: usize, reset: ResetSpec) -> Result<(), InputError> {
+        if self.groups[g].pending_restart.is_some() || self.groups[g].rolling.is_some() {
+            return Err(InputError::RestartPending);
+        }
+        self.validate_reset(reset)?;
+        let restart: Vec<ConsumerId> = self
+            .consumers
+            .iter()
+            .filter(|c| c.group == g && c.process != Process::Stopped)
+            .map(|c| c.id)
+            .collect();
+        for c in 0..self.consumers.len() {
+            if self.consumers[c].group == g
+                && matches!(self.consumers[c].process, Process::Running | Process::Paused)
+            {
+                self.begin_stop(c, false);
+            }
+        }
+        self.groups[g].pending_restart = Some(PendingRestart { reset, restart });
+        self.try_finish_restart(g);
+        Ok(())
+    }
+
+    pub(super) fn try_finish_restart(&mut self, g: usize) {
+        if self.groups[g].pending_restart.is_none() || !self.coordinators[g].is_empty() {
+            return;
+        }
+        if self.coordinators[g].state() == GroupState::PreparingRebalance {
+            self.try_complete_rebalance(g);
+        }
+        let PendingRestart { reset, restart } = self.groups[g].pending_restart.take().expect("checked");
+        // A refusal here (shift-by with nothing committed) leaves offsets as they were.
+        let _ = self.reset_offsets(g, reset);
+        for id in restart {
+            if self.consumer_index(id).is_ok() {
+                self.start_consumer(id);
+            }
+        }
+    }
+
+    // ------------------------------------------------------- rolling update
+
+    /// Starts a rolling update of `consumers` (every member of group `g` when empty).
+    pub(super) fn begin_rolling_update(
+        &mut self,
+        g: usize,
+        consumers: Vec<ConsumerId>,
+    ) -> Result<(), InputError> {
+        if self.groups[g].rolling.is_some() || self.groups[g].pending_restart.is_some() {
+            return Err(InputError::RestartPending);
+        }
+        let mut queue: VecDeque<ConsumerId> = if consumers.is_empty() {
+            self.consumers.iter().filter(|c| c.group == g && c.member_id.is_some()).map(|c| c.id).collect()
+        } else {
+            consumers.into_iter().collect()
+        };
+        for &id in &queue {
+            let c = self.consumer_index(id)?;
+            if self.consumers[c].group != g {
+                return Err(InputError::NotInGroup {
+                    consumer: id,
+                    group: self.groups[g].config.name.clone(),
+                });
+            }
+            if !matches!(self.consumers[c].process, Process::Running | Process::Paused) {
+                return Err(self.wrong_state(c, "running or paused"));
+            }
+        }
+        let Some(first) = queue.pop_front() else { return Ok(()) };
+        let c = self.consumer_index(first)?;
+        self.begin_stop(c, false);
+        self.groups[g].rolling = Some(RollingUpdate { queue, phase: RollingPhase::Stopping(first) });
+        Ok(())
+    }
+
+    /// Moves a rolling update on: restart the stopped consumer, and once the
+    /// group is stable again, stop the next.
+    pub(super) fn step_rolling_update(&mut self, g: usize) {
+        let Some(mut rolling) = self.groups[g].rolling.take() else { return };
+        match rolling.phase {
+            RollingPhase::Stopping(id) => {
+                let Ok(c) = self.consumer_index(id) else {
+                    return; // removed: the update ends
+                };
+                if self.consumers[c].process == Process::Stopped {
+                    rolling.phase = RollingPhase::Starting(id);
+                    self.start_consumer(id);
+                } else if !matches!(self.consumers[c].process, Process::Stopping { .. }) {
+                    // It crashed on the way out: the update goes on without it.
+                    rolling.phase = RollingPhase::Starting(id);
+                }
+            }
+            RollingPhase::Starting(_) => {
+                if self.coordinators[g].state() == GroupState::Stable {
+                    let Some(next) = rolling.queue.pop_front() else {
+                        return; // every consumer restarted: done
+                    };
+                    rolling.phase = match self.consumer_index(next) {
+                        Ok(c) if matches!(self.consumers[c].process, Process::Running | Process::Paused) => {
+                            self.begin_stop(c, false);
+                            RollingPhase::Stopping(next)
+                        }
+                        _ => RollingPhase::Starting(next),
+                    };
+                }
+            }
+        }
+        self.groups[g].rolling = Some(rolling);
+    }
+
+    pub(super) fn rolling_view(&self, g: usize) -> Option<RollingView> {
+        self.groups[g].rolling.as_ref().map(|r| {
+            let (current, stopping) = match r.phase {
+                RollingPhase::Stopping(id) => (id, true),
+                RollingPhase::Starting(id) => (id, false),
+            };
+            RollingView { current, stopping, remaining: r.queue.iter().copied().collect() }
+        })
+    }
+
+    // ------------------------------------------------------------ lag, age
+
+    /// The position held for `partition` in group `g` and by whom: the
+    /// committed offset (Kafka), or the owner's stored checkpoint (positions
+    /// on the consumer).
+    pub(crate) fn held_position(&self, g: usize, partition: u32) -> (Option<ConsumerId>, Option<u64>) {
+        let holder = self.coordinators[g].owners().get(partition as usize).copied().flatten();
+        let position = match self.groups[g].settings.position {
+            PositionModel::Group => self.offsets[g].get(partition),
+            PositionModel::Consumer { .. } => holder
+                .and_then(|id| self.consumers.iter().find(|c| c.id == id))
+                .and_then(|c| c.store.get(partition as usize).copied().flatten()),
+        };
+        (holder, position)
+    }
+
+    /// The age of the oldest record group `g` has not moved past, in ticks.
+    pub(crate) fn oldest_unprocessed_age(&self, g: usize, partition: u32) -> u64 {
+        let start = self.topic.log_start(partition);
+        let held = self.held_position(g, partition).1.unwrap_or(start).max(start);
+        self.topic.get(partition, held).map_or(0, |r| self.now - r.produced_tick)
+    }
+
+    /// Log end − the position held (from the log start before any).
+    pub(crate) fn lag_of(&self, g: usize, partition: u32) -> u64 {
+        let (start, end) = (self.topic.log_start(partition), self.topic.log_end(partition));
+        end - self.held_position(g, partition).1.unwrap_or(start).min(end)
+    }
+
+    pub(super) fn sample_lag(&mut self, g: usize) {
+        for p in 0..self.topic.partition_count() {
+            let sample = LagSample {
+                tick: self.now,
+                lag: self.lag_of(g, p),
+                oldest_unprocessed_age: self.oldest_unprocessed_age(g, p),
+            };
+            self.observers[g].push_lag_sample(p, sample);
+        }
+    }
+}
