@@ -117,3 +117,40 @@ impl Application {
         self.ledger.iter().filter(|e| e.effects > 0).copied().collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    fn record(id: u64, subject: u32) -> Fetched {
+        Fetched { partition: 0, offset: id, id, subject, keyed: true, produced_tick: 0 }
+    }
+
+    #[test]
+    fn duplicates_pay_twice_unless_idempotent() {
+        let mut app = Application::default();
+        let c = ConsumerId(1);
+        assert!(!app.handle(1, c, &record(1, 0), true, false).duplicate);
+        let again = app.handle(2, c, &record(1, 0), false, false);
+        assert!(again.duplicate && again.effect);
+        assert_eq!(app.counters.double_paid_cents, payout_cents(1));
+        let dropped = app.handle(3, c, &record(1, 0), false, true);
+        assert!(dropped.duplicate && !dropped.effect, "the unique constraint drops it");
+        assert_eq!(app.counters.delivered, 3);
+        assert_eq!(app.counters.effects, 2);
+        assert_eq!(app.ledger()[0].duplicate_effects, 1);
+    }
+
+    #[test]
+    fn an_older_record_of_a_subject_handled_after_a_newer_one_is_out_of_key_order() {
+        let mut app = Application::default();
+        let c = ConsumerId(1);
+        app.handle(1, c, &record(5, 2), true, false);
+        assert!(app.handle(1, c, &record(3, 2), true, false).out_of_key_order);
+        assert!(!app.handle(1, c, &record(4, 1), true, false).out_of_key_order, "another subject");
+        assert_eq!(app.counters.out_of_key_order, 1);
+    }
+}

@@ -74,3 +74,23 @@ impl BridgeTopic {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    #[test]
+    fn writes_keep_no_key_and_respect_retention() {
+        let mut bridge = BridgeTopic::new(1);
+        for id in 0..4 {
+            assert_eq!(bridge.write(0, 100 + id, 3), id);
+        }
+        assert_eq!(bridge.partitions()[0], BridgePartitionView { partition: 0, log_start: 1, log_end: 4 });
+        let records = bridge.records(0, 0, 10);
+        assert_eq!(records.iter().map(|r| r.source_record_id).collect::<Vec<_>>(), vec![101, 102, 103]);
+        assert!(records.iter().all(|r| r.key.is_none()));
+    }
+}

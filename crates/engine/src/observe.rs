@@ -275,3 +275,76 @@ impl GroupObserver {
         in_flight
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+    use crate::log::Record;
+
+    fn fetched(offset: u64) -> Fetched {
+        Fetched { partition: 0, offset, id: offset, subject: 0, keyed: true, produced_tick: 0 }
+    }
+
+    #[test]
+    fn records_moved_past_unhandled_are_lost_until_handled_or_moved_back() {
+        let mut observer = GroupObserver::new(1);
+        for o in 0..6 {
+            observer.handle_produced(0, o);
+        }
+        observer.handle_fetched(0, 0, 2);
+        assert!(observer.handle_delivered(&fetched(0)), "first time");
+        // Commit-before moved the group to 5: 2, 3, 4 are lost; 1 is in flight.
+        observer.handle_commit(0, None, 5);
+        assert_eq!(observer.never_processed, 3);
+        assert_eq!(observer.lost_offsets(0).iter().copied().collect::<Vec<_>>(), vec![2, 3, 4]);
+        // The in-flight one is abandoned past the committed offset: lost too.
+        observer.handle_abandoned(&fetched(1), Some(5));
+        assert_eq!(observer.never_processed, 4);
+        // A reset back to 3 brings 3 and 4 back into the group's future.
+        observer.handle_commit(0, Some(5), 3);
+        assert_eq!(observer.never_processed, 2);
+        observer.handle_fetched(0, 3, 4);
+        assert!(observer.handle_delivered(&fetched(3)));
+        assert_eq!(observer.never_processed, 2, "1 and 2 stay behind the committed offset, unhandled");
+        assert_eq!(observer.lost_offsets(0).iter().copied().collect::<Vec<_>>(), vec![1, 2]);
+        assert_eq!(observer.check(), 0);
+    }
+
+    #[test]
+    fn retention_counts_what_the_group_never_handled() {
+        let mut observer = GroupObserver::new(1);
+        for o in 0..3 {
+            observer.handle_produced(0, o);
+        }
+        observer.handle_fetched(0, 0, 1);
+        observer.handle_delivered(&fetched(0));
+        let record = |id| Record { id, produced_tick: 0, subject: 0, keyed: true };
+        let deleted =
+            Deleted { partition: 0, new_log_start: 2, records: vec![(0, record(0)), (1, record(1))] };
+        assert_eq!(observer.handle_retention(&deleted), 1);
+        assert_eq!((observer.never_processed, observer.lost_to_retention), (1, 1));
+        assert_eq!(observer.retention_lost[0], (vec![1], 1));
+        assert_eq!(observer.mark(0, 1), None);
+        assert_eq!(observer.mark(0, 2), Some(Mark::default()));
+    }
+
+    #[test]
+    fn a_resume_behind_the_last_known_position_is_judged_by_the_batch() {
+        let mut observer = GroupObserver::new(1);
+        for o in 0..10 {
+            observer.handle_produced(0, o);
+        }
+        observer.handle_fetched(0, 0, 8);
+        for o in 0..8 {
+            observer.handle_delivered(&fetched(o));
+        }
+        observer.judge_resume(1, ConsumerId(1), 0, 6, 3, Some);
+        observer.judge_resume(2, ConsumerId(1), 0, 2, 3, Some);
+        let kinds: Vec<FindingKind> = observer.findings.iter().map(|f| f.kind).collect();
+        assert_eq!(kinds, vec![FindingKind::LegalReplay, FindingKind::ResumedTooFarBack]);
+        assert_eq!(observer.findings[1].record_ids, vec![2, 3, 4, 5, 6, 7]);
+    }
+}

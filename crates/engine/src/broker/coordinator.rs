@@ -281,3 +281,56 @@ impl Coordinator {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    fn c(n: u32) -> ConsumerId {
+        ConsumerId(n)
+    }
+
+    #[test]
+    fn a_rebalance_completes_once_every_member_rejoined() {
+        let mut coordinator = Coordinator::new(3);
+        coordinator.join("a".into(), c(1), "/h".into());
+        assert!(coordinator.begin_rebalance());
+        assert!(!coordinator.begin_rebalance(), "already preparing");
+        coordinator.join("b".into(), c(2), "/h".into());
+        // "a" was told to rejoin and has not yet.
+        assert!(coordinator.try_complete(Assignor::Range, 3).is_none());
+        coordinator.rejoin("a");
+        let completed = coordinator.try_complete(Assignor::Range, 3).expect("everyone rejoined");
+        assert_eq!(completed.generation, 1);
+        assert_eq!(completed.plan, vec![(c(1), vec![0, 1]), (c(2), vec![2])]);
+        assert_eq!(coordinator.state(), GroupState::Stable);
+        let moved = coordinator.record_completion(5, &completed.plan);
+        assert_eq!(moved.len(), 3);
+        assert_eq!(coordinator.owners(), &[Some(c(1)), Some(c(1)), Some(c(2))]);
+        assert_eq!(coordinator.active_members(), 2);
+    }
+
+    #[test]
+    fn a_dead_member_holds_the_rebalance_until_its_session_expires() {
+        let mut coordinator = Coordinator::new(2);
+        coordinator.join("a".into(), c(1), "/h".into());
+        coordinator.join("b".into(), c(2), "/h".into());
+        coordinator.begin_rebalance();
+        coordinator.rejoin("a");
+        coordinator.rejoin("b");
+        coordinator.try_complete(Assignor::Range, 2).expect("completes");
+        coordinator.member_died("b", 10);
+        assert_eq!(coordinator.ghost_of(c(2)).map(|m| m.assignment.clone()), Some(vec![1]));
+        coordinator.begin_rebalance();
+        coordinator.rejoin("a");
+        assert!(coordinator.try_complete(Assignor::Range, 2).is_none(), "b is dead but still a member");
+        assert!(coordinator.expire_sessions(9).is_empty());
+        let expired = coordinator.expire_sessions(10);
+        assert_eq!(expired.iter().map(|m| m.consumer).collect::<Vec<_>>(), vec![c(2)]);
+        let completed = coordinator.try_complete(Assignor::Range, 2).expect("b is gone");
+        assert_eq!(completed.plan, vec![(c(1), vec![0, 1])]);
+    }
+}

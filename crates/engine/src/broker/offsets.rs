@@ -28,3 +28,23 @@ impl OffsetStore {
         self.committed.extend(std::iter::repeat_n(None, added as usize));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    #[test]
+    fn a_commit_returns_what_it_replaces() {
+        let mut offsets = OffsetStore::new(2);
+        assert_eq!(offsets.get(0), None);
+        assert_eq!(offsets.commit(0, 4), None);
+        assert_eq!(offsets.commit(0, 2), Some(4));
+        assert_eq!(offsets.get(0), Some(2));
+        assert_eq!(offsets.get(7), None, "no such partition: nothing committed, no panic");
+        offsets.add_partitions(1);
+        assert_eq!(offsets.get(2), None);
+    }
+}

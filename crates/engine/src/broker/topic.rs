@@ -98,3 +98,36 @@ impl Topic {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    fn record(id: u64) -> Record {
+        Record { id, produced_tick: id, subject: 0, keyed: true }
+    }
+
+    #[test]
+    fn appends_reads_and_deletes_past_retention() {
+        let mut topic = Topic::new(2, 3);
+        for id in 0..5 {
+            assert_eq!(topic.append(1, record(id)), id);
+        }
+        assert_eq!(topic.read(1, 1, 3).map(|(o, r)| (o, r.id)).collect::<Vec<_>>(), vec![(1, 1), (2, 2)]);
+        let deleted = topic.enforce_retention();
+        assert_eq!(deleted.len(), 1, "only the partition past retention");
+        assert_eq!(deleted[0].partition, 1);
+        assert_eq!(deleted[0].new_log_start, 2);
+        assert_eq!(deleted[0].records.iter().map(|(o, _)| *o).collect::<Vec<_>>(), vec![0, 1]);
+        assert_eq!((topic.log_start(1), topic.log_end(1)), (2, 5));
+        // A read clamps to what is retained.
+        assert_eq!(topic.read(1, 0, 3).count(), 1);
+        topic.add_partitions(2);
+        assert_eq!(topic.partition_count(), 4);
+        assert_eq!(topic.log_end(3), 0);
+        topic.check();
+    }
+}

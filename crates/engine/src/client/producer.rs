@@ -145,3 +145,52 @@ impl Producer {
         keyless.next_partition(self.settings.keyless, self.partitions, &mut rng)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+    use crate::partitioner::KeylessStrategy;
+
+    #[test]
+    fn keyed_records_follow_murmur2_and_ids_increase() {
+        let mut producer = Producer::new(ProducerConfig::default(), 7, 3);
+        let sends = producer.send(50);
+        assert!(sends.windows(2).all(|w| w[0].id + 1 == w[1].id));
+        for send in &sends {
+            assert!(send.keyed);
+            assert_eq!(send.partition, partition_for_key(subject_key(send.subject).as_bytes(), 3));
+        }
+        assert_eq!(producer.produced, 50);
+    }
+
+    #[test]
+    fn an_advancing_peek_moves_the_round_robin_counter_and_a_fixed_one_does_not() {
+        let settings = ProducerConfig {
+            use_keys: false,
+            keyless: KeylessStrategy::RoundRobin,
+            ..ProducerConfig::default()
+        };
+        let mut producer = Producer::new(settings, 1, 3);
+        assert_eq!(producer.peek(0, false).partition, 0);
+        assert_eq!(producer.peek(0, false).partition, 0);
+        assert_eq!(producer.peek(0, true).partition, 0);
+        assert_eq!(producer.advancing_peeks, 1);
+        // The peek took partition 0: the next send skips it.
+        assert_eq!(producer.send(1)[0].partition, 1);
+    }
+
+    #[test]
+    fn growing_the_topic_remaps_some_keys() {
+        let mut producer =
+            Producer::new(ProducerConfig { key_count: 100, ..ProducerConfig::default() }, 1, 3);
+        let moved = producer.partitions_changed(4);
+        assert!(!moved.is_empty());
+        for (subject, from, to) in moved {
+            assert_eq!(from, partition_for_key(subject_key(subject).as_bytes(), 3));
+            assert_eq!(to, partition_for_key(subject_key(subject).as_bytes(), 4));
+        }
+    }
+}
