@@ -2,8 +2,8 @@
 
 use crate::Failure;
 use offsetlab_engine::{
-    BUILTINS, CheckpointWrites, ConsumerId, FindingKind, Input, PositionModel, SCENARIO_BYTES_MAX, Scenario,
-    ScenarioError, Sim, SplitCheck, SplitStatus, Tick, TimedInput, Topic, builtin, builtins,
+    BUILTINS, CheckpointWrites, ConsumerId, FindingKind, Input, Metrics, PositionModel, SCENARIO_BYTES_MAX,
+    Scenario, ScenarioError, Sim, SplitCheck, SplitStatus, Tick, TimedInput, Topic, builtin, builtins,
 };
 use offsetlab_store::FileOffsetStore;
 use serde::Serialize;
@@ -160,8 +160,8 @@ const COUNTERS: [&str; 8] = [
 ];
 
 impl Outcome {
-    fn counters(&self) -> [u64; 8] {
-        let m = self.sim.metrics();
+    fn counters(&self, g: usize) -> [u64; 8] {
+        let m = self.sim.metrics_of(g);
         [
             m.delivered,
             m.duplicates,
@@ -175,18 +175,25 @@ impl Outcome {
     }
 
     /// The header line, the describe table, one counter per line, then (with a
-    /// guide) whether the run reproduced the guide's outcome.
+    /// guide) whether the run reproduced the guide's outcome. With more than
+    /// one group, each group's table and counters follow a `group NAME` line.
     pub fn text(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "scenario {} seed {} ticks {}", self.name, self.seed, self.ticks);
-        let table = offsetlab_engine::describe(&self.sim);
-        let table = table.trim_end_matches('\n');
-        if !table.is_empty() {
-            let _ = writeln!(out, "\n{table}");
-        }
-        out.push('\n');
-        for (label, value) in COUNTERS.iter().zip(self.counters()) {
-            let _ = writeln!(out, "{label:<17}{value}");
+        let groups = self.sim.group_count();
+        for (g, view) in self.sim.view().groups.iter().enumerate() {
+            if groups > 1 {
+                let _ = writeln!(out, "\ngroup {}", view.name);
+            }
+            let table = offsetlab_engine::describe_group(&self.sim, g);
+            let table = table.trim_end_matches('\n');
+            if !table.is_empty() {
+                let _ = writeln!(out, "\n{table}");
+            }
+            out.push('\n');
+            for (label, value) in COUNTERS.iter().zip(self.counters(g)) {
+                let _ = writeln!(out, "{label:<17}{value}");
+            }
         }
         if let Some(resumed) = &self.resumed {
             out.push('\n');
@@ -256,25 +263,27 @@ impl Outcome {
         serde_json::to_string(&report).expect("plain data always serializes")
     }
 
-    /// One JSON object, on one line.
+    /// One JSON object, on one line: the first group's `metrics` and
+    /// `describe` at the top (as before there were groups), then every group's.
     pub fn json(&self) -> String {
-        let m = self.sim.metrics();
-        let describe = offsetlab_engine::describe(&self.sim);
+        let view = self.sim.view();
+        let groups: Vec<JsonGroup> = view
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(g, group)| JsonGroup {
+                name: group.name.clone(),
+                metrics: JsonMetrics::from(&self.sim.metrics_of(g)),
+                describe: offsetlab_engine::describe_group(&self.sim, g),
+            })
+            .collect();
         let report = JsonReport {
             scenario: &self.name,
             seed: self.seed,
             tick: self.sim.now(),
-            metrics: JsonMetrics {
-                delivered: m.delivered,
-                duplicates: m.duplicates,
-                effects: m.effects,
-                never_processed: m.never_processed,
-                out_of_key_order: m.out_of_key_order,
-                total_lag: m.total_lag,
-                active_consumers: m.active_consumers,
-                generation: m.generation,
-            },
-            describe: &describe,
+            metrics: JsonMetrics::from(&self.sim.metrics()),
+            describe: &groups[0].describe,
+            groups: &groups,
             resumed_from: self.resumed.as_ref().map(|r| {
                 r.iter()
                     .map(|&(consumer, partition, offset)| JsonResume {
@@ -310,6 +319,8 @@ struct JsonReport<'a> {
     tick: Tick,
     metrics: JsonMetrics,
     describe: &'a str,
+    /// Every group, in config order.
+    groups: &'a [JsonGroup],
     #[serde(skip_serializing_if = "Option::is_none")]
     resumed_from: Option<Vec<JsonResume>>,
     /// The guide's outcome check; null when the scenario has no guide.
@@ -331,6 +342,15 @@ struct JsonResume {
     resumed_from: u64,
 }
 
+/// One group in `run --json`.
+#[derive(Debug, Serialize)]
+struct JsonGroup {
+    name: String,
+    metrics: JsonMetrics,
+    /// `kafka-consumer-groups --describe --group NAME`.
+    describe: String,
+}
+
 #[derive(Debug, Serialize)]
 struct JsonMetrics {
     delivered: u64,
@@ -341,6 +361,21 @@ struct JsonMetrics {
     total_lag: u64,
     active_consumers: u32,
     generation: u32,
+}
+
+impl From<&Metrics> for JsonMetrics {
+    fn from(m: &Metrics) -> JsonMetrics {
+        JsonMetrics {
+            delivered: m.delivered,
+            duplicates: m.duplicates,
+            effects: m.effects,
+            never_processed: m.never_processed,
+            out_of_key_order: m.out_of_key_order,
+            total_lag: m.total_lag,
+            active_consumers: m.active_consumers,
+            generation: m.generation,
+        }
+    }
 }
 
 /// `offsetlab scenarios`: the built-ins under their guides' topic headings, in the
