@@ -51,6 +51,8 @@ pub(crate) struct GroupObserver {
     /// Per partition, ids of records retention deleted unhandled (bounded) and their count.
     pub retention_lost: Vec<(Vec<u64>, u64)>,
     pub lag_history: Vec<VecDeque<LagSample>>,
+    /// The highest total lag sampled.
+    pub peak_total_lag: u64,
     /// Commit requests (Kafka) or checkpoint writes (consumer-side stores).
     pub commit_requests: u64,
     pub torn_checkpoints: u64,

@@ -229,6 +229,8 @@ pub struct Metrics {
     pub out_of_key_order: u64,
     /// Sum of log end − committed; a partition with no commit counts from its log start.
     pub total_lag: u64,
+    /// The highest total lag sampled so far (once a tick).
+    pub peak_total_lag: u64,
     /// Live members that own at least one partition.
     pub active_consumers: u32,
     pub generation: u32,

@@ -340,13 +340,17 @@ impl Sim {
     }
 
     pub(super) fn sample_lag(&mut self, g: usize) {
+        let mut total = 0;
         for p in 0..self.topic.partition_count() {
             let sample = LagSample {
                 tick: self.now,
                 lag: self.lag_of(g, p),
                 oldest_unprocessed_age: self.oldest_unprocessed_age(g, p),
             };
+            total += sample.lag;
             self.observers[g].push_lag_sample(p, sample);
         }
+        let peak = &mut self.observers[g].peak_total_lag;
+        *peak = (*peak).max(total);
     }
 }

@@ -81,6 +81,7 @@ impl Sim {
             lost_to_retention: observer.lost_to_retention,
             out_of_key_order: app.out_of_key_order,
             total_lag: (0..self.partition_count()).map(|p| self.lag_of(g, p)).sum(),
+            peak_total_lag: observer.peak_total_lag,
             active_consumers: self.coordinators[g].active_members(),
             generation: self.coordinators[g].generation(),
             commit_requests: observer.commit_requests,
