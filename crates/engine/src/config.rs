@@ -2,7 +2,7 @@
 //! errors that name the field.
 
 use crate::partitioner::KeylessStrategy;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Hard limits: every queue, log and loop in the engine is bounded by one of these.
@@ -75,7 +75,7 @@ pub enum PositionModel {
 }
 
 /// How a consumer's offset store writes a checkpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CheckpointWrites {
     /// Temp file, write, fsync, atomic rename: a crash leaves the old or the new position.
@@ -86,7 +86,7 @@ pub enum CheckpointWrites {
 }
 
 /// The partition assignor the group uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Assignor {
     /// Kafka's `RangeAssignor`, eager.
@@ -133,8 +133,10 @@ impl Assignor {
 }
 
 /// Everything fixed when a simulation starts. Inputs change some of it later
-/// (records per poll, commit mode, …); the rest stays.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// (records per poll, commit mode, …); the rest stays. In JSON every field
+/// may be left out: it then takes its value from `Config::default()`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Seeds every random choice (keyless partitions, keys, member ids).
     pub seed: u64,
@@ -162,8 +164,9 @@ pub struct Config {
     pub bridge: bool,
 }
 
-/// The producer `orders-api`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// The producer `orders-api`. In JSON, absent fields take their default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct ProducerConfig {
     /// Send the record's subject (`user-N`) as its Kafka key.
     pub use_keys: bool,

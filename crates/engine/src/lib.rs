@@ -8,7 +8,7 @@
 //! the calling contract.
 
 mod assign;
-/// Hand-written scenario JSON and link codecs: the page's size budget has no room for serde's.
+/// Scenario JSON through serde (field paths, positions, bounds) and shareable links.
 pub mod codec;
 mod config;
 mod describe;
