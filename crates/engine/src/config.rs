@@ -136,7 +136,7 @@ impl Assignor {
 /// (records per poll, commit mode, …); the rest stays. In JSON every field
 /// may be left out: it then takes its value from `Config::default()`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(remote = "Self", default, deny_unknown_fields)]
 pub struct Config {
     /// Seeds every random choice (keyless partitions, keys, member ids).
     pub seed: u64,
@@ -166,7 +166,7 @@ pub struct Config {
 
 /// The producer `orders-api`. In JSON, absent fields take their default.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(remote = "Self", default, deny_unknown_fields)]
 pub struct ProducerConfig {
     /// Send the record's subject (`user-N`) as its Kafka key.
     pub use_keys: bool,

@@ -156,7 +156,7 @@ impl Metric {
 
 /// One condition of an outcome: `metric` within `at_least ..= at_most`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct Condition {
     pub metric: Metric,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -190,7 +190,7 @@ impl Condition {
 
 /// What the learner should reproduce, and what the page says when they do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct Outcome {
     /// Every condition must hold. The first names the number `{n}` in `says`.
     pub when: Vec<Condition>,
@@ -245,7 +245,7 @@ impl Outcome {
 
 /// A built-in scenario as a guided experiment.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct Guide {
     pub topic: Topic,
     /// The narrative: what happens here and why it matters.

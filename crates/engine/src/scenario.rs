@@ -31,7 +31,7 @@ fn ticks_default() -> u64 {
 /// In JSON only `name` is required: the rest have defaults (`config` field by
 /// field from `Config::default()`, `ticks` 100), and unknown fields are refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct Scenario {
     pub name: String,
     /// One line: what it shows.
@@ -55,7 +55,7 @@ pub struct Scenario {
 
 /// An input applied when the clock reads `tick` (before the step to `tick + 1`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct TimedInput {
     pub tick: u64,
     pub input: Input,

@@ -107,7 +107,16 @@ fn bad_input_gets_an_exact_message() {
             r#"{"name": "x", "config": null}"#,
             r#"config: invalid type: null, expected an object (line 1, column 28)"#,
         ),
-        (r#"[]"#, r#"invalid length 0, expected an object (line 1, column 2)"#),
+        (r#"[]"#, r#"invalid type: array, expected an object (line 1, column 1)"#),
+        // An object's fields as an array, which serde's derived structs would read.
+        (
+            r#"{"name": "x", "config": [1]}"#,
+            r#"config: invalid type: array, expected an object (line 1, column 24)"#,
+        ),
+        (
+            r#"{"name": "x", "timeline": [[0, {"do": "send", "count": 1}]]}"#,
+            r#"timeline[0]: invalid type: array, expected an object (line 1, column 27)"#,
+        ),
         (
             r#"{"name": "x", "ticks": 18446744073709551616}"#,
             r#"ticks: invalid type: floating point `1.8446744073709552e+19`, expected a non-negative integer (line 1, column 43)"#,

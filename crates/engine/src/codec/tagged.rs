@@ -14,12 +14,22 @@
 //! variants in the mirrors, so they refuse other fields too.
 //!
 //! Writing keeps serde's derived internally tagged `Serialize`.
+//!
+//! The format's structs (`Scenario`, `TimedInput`, `Config`,
+//! `ProducerConfig`, `Guide`, `Outcome`, `Condition`) are objects only:
+//! serde's derived `Deserialize` for a struct also reads an array of its
+//! fields in order (`"config": [1]` as a seed of 1), which the format never
+//! had. They derive with `#[serde(remote = "Self")]`, and the trait impls
+//! here forward to those derived functions, reading through [`ObjectOnly`].
 
 use super::nested;
-use crate::config::{Assignor, CheckpointWrites, CommitMode, PositionModel};
+use crate::config::{Assignor, CheckpointWrites, CommitMode, Config, PositionModel, ProducerConfig};
+use crate::guide::{Condition, Guide, Outcome};
 use crate::input::{ConsumerId, Input, ResetSpec};
 use crate::partitioner::KeylessStrategy;
+use crate::scenario::{Scenario, TimedInput};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -293,3 +303,42 @@ impl<'de> Deserialize<'de> for ConsumerId {
         d.deserialize_str(Name)
     }
 }
+
+/// A deserializer that reads whatever is asked of it as a map: a derived
+/// struct asks `deserialize_struct`, which serde_json would also satisfy
+/// with an array.
+struct ObjectOnly<D>(D);
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for ObjectOnly<D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.0.deserialize_map(visitor)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// `Serialize` and `Deserialize` for structs derived with `remote = "Self"`.
+macro_rules! objects {
+    ($($ty:ident),* $(,)?) => {$(
+        impl Serialize for $ty {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                // The derived function (inherent, so it is found first).
+                $ty::serialize(self, serializer)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<$ty, D::Error> {
+                $ty::deserialize(ObjectOnly(d))
+            }
+        }
+    )*};
+}
+
+objects!(Scenario, TimedInput, Config, ProducerConfig, Guide, Outcome, Condition);
