@@ -262,3 +262,42 @@ pub fn quoted(text: &str) -> String {
     out.push('"');
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::Input;
+
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    /// Brackets inside strings, escaped quotes included, do not count.
+    #[test]
+    fn depth_counts_brackets_outside_strings() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(check_depth(&deep(DEPTH_MAX)).is_ok());
+        let error = check_depth(&deep(DEPTH_MAX + 1)).unwrap_err();
+        assert_eq!((error.path, error.line, error.column), ("[0]".repeat(DEPTH_MAX), 1, DEPTH_MAX + 1));
+        let in_strings = format!("{{\"a\\\"[\": \"{}\", \"b\": [1, {{\"c\": 2}}]}}", "[{".repeat(100));
+        assert!(check_depth(&in_strings).is_ok());
+        let text = format!("{{\"x\": 1,\n \"é\": [0, {}]}}", deep(DEPTH_MAX));
+        let error = check_depth(&text).unwrap_err();
+        assert_eq!(error.path, format!("é[1]{}", "[0]".repeat(DEPTH_MAX - 2)));
+        assert_eq!((error.line, error.column), (2, 11 + DEPTH_MAX - 2), "columns count characters");
+    }
+
+    #[test]
+    fn compact_is_ascii_with_surrogate_pairs() {
+        assert_eq!(write_compact_ascii(&"é😀\u{1}\n\"/"), r#""\u00e9\ud83d\ude00\u0001\n\"/""#);
+        assert_eq!(write_pretty(&"é"), "\"é\"");
+    }
+
+    /// A tagged object holds a bounded number of values, whatever the text.
+    #[test]
+    fn tagged_objects_are_bounded() {
+        let many = format!("{{\"do\": \"send\", \"count\": 1, \"x\": [{}0]}}", "0,".repeat(5000));
+        let error = read::<Input>(&many).unwrap_err();
+        assert_eq!(error.message, "more than 4096 values in one object");
+        assert_eq!(read::<Input>(r#"{"count": 1, "do": "send"}"#).unwrap(), Input::Send { count: 1 });
+    }
+}

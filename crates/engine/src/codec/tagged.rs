@@ -28,70 +28,103 @@ use crate::guide::{Condition, Guide, Outcome};
 use crate::input::{ConsumerId, Input, ResetSpec};
 use crate::partitioner::KeylessStrategy;
 use crate::scenario::{Scenario, TimedInput};
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
+use std::cell::Cell;
 use std::fmt;
 
-/// A JSON value read with every object's keys checked for repeats.
-struct Unique(Value);
+/// Values one tagged object may hold, nested ones included. An input needs
+/// under 10 (a rolling update, one per consumer named); the bound keeps the
+/// buffer small whatever the text (a 16 MiB array of `0,` would otherwise
+/// take some 256 MiB as values).
+const BUFFERED_VALUES_MAX: usize = 4096;
 
-impl<'de> Deserialize<'de> for Unique {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Unique, D::Error> {
-        d.deserialize_any(UniqueVisitor).map(Unique)
+/// Reads a JSON value with every object's keys checked for repeats, taking
+/// one from `left` for each value.
+#[derive(Clone, Copy)]
+struct Unique<'a> {
+    left: &'a Cell<usize>,
+}
+
+impl Unique<'_> {
+    fn take<E: de::Error>(self) -> Result<(), E> {
+        match self.left.get().checked_sub(1) {
+            Some(left) => {
+                self.left.set(left);
+                Ok(())
+            }
+            None => Err(E::custom(format_args!("more than {BUFFERED_VALUES_MAX} values in one object"))),
+        }
     }
 }
 
-struct UniqueVisitor;
+impl<'de> DeserializeSeed<'de> for Unique<'_> {
+    type Value = Value;
 
-impl<'de> Visitor<'de> for UniqueVisitor {
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Unique<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON value")
     }
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
+        self.take()?;
         Ok(Value::Bool(v))
     }
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
+        self.take()?;
         Ok(v.into())
     }
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
+        self.take()?;
         Ok(v.into())
     }
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        self.take()?;
         // Kept, so that the field's own type refuses it with its name.
         Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
     }
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        self.take()?;
         Ok(Value::String(v.to_string()))
     }
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+        self.take()?;
         Ok(Value::String(v))
     }
-    fn visit_unit<E>(self) -> Result<Value, E> {
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        self.take()?;
         Ok(Value::Null)
     }
-    fn visit_none<E>(self) -> Result<Value, E> {
+    fn visit_none<E: de::Error>(self) -> Result<Value, E> {
+        self.take()?;
         Ok(Value::Null)
     }
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        Unique::deserialize(d).map(|u| u.0)
+        self.deserialize(d)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        self.take()?;
         let mut items = Vec::new();
-        while let Some(Unique(item)) = seq.next_element()? {
+        while let Some(item) = seq.next_element_seed(self)? {
             items.push(item);
         }
         Ok(Value::Array(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        self.take()?;
         let mut members = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             if members.contains_key(&key) {
                 return Err(de::Error::custom(format_args!("duplicate field `{key}`")));
             }
-            let Unique(value) = map.next_value()?;
+            let value = map.next_value_seed(self)?;
             members.insert(key, value);
         }
         Ok(Value::Object(members))
@@ -108,7 +141,8 @@ fn tagged<'de, D, T>(
 where
     D: Deserializer<'de>,
 {
-    let Unique(value) = Unique::deserialize(d)?;
+    let left = Cell::new(BUFFERED_VALUES_MAX);
+    let value = Unique { left: &left }.deserialize(d)?;
     let Value::Object(mut members) = value else {
         let unexpected = match &value {
             Value::Null => de::Unexpected::Unit,
