@@ -24,7 +24,7 @@
 //! Inputs reuse the scenario format: an input is written to its JSON object
 //! (serde) and its fields become the tokens; the tokens become that object
 //! again and are read by the same `Deserialize` that reads scenario files, so
-//! the two formats cannot drift apart. [`INPUTS`] only says each field's kind
+//! the two formats cannot drift apart. `INPUTS` only says each field's kind
 //! of token. base64url and percent-encoding come from their crates.
 //!
 //! Reading never panics and is bounded: the query is at most

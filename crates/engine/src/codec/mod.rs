@@ -3,7 +3,7 @@
 //! One reader for every scenario JSON: `Scenario::parse` (the CLI, user
 //! files, the page's import), the built-ins, and the inline scenarios and
 //! inputs of links. The types derive `Deserialize` beside `Serialize`, with
-//! unknown fields refused; [`read`] adds what serde_json alone does not give:
+//! unknown fields refused; `read` adds what serde_json alone does not give:
 //! the field path of an error (serde_path_to_error), its line and column, and
 //! a nesting bound of [`DEPTH_MAX`].
 //!
