@@ -77,14 +77,18 @@ pub fn run_with_offset_dir(
     dir: &Path,
 ) -> Result<Outcome, Failure> {
     let config = &mut loaded.scenario.config;
-    if config.position == PositionModel::Group {
-        config.position = PositionModel::Consumer { writes: CheckpointWrites::Atomic, write_ticks: 1 };
+    for group in &mut config.groups {
+        if group.position == PositionModel::Group {
+            group.position = PositionModel::Consumer { writes: CheckpointWrites::Atomic, write_ticks: 1 };
+        }
     }
+    // Consumers are numbered across the groups in config order.
+    let consumers: u32 = config.groups.iter().map(|g| g.consumers).sum();
     let store_of = |consumer: ConsumerId| {
         FileOffsetStore::open(dir.join(consumer.to_string())).map_err(|e| Failure::new(e.to_string()))
     };
     let mut loads = Vec::new();
-    for n in 1..=config.consumers {
+    for n in 1..=consumers {
         let consumer = ConsumerId(n);
         let store = store_of(consumer)?;
         for partition in 0..config.partitions {

@@ -5,6 +5,7 @@
 //! at 1, 5 and 10 million handled records, to show it stays flat (bounded by retention).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use offsetlab_engine::GroupConfig;
 use offsetlab_engine::{Config, Input, ProducerConfig, Sim};
 use std::hint::black_box;
 
@@ -21,10 +22,13 @@ fn steady_state() -> Sim {
     let mut sim = Sim::new(Config {
         seed: 5,
         partitions: PARTITIONS,
-        consumers: CONSUMERS,
-        records_per_poll: 500,
-        handle_per_tick: HANDLE_PER_TICK,
         producer: ProducerConfig { key_count: 1_000, ..ProducerConfig::default() },
+        groups: vec![GroupConfig {
+            consumers: CONSUMERS,
+            records_per_poll: 500,
+            handle_per_tick: HANDLE_PER_TICK,
+            ..GroupConfig::default()
+        }],
         ..Config::default()
     })
     .expect("valid");

@@ -138,7 +138,7 @@ struct Universe<'a> {
 impl<'a> Universe<'a> {
     fn new(topics: &'a TopicPartitions) -> Self {
         let mut topics: Vec<(&str, u32)> = topics.iter().map(|(t, &p)| (t.as_str(), p)).collect();
-        crate::sort::sort_by(&mut topics, |a, b| java::compare(a.0, b.0));
+        topics.sort_by(|a, b| java::compare(a.0, b.0));
         Universe { topics }
     }
 
@@ -176,15 +176,19 @@ impl<'a> Universe<'a> {
 
     /// Plain data: every member, every topic, partitions ascending.
     fn to_assignment(&self, members: &[&str], plan: Vec<Vec<Tp>>) -> Assignment {
-        crate::sort::map_from(members.iter().zip(plan).map(|(&member, tps)| {
-            let mut topics: BTreeMap<String, Vec<u32>> =
-                crate::sort::map_from(self.topics.iter().map(|&(t, _)| (t.to_string(), Vec::new())));
-            for (t, p) in tps {
-                topics.get_mut(self.topics[t as usize].0).expect("a known topic").push(p);
-            }
-            topics.values_mut().for_each(|ps| crate::sort::sort(ps));
-            (member.to_string(), topics)
-        }))
+        members
+            .iter()
+            .zip(plan)
+            .map(|(&member, tps)| {
+                let mut topics: BTreeMap<String, Vec<u32>> =
+                    self.topics.iter().map(|&(t, _)| (t.to_string(), Vec::new())).collect();
+                for (t, p) in tps {
+                    topics.get_mut(self.topics[t as usize].0).expect("a known topic").push(p);
+                }
+                topics.values_mut().for_each(|ps| ps.sort_unstable());
+                (member.to_string(), topics)
+            })
+            .collect()
     }
 }
 
@@ -220,7 +224,7 @@ pub fn assign(
     previous: &Assignment,
 ) -> Assignment {
     let names: Vec<&str> = members.iter().map(String::as_str).collect();
-    let distinct: BTreeSet<&str> = crate::sort::set_from(names.iter().copied());
+    let distinct: BTreeSet<&str> = names.iter().copied().collect();
     assert_eq!(distinct.len(), names.len(), "member ids are distinct");
     let universe = Universe::new(topics);
     let plan = match strategy {
@@ -283,20 +287,26 @@ pub fn cooperative_first_round(target: &Assignment, previous: &Assignment) -> As
             }
         }
     }
-    crate::sort::map_from(target.iter().map(|(member, topics)| {
-        let kept = crate::sort::map_from(topics.iter().map(|(topic, partitions)| {
-            let stays = partitions
+    target
+        .iter()
+        .map(|(member, topics)| {
+            let kept = topics
                 .iter()
-                .copied()
-                .filter(|&p| match claims.get(&(topic.as_str(), p)) {
-                    None => true,
-                    Some(&(count, owner)) => count == 1 && owner == member,
+                .map(|(topic, partitions)| {
+                    let stays = partitions
+                        .iter()
+                        .copied()
+                        .filter(|&p| match claims.get(&(topic.as_str(), p)) {
+                            None => true,
+                            Some(&(count, owner)) => count == 1 && owner == member,
+                        })
+                        .collect();
+                    (topic.clone(), stays)
                 })
                 .collect();
-            (topic.clone(), stays)
-        }));
-        (member.clone(), kept)
-    }))
+            (member.clone(), kept)
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! errors that name the field.
 
 use crate::partitioner::KeylessStrategy;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Hard limits: every queue, log and loop in the engine is bounded by one of these.
@@ -79,7 +79,7 @@ pub enum PositionModel {
 }
 
 /// How a consumer's offset store writes a checkpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CheckpointWrites {
     /// Temp file, write, fsync, atomic rename: a crash leaves the old or the new position.
@@ -90,7 +90,7 @@ pub enum CheckpointWrites {
 }
 
 /// The partition assignor the group uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Assignor {
     /// Kafka's `RangeAssignor`, eager.
@@ -136,8 +136,14 @@ impl Assignor {
     }
 }
 
-/// Everything fixed when a simulation starts. Inputs change some of it later
-/// (records per poll, commit mode, …); the rest stays.
+/// Everything fixed when a simulation starts: the topic, the producer's
+/// starting settings, and the groups that read the topic. Inputs change the
+/// live settings later (records per poll, commit mode, …), never this.
+///
+/// In JSON every field may be left out (it then takes its value from
+/// `Config::default()`), and a config may give one group's settings at the
+/// top level (`consumers`, `commit`, …: the single group `demo`, the form
+/// every scenario had before there were groups) or `groups`, not both.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Config {
     /// Seeds every random choice (keyless partitions, keys, member ids).
@@ -146,28 +152,82 @@ pub struct Config {
     pub partitions: u32,
     /// Records kept per partition; older ones are deleted and the log start advances.
     pub retention_records: u64,
-    /// Consumers `c1`…`cN` started in group `demo` at tick 0.
-    pub consumers: u32,
-    pub records_per_poll: u32,
-    /// Records each consumer handles per tick.
-    pub handle_per_tick: u32,
-    pub commit: CommitMode,
-    pub idempotent: bool,
-    /// A crashed consumer stays in the group this long before the coordinator removes it.
-    pub session_timeout_ticks: u64,
-    /// A stopping consumer gets this long to finish its batch before it abandons it.
-    pub shutdown_deadline_ticks: u64,
-    pub assignor: Assignor,
     pub producer: ProducerConfig,
-    /// Where positions live: the group (Kafka) or each consumer's store (booblik).
-    pub position: PositionModel,
-    /// The application is a bridge into a booblik topic: every handled record is
-    /// written there on the partition its key picks; the key itself does not cross.
-    pub bridge: bool,
+    /// The consumer groups reading the topic, 1 to [`limits::GROUPS_MAX`].
+    pub groups: Vec<GroupConfig>,
 }
 
-/// The producer `orders-api`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A config as JSON has it: the topic's fields, and either one group's
+/// fields at the top level or `groups`.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(remote = "Self", default, deny_unknown_fields)]
+pub(crate) struct ConfigFile {
+    seed: Option<u64>,
+    partitions: Option<u32>,
+    retention_records: Option<u64>,
+    producer: Option<ProducerConfig>,
+    groups: Option<Vec<GroupConfig>>,
+    consumers: Option<u32>,
+    records_per_poll: Option<u32>,
+    handle_per_tick: Option<u32>,
+    commit: Option<CommitMode>,
+    idempotent: Option<bool>,
+    session_timeout_ticks: Option<u64>,
+    shutdown_deadline_ticks: Option<u64>,
+    assignor: Option<Assignor>,
+    position: Option<PositionModel>,
+    bridge: Option<bool>,
+}
+
+impl TryFrom<ConfigFile> for Config {
+    type Error = String;
+
+    fn try_from(file: ConfigFile) -> Result<Config, String> {
+        let defaults = Config::default();
+        let d = GroupConfig::default();
+        let single = GroupConfig {
+            name: d.name.clone(),
+            consumers: file.consumers.unwrap_or(d.consumers),
+            records_per_poll: file.records_per_poll.unwrap_or(d.records_per_poll),
+            handle_per_tick: file.handle_per_tick.unwrap_or(d.handle_per_tick),
+            commit: file.commit.unwrap_or(d.commit),
+            idempotent: file.idempotent.unwrap_or(d.idempotent),
+            session_timeout_ticks: file.session_timeout_ticks.unwrap_or(d.session_timeout_ticks),
+            shutdown_deadline_ticks: file.shutdown_deadline_ticks.unwrap_or(d.shutdown_deadline_ticks),
+            assignor: file.assignor.unwrap_or(d.assignor),
+            position: file.position.unwrap_or(d.position),
+            bridge: file.bridge.unwrap_or(d.bridge),
+        };
+        let groups = match file.groups {
+            None => vec![single],
+            Some(groups) if single == d => groups,
+            Some(_) => {
+                return Err(
+                    "give the group settings (consumers, commit, …) inside groups, or leave groups out"
+                        .into(),
+                );
+            }
+        };
+        Ok(Config {
+            seed: file.seed.unwrap_or(defaults.seed),
+            partitions: file.partitions.unwrap_or(defaults.partitions),
+            retention_records: file.retention_records.unwrap_or(defaults.retention_records),
+            producer: file.producer.unwrap_or(defaults.producer),
+            groups,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Config {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Config, D::Error> {
+        let file = <ConfigFile as Deserialize>::deserialize(d)?;
+        Config::try_from(file).map_err(serde::de::Error::custom)
+    }
+}
+
+/// The producer `orders-api`. In JSON, absent fields take their default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self", default, deny_unknown_fields)]
 pub struct ProducerConfig {
     /// Send the record's subject (`user-N`) as its Kafka key.
     pub use_keys: bool,
@@ -198,6 +258,18 @@ impl Default for Config {
             seed: 1,
             partitions: 3,
             retention_records: 10_000,
+            producer: ProducerConfig::default(),
+            groups: vec![GroupConfig::default()],
+        }
+    }
+}
+
+/// The group `demo`: two consumers, three records a poll, one handled a
+/// tick, commit after handling.
+impl Default for GroupConfig {
+    fn default() -> Self {
+        GroupConfig {
+            name: "demo".to_string(),
             consumers: 2,
             records_per_poll: 3,
             handle_per_tick: 1,
@@ -206,7 +278,6 @@ impl Default for Config {
             session_timeout_ticks: 10,
             shutdown_deadline_ticks: 30,
             assignor: Assignor::Range,
-            producer: ProducerConfig::default(),
             position: PositionModel::Group,
             bridge: false,
         }
@@ -222,7 +293,11 @@ pub struct ConfigError {
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "config.{}: {}", self.field, self.message)
+        match self.message.strip_prefix('[') {
+            // A group's field: `config.groups[1].consumers: …`.
+            Some(rest) => write!(f, "config.{}[{rest}", self.field),
+            None => write!(f, "config.{}: {}", self.field, self.message),
+        }
     }
 }
 
@@ -269,13 +344,23 @@ impl Config {
                 ),
             });
         }
-        check_range("consumers", self.consumers, 0, CONSUMERS_MAX)?;
-        check_range("records_per_poll", self.records_per_poll, 1, RECORDS_PER_POLL_MAX)?;
-        check_range("handle_per_tick", self.handle_per_tick, 1, HANDLE_PER_TICK_MAX)?;
-        check_commit_mode("commit.interval_ticks", self.commit)?;
-        check_range("session_timeout_ticks", self.session_timeout_ticks, 1, SESSION_TIMEOUT_TICKS_MAX)?;
-        check_range("shutdown_deadline_ticks", self.shutdown_deadline_ticks, 0, SESSION_TIMEOUT_TICKS_MAX)?;
-        check_position_model("position.write_ticks", self.position)?;
+        if self.groups.is_empty() || self.groups.len() > GROUPS_MAX {
+            return Err(ConfigError {
+                field: "groups",
+                message: format!("1 to {GROUPS_MAX} groups, got {}", self.groups.len()),
+            });
+        }
+        for (i, group) in self.groups.iter().enumerate() {
+            if self.groups[..i].iter().any(|g| g.name == group.name) {
+                return Err(ConfigError {
+                    field: "groups",
+                    message: format!(
+                        "[{i}].name: two groups are named {}",
+                        crate::codec::quoted(&group.name)
+                    ),
+                });
+            }
+        }
         let p = &self.producer;
         check_range("producer.key_count", p.key_count, 1, KEYS_MAX)?;
         check_range("producer.hot_key_share_percent", p.hot_key_share_percent, 0, 100)?;
@@ -283,8 +368,9 @@ impl Config {
         if let KeylessStrategy::Sticky { batch_records } = p.keyless {
             check_range("producer.keyless.batch_records", batch_records, 1, STICKY_BATCH_RECORDS_MAX)?;
         }
-        for group in self.groups() {
-            group.validate("groups")?;
+        let many = self.groups.len() > 1;
+        for (i, group) in self.groups.iter().enumerate() {
+            group.validate(many.then_some(i))?;
         }
         Ok(())
     }
@@ -300,24 +386,37 @@ impl std::fmt::Debug for ConfigError {
 
 /// One consumer group as a scenario starts it: its name, its members, and the
 /// application behind it. [`GroupSettings`] is the part the page toggles live.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// In JSON (`config.groups[i]`) only `name` is required; the rest default as
+/// the group `demo` has them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct GroupConfig {
     /// `group.id`: what `--describe --group NAME` names.
     pub name: String,
+    #[serde(default = "defaults::consumers")]
     /// Members joining at tick 0.
     pub consumers: u32,
+    #[serde(default = "defaults::records_per_poll")]
     pub records_per_poll: u32,
+    #[serde(default = "defaults::handle_per_tick")]
     pub handle_per_tick: u32,
+    #[serde(default = "defaults::commit")]
     pub commit: CommitMode,
     /// The application drops duplicates (a unique constraint on the record id).
+    #[serde(default = "defaults::idempotent")]
     pub idempotent: bool,
+    #[serde(default = "defaults::session_timeout_ticks")]
     pub session_timeout_ticks: u64,
+    #[serde(default = "defaults::shutdown_deadline_ticks")]
     pub shutdown_deadline_ticks: u64,
+    #[serde(default = "defaults::assignor")]
     pub assignor: Assignor,
     /// Where positions live: the group's committed offsets, or each consumer's own store.
+    #[serde(default = "defaults::position")]
     pub position: PositionModel,
     /// The application writes each handled record to the bridge target topic,
     /// without its key.
+    #[serde(default = "defaults::bridge")]
     pub bridge: bool,
 }
 
@@ -354,27 +453,32 @@ impl GroupConfig {
         }
     }
 
-    /// The first group's defaults, named `name`.
+    /// The group `demo`'s defaults, named `name`.
     #[must_use]
     pub fn named(name: &str) -> GroupConfig {
-        let mut group = Config::default().groups().remove(0);
-        group.name = name.to_string();
-        group
+        GroupConfig { name: name.to_string(), ..GroupConfig::default() }
     }
 
-    pub(crate) fn validate(&self, field: &'static str) -> Result<(), ConfigError> {
+    /// `index` is its place in `groups`: with more than one group, errors
+    /// name it (`config.groups[1].consumers`); a single group's are named as
+    /// they were before there were groups (`config.consumers`).
+    pub(crate) fn validate(&self, index: Option<usize>) -> Result<(), ConfigError> {
         use limits::*;
-        let at = |e: ConfigError| ConfigError { field: e.field, message: format!("{field}: {}", e.message) };
+        let at = |e: ConfigError| match index {
+            None => e,
+            Some(i) => ConfigError { field: "groups", message: format!("[{i}].{}: {}", e.field, e.message) },
+        };
         if self.name.is_empty()
             || self.name.len() > GROUP_NAME_BYTES_MAX
-            || !self.name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+            || !self.name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
         {
-            return Err(ConfigError {
-                field: "groups.name",
+            return Err(at(ConfigError {
+                field: "name",
                 message: format!(
-                    "{field}: a group name is 1 to {GROUP_NAME_BYTES_MAX} letters, digits, '.', '_' or '-'"
+                    "a group name is 1 to {GROUP_NAME_BYTES_MAX} ASCII letters, digits or '-', got {}",
+                    crate::codec::quoted(&self.name)
                 ),
-            });
+            }));
         }
         check_range("consumers", self.consumers, 0, CONSUMERS_MAX).map_err(at)?;
         check_range("records_per_poll", self.records_per_poll, 1, RECORDS_PER_POLL_MAX).map_err(at)?;
@@ -389,22 +493,38 @@ impl GroupConfig {
     }
 }
 
-impl Config {
-    /// The groups reading the topic, in config order.
-    #[must_use]
-    pub fn groups(&self) -> Vec<GroupConfig> {
-        vec![GroupConfig {
-            name: "demo".to_string(),
-            consumers: self.consumers,
-            records_per_poll: self.records_per_poll,
-            handle_per_tick: self.handle_per_tick,
-            commit: self.commit,
-            idempotent: self.idempotent,
-            session_timeout_ticks: self.session_timeout_ticks,
-            shutdown_deadline_ticks: self.shutdown_deadline_ticks,
-            assignor: self.assignor,
-            position: self.position,
-            bridge: self.bridge,
-        }]
+/// Each group field's default, for serde (`config.groups[i]` leaves them out).
+mod defaults {
+    use super::{Assignor, CommitMode, GroupConfig, PositionModel};
+
+    pub fn consumers() -> u32 {
+        GroupConfig::default().consumers
+    }
+    pub fn records_per_poll() -> u32 {
+        GroupConfig::default().records_per_poll
+    }
+    pub fn handle_per_tick() -> u32 {
+        GroupConfig::default().handle_per_tick
+    }
+    pub fn commit() -> CommitMode {
+        GroupConfig::default().commit
+    }
+    pub fn idempotent() -> bool {
+        GroupConfig::default().idempotent
+    }
+    pub fn session_timeout_ticks() -> u64 {
+        GroupConfig::default().session_timeout_ticks
+    }
+    pub fn shutdown_deadline_ticks() -> u64 {
+        GroupConfig::default().shutdown_deadline_ticks
+    }
+    pub fn assignor() -> Assignor {
+        GroupConfig::default().assignor
+    }
+    pub fn position() -> PositionModel {
+        GroupConfig::default().position
+    }
+    pub fn bridge() -> bool {
+        GroupConfig::default().bridge
     }
 }

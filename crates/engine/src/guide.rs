@@ -8,10 +8,10 @@
 
 use crate::view::Metrics;
 use crate::view::SplitCheck;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The topics the experiments are grouped under, in the order the page lists them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Topic {
     KeysAndOrder,
@@ -44,7 +44,7 @@ impl Topic {
 }
 
 /// A number the outcome check reads: a [`Metrics`] field, or one derived from the run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Metric {
     Produced,
@@ -155,7 +155,8 @@ impl Metric {
 }
 
 /// One condition of an outcome: `metric` within `at_least ..= at_most`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct Condition {
     pub metric: Metric,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -188,7 +189,8 @@ impl Condition {
 }
 
 /// What the learner should reproduce, and what the page says when they do.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct Outcome {
     /// Every condition must hold. The first names the number `{n}` in `says`.
     pub when: Vec<Condition>,
@@ -242,13 +244,14 @@ impl Outcome {
 }
 
 /// A built-in scenario as a guided experiment.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct Guide {
     pub topic: Topic,
     /// The narrative: what happens here and why it matters.
     pub story: String,
     /// What to do, one sentence per step (the timeline's `learner` inputs, in words).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub steps: Vec<String>,
     pub outcome: Outcome,
 }
@@ -275,15 +278,12 @@ mod tests {
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
-    /// Names are distinct, and build.rs's mapping of a name (snake case to
-    /// camel case) gives its variant.
+    /// Names are distinct, and each is serde's snake-case name of its variant.
     #[test]
     fn metric_names_map_to_their_variants() {
         for (i, metric) in Metric::ALL.iter().enumerate() {
             assert!(Metric::ALL[..i].iter().all(|m| m.name() != metric.name()), "{metric:?}");
-            let camel: String =
-                metric.name().split('_').map(|w| w[..1].to_ascii_uppercase() + &w[1..]).collect();
-            assert_eq!(camel, format!("{metric:?}"));
+            assert_eq!(serde_json::to_value(metric).unwrap(), metric.name());
         }
     }
 

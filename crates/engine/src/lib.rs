@@ -18,7 +18,7 @@ mod assign;
 mod bridge;
 mod broker;
 mod client;
-/// Hand-written scenario JSON and link codecs: the page's size budget has no room for serde's.
+/// Scenario JSON through serde (field paths, positions, bounds) and shareable links.
 pub mod codec;
 mod config;
 mod describe;
@@ -32,7 +32,6 @@ mod partitioner;
 mod rng;
 mod scenario;
 mod sim;
-mod sort;
 mod view;
 
 pub use app::payout_cents;

@@ -1,16 +1,16 @@
 //! Scenarios: a config plus a timeline of inputs at ticks, as JSON. The
-//! built-in ones ship in `scenarios/`; build.rs turns them into code, and the
-//! tests check that each equals what the parser for user files reads.
+//! built-in ones ship in `scenarios/`, embedded as they are and read with the
+//! same reader as user files.
 //!
-//! The JSON is read and written by the hand-written codec in `crate::codec`
-//! (not serde), so the page can import and export scenarios within its size
-//! budget with the same reader the CLI uses.
+//! The JSON is serde's (derived `Serialize` and `Deserialize`), read through
+//! `crate::codec`, which adds field paths, positions and the nesting bound.
 
-use crate::codec::{json, scenario as codec};
+use crate::codec;
 use crate::config::{Config, ConfigError};
 use crate::guide::Guide;
 use crate::input::Input;
 use crate::sim::Sim;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Ticks a scenario may run.
@@ -21,34 +21,47 @@ pub const TIMELINE_INPUTS_MAX: usize = 100_000;
 pub const SCENARIO_BYTES_MAX: usize = 16 * 1024 * 1024;
 
 /// `ticks` when a scenario's JSON leaves it out.
-pub(crate) const TICKS_DEFAULT: u64 = 100;
+const TICKS_DEFAULT: u64 = 100;
+
+fn ticks_default() -> u64 {
+    TICKS_DEFAULT
+}
 
 /// A runnable setup: the same JSON `offsetlab run --scenario FILE.json` reads.
 /// In JSON only `name` is required: the rest have defaults (`config` field by
 /// field from `Config::default()`, `ticks` 100), and unknown fields are refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct Scenario {
     pub name: String,
     /// One line: what it shows.
+    #[serde(default)]
     pub summary: String,
     /// What to watch while it runs.
+    #[serde(default)]
     pub watch: String,
+    #[serde(default)]
     pub config: Config,
     /// How many ticks `run` advances.
+    #[serde(default = "ticks_default")]
     pub ticks: u64,
+    #[serde(default)]
     pub timeline: Vec<TimedInput>,
     /// Built-in scenarios are guided experiments: story, steps, outcome check.
     /// Left out of the JSON when there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guide: Option<Guide>,
 }
 
 /// An input applied when the clock reads `tick` (before the step to `tick + 1`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct TimedInput {
     pub tick: u64,
     pub input: Input,
     /// One of the guide's steps: a guided run leaves it to the learner. In
     /// JSON, `"learner": true`, absent when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub learner: bool,
 }
 
@@ -96,7 +109,7 @@ impl fmt::Display for ScenarioError {
                     f,
                     "no built-in scenario named {}; the built-ins are {}",
                     crate::codec::quoted(name),
-                    BUILTIN_NAMES.join(", ")
+                    builtin_names().collect::<Vec<_>>().join(", ")
                 )
             }
         }
@@ -114,12 +127,12 @@ impl Scenario {
                 message: format!("larger than {SCENARIO_BYTES_MAX} bytes"),
             });
         }
-        let json_error = |e: json::Error| {
-            let (line, column) = e.line_column(text);
-            ScenarioError::Json { path: e.path, message: e.message, line, column }
-        };
-        let value = json::parse(text).map_err(json_error)?;
-        let scenario = codec::read_scenario(&value).map_err(json_error)?;
+        let scenario: Scenario = codec::read(text).map_err(|e| ScenarioError::Json {
+            path: e.path,
+            message: e.message,
+            line: e.line,
+            column: e.column,
+        })?;
         scenario.validate()?;
         Ok(scenario)
     }
@@ -211,40 +224,75 @@ impl Scenario {
     /// The scenario as pretty JSON, two-space indent (what `parse` reads back).
     #[must_use]
     pub fn to_json(&self) -> String {
-        let mut w = json::Writer::new(true);
-        codec::write_scenario(&mut w, self);
-        w.finish()
+        codec::write_pretty(self)
     }
 
     /// The scenario as JSON on one line, no spaces, ASCII only (`\uXXXX`
     /// escapes): for links (`j=`).
     #[must_use]
     pub fn to_json_compact(&self) -> String {
-        let mut w = json::Writer::new(false);
-        codec::write_scenario(&mut w, self);
-        w.finish()
+        codec::write_compact_ascii(self)
     }
 }
 
-// `BUILTINS` (name and JSON of each built-in, in listing order), `BUILTIN_NAMES` and
-// `builtin_at`, which constructs each built-in directly: build.rs reads the JSON at
-// build time, so the page carries no JSON parser for them. The tests check that
-// every built-in equals what `Scenario::parse` reads from its JSON.
-include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
+/// Embeds `scenarios/NAME.json` for each name, in the order given.
+macro_rules! builtins {
+    ($($name:literal),* $(,)?) => {
+        &[$(($name, include_str!(concat!("../scenarios/", $name, ".json")))),*]
+    };
+}
+
+/// The built-in scenarios, by name, as shipped JSON, in listing order
+/// (`offsetlab run --list`, the page's experiments). The tests check that
+/// every file in `scenarios/` is listed and reads back.
+pub const BUILTINS: &[(&str, &str)] = builtins![
+    "default",
+    "keys-keep-order",
+    "no-keys-reorder",
+    "spare-consumers",
+    "crash-commit-after",
+    "crash-commit-before",
+    "idempotent-absorbs-duplicates",
+    "busy-group",
+    "booblik-checkpoint",
+    "torn-checkpoint",
+    "atomic-checkpoint",
+    "key-erasure-bridge",
+    "partition-for-null",
+    "payout-ledger",
+    "payout-double-payout",
+    "hot-account",
+    "partition-growth",
+    "rolling-update",
+    "commit-each-record",
+    "commit-each-batch",
+    "commit-on-timer",
+    "scale-out-eager",
+    "scale-out-cooperative",
+];
+
+/// The built-ins' names, in listing order.
+fn builtin_names() -> impl Iterator<Item = &'static str> {
+    BUILTINS.iter().map(|(name, _)| *name)
+}
+
+fn builtin_from(text: &str) -> Scenario {
+    Scenario::parse(text).expect("a built-in is valid (tested)")
+}
 
 /// A built-in scenario by name.
 pub fn builtin(name: &str) -> Result<Scenario, ScenarioError> {
-    BUILTIN_NAMES
+    BUILTINS
         .iter()
-        .position(|n| *n == name)
-        .map(builtin_at)
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| builtin_from(text))
         .ok_or_else(|| ScenarioError::UnknownBuiltin(name.to_string()))
 }
 
 /// Every built-in scenario, in listing order.
 #[must_use]
 pub fn builtins() -> Vec<Scenario> {
-    (0..BUILTIN_NAMES.len()).map(builtin_at).collect()
+    BUILTINS.iter().map(|(_, text)| builtin_from(text)).collect()
 }
 
 /// One way of committing, measured: commit requests against what a crash replays.

@@ -98,7 +98,7 @@ impl Sim {
     pub fn new(config: Config) -> Result<Sim, ConfigError> {
         config.validate()?;
         let partitions = config.partitions;
-        let group_configs = config.groups();
+        let group_configs = config.groups.clone();
         let n = group_configs.len();
         let mut sim = Sim {
             now: 0,

@@ -5,6 +5,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+use offsetlab_engine::GroupConfig;
 use offsetlab_engine::{
     CommitMode, Config, ConsumerId, ConsumerState, Event, Input, InputError, KeylessStrategy, LoopStep,
     ResetSpec, Sim,
@@ -33,7 +34,11 @@ fn consumer(sim: &Sim, id: ConsumerId) -> offsetlab_engine::ConsumerView {
 
 #[test]
 fn the_first_rebalance_gives_range_assignment() {
-    let mut s = sim(Config { partitions: 5, consumers: 2, ..Config::default() });
+    let mut s = sim(Config {
+        partitions: 5,
+        groups: vec![GroupConfig { consumers: 2, ..GroupConfig::default() }],
+        ..Config::default()
+    });
     let events = advance(&mut s, 1);
     let completed = events
         .iter()
@@ -66,7 +71,11 @@ fn keyed_records_follow_murmur2() {
 
 #[test]
 fn a_batch_is_polled_handled_one_per_tick_then_committed() {
-    let mut s = sim(Config { partitions: 1, consumers: 1, records_per_poll: 3, ..Config::default() });
+    let mut s = sim(Config {
+        partitions: 1,
+        groups: vec![GroupConfig { consumers: 1, records_per_poll: 3, ..GroupConfig::default() }],
+        ..Config::default()
+    });
     advance(&mut s, 1); // join
     input(&mut s, Input::Send { count: 5 });
     let events = advance(&mut s, 1);
@@ -86,9 +95,12 @@ fn a_batch_is_polled_handled_one_per_tick_then_committed() {
 fn commit_before_commits_when_the_batch_arrives() {
     let mut s = sim(Config {
         partitions: 1,
-        consumers: 1,
-        records_per_poll: 4,
-        commit: CommitMode::Before,
+        groups: vec![GroupConfig {
+            consumers: 1,
+            records_per_poll: 4,
+            commit: CommitMode::Before,
+            ..GroupConfig::default()
+        }],
         ..Config::default()
     });
     advance(&mut s, 1);
@@ -105,9 +117,12 @@ fn commit_before_commits_when_the_batch_arrives() {
 fn auto_commit_commits_on_the_next_poll_after_the_interval() {
     let mut s = sim(Config {
         partitions: 1,
-        consumers: 1,
-        records_per_poll: 2,
-        commit: CommitMode::Auto { interval_ticks: 5 },
+        groups: vec![GroupConfig {
+            consumers: 1,
+            records_per_poll: 2,
+            commit: CommitMode::Auto { interval_ticks: 5 },
+            ..GroupConfig::default()
+        }],
         ..Config::default()
     });
     advance(&mut s, 1);
@@ -124,7 +139,11 @@ fn auto_commit_commits_on_the_next_poll_after_the_interval() {
 
 #[test]
 fn a_crashed_member_keeps_its_partitions_until_the_session_times_out() {
-    let mut s = sim(Config { partitions: 2, consumers: 2, session_timeout_ticks: 6, ..Config::default() });
+    let mut s = sim(Config {
+        partitions: 2,
+        groups: vec![GroupConfig { consumers: 2, session_timeout_ticks: 6, ..GroupConfig::default() }],
+        ..Config::default()
+    });
     advance(&mut s, 1);
     input(&mut s, Input::Crash { consumer: C1 });
     let events = advance(&mut s, 5);
@@ -146,7 +165,11 @@ fn a_crashed_member_keeps_its_partitions_until_the_session_times_out() {
 
 #[test]
 fn a_crash_remembers_where_the_loop_was() {
-    let mut s = sim(Config { partitions: 1, consumers: 1, records_per_poll: 4, ..Config::default() });
+    let mut s = sim(Config {
+        partitions: 1,
+        groups: vec![GroupConfig { consumers: 1, records_per_poll: 4, ..GroupConfig::default() }],
+        ..Config::default()
+    });
     advance(&mut s, 1);
     input(&mut s, Input::Send { count: 4 });
     advance(&mut s, 2);
@@ -160,7 +183,11 @@ fn a_crash_remembers_where_the_loop_was() {
 
 #[test]
 fn a_rebalance_waits_for_members_to_finish_their_batch() {
-    let mut s = sim(Config { partitions: 2, consumers: 1, records_per_poll: 4, ..Config::default() });
+    let mut s = sim(Config {
+        partitions: 2,
+        groups: vec![GroupConfig { consumers: 1, records_per_poll: 4, ..GroupConfig::default() }],
+        ..Config::default()
+    });
     advance(&mut s, 1);
     input(&mut s, Input::Send { count: 8 });
     advance(&mut s, 1); // c1 polls 4 and handles 1
@@ -177,7 +204,11 @@ fn a_rebalance_waits_for_members_to_finish_their_batch() {
 
 #[test]
 fn a_rebalance_waits_for_a_crashed_member_to_expire() {
-    let mut s = sim(Config { partitions: 2, consumers: 2, session_timeout_ticks: 8, ..Config::default() });
+    let mut s = sim(Config {
+        partitions: 2,
+        groups: vec![GroupConfig { consumers: 2, session_timeout_ticks: 8, ..GroupConfig::default() }],
+        ..Config::default()
+    });
     advance(&mut s, 1);
     input(&mut s, Input::Crash { consumer: C1 });
     advance(&mut s, 2);
@@ -194,7 +225,11 @@ fn a_rebalance_waits_for_a_crashed_member_to_expire() {
 
 #[test]
 fn stop_finishes_the_batch_commits_and_leaves() {
-    let mut s = sim(Config { partitions: 2, consumers: 2, records_per_poll: 3, ..Config::default() });
+    let mut s = sim(Config {
+        partitions: 2,
+        groups: vec![GroupConfig { consumers: 2, records_per_poll: 3, ..GroupConfig::default() }],
+        ..Config::default()
+    });
     advance(&mut s, 1);
     input(&mut s, Input::Send { count: 12 });
     advance(&mut s, 1);
@@ -210,7 +245,11 @@ fn stop_finishes_the_batch_commits_and_leaves() {
 
 #[test]
 fn pause_fetches_nothing_and_keeps_the_partitions() {
-    let mut s = sim(Config { partitions: 2, consumers: 2, ..Config::default() });
+    let mut s = sim(Config {
+        partitions: 2,
+        groups: vec![GroupConfig { consumers: 2, ..GroupConfig::default() }],
+        ..Config::default()
+    });
     advance(&mut s, 1);
     input(&mut s, Input::Pause { consumer: C1 });
     input(&mut s, Input::Send { count: 30 });
@@ -240,7 +279,11 @@ fn reset_is_refused_while_the_group_has_members() {
 
 #[test]
 fn reset_modes_on_an_empty_group() {
-    let mut s = sim(Config { partitions: 2, consumers: 1, ..Config::default() });
+    let mut s = sim(Config {
+        partitions: 2,
+        groups: vec![GroupConfig { consumers: 1, ..GroupConfig::default() }],
+        ..Config::default()
+    });
     advance(&mut s, 1);
     input(&mut s, Input::Send { count: 20 });
     advance(&mut s, 60);
@@ -270,7 +313,11 @@ fn reset_modes_on_an_empty_group() {
 
 #[test]
 fn reset_to_latest_skips_records_nobody_handled() {
-    let mut s = sim(Config { partitions: 1, consumers: 1, ..Config::default() });
+    let mut s = sim(Config {
+        partitions: 1,
+        groups: vec![GroupConfig { consumers: 1, ..GroupConfig::default() }],
+        ..Config::default()
+    });
     input(&mut s, Input::Stop { consumer: C1 });
     advance(&mut s, 1);
     input(&mut s, Input::Send { count: 7 });
@@ -282,7 +329,11 @@ fn reset_to_latest_skips_records_nobody_handled() {
 
 #[test]
 fn shift_by_needs_a_committed_offset() {
-    let mut s = sim(Config { partitions: 1, consumers: 0, ..Config::default() });
+    let mut s = sim(Config {
+        partitions: 1,
+        groups: vec![GroupConfig { consumers: 0, ..GroupConfig::default() }],
+        ..Config::default()
+    });
     let err =
         s.handle_input(Input::ResetOffsets { group: None, reset: ResetSpec::ShiftBy { by: 1 } }).unwrap_err();
     assert_eq!(
@@ -293,7 +344,11 @@ fn shift_by_needs_a_committed_offset() {
 
 #[test]
 fn restart_from_stops_resets_and_starts_again() {
-    let mut s = sim(Config { partitions: 2, consumers: 2, ..Config::default() });
+    let mut s = sim(Config {
+        partitions: 2,
+        groups: vec![GroupConfig { consumers: 2, ..GroupConfig::default() }],
+        ..Config::default()
+    });
     input(&mut s, Input::Send { count: 10 });
     advance(&mut s, 30);
     assert_eq!(s.metrics().delivered, 10);
@@ -308,7 +363,12 @@ fn restart_from_stops_resets_and_starts_again() {
 
 #[test]
 fn retention_moves_the_log_start_and_counts_what_nobody_read() {
-    let mut s = sim(Config { partitions: 1, consumers: 1, retention_records: 10, ..Config::default() });
+    let mut s = sim(Config {
+        partitions: 1,
+        retention_records: 10,
+        groups: vec![GroupConfig { consumers: 1, ..GroupConfig::default() }],
+        ..Config::default()
+    });
     input(&mut s, Input::Pause { consumer: C1 });
     advance(&mut s, 1);
     input(&mut s, Input::Send { count: 25 });
@@ -324,7 +384,12 @@ fn retention_moves_the_log_start_and_counts_what_nobody_read() {
 
 #[test]
 fn memory_stays_bounded_under_endless_sending() {
-    let mut s = sim(Config { partitions: 4, consumers: 2, retention_records: 50, ..Config::default() });
+    let mut s = sim(Config {
+        partitions: 4,
+        retention_records: 50,
+        groups: vec![GroupConfig { consumers: 2, ..GroupConfig::default() }],
+        ..Config::default()
+    });
     input(&mut s, Input::KeepSending { per_tick: 20 });
     for _ in 0..50 {
         advance(&mut s, 20);
@@ -339,7 +404,11 @@ fn memory_stays_bounded_under_endless_sending() {
 
 #[test]
 fn the_event_queue_is_bounded() {
-    let mut s = sim(Config { partitions: 1, consumers: 0, ..Config::default() });
+    let mut s = sim(Config {
+        partitions: 1,
+        groups: vec![GroupConfig { consumers: 0, ..GroupConfig::default() }],
+        ..Config::default()
+    });
     for _ in 0..3 {
         input(&mut s, Input::Send { count: 50_000 });
     }
@@ -357,12 +426,12 @@ fn the_event_queue_is_bounded() {
 fn sticky_keyless_records_fill_batches() {
     let mut s = sim(Config {
         partitions: 4,
-        consumers: 0,
         producer: offsetlab_engine::ProducerConfig {
             use_keys: false,
             keyless: KeylessStrategy::Sticky { batch_records: 5 },
             ..Default::default()
         },
+        groups: vec![GroupConfig { consumers: 0, ..GroupConfig::default() }],
         ..Config::default()
     });
     input(&mut s, Input::Send { count: 40 });
@@ -381,12 +450,12 @@ fn sticky_keyless_records_fill_batches() {
 fn hot_key_takes_its_share() {
     let mut s = sim(Config {
         partitions: 6,
-        consumers: 0,
         producer: offsetlab_engine::ProducerConfig {
             key_count: 20,
             hot_key_share_percent: 50,
             ..Default::default()
         },
+        groups: vec![GroupConfig { consumers: 0, ..GroupConfig::default() }],
         ..Config::default()
     });
     input(&mut s, Input::Send { count: 10_000 });
@@ -415,7 +484,11 @@ fn refused_inputs_change_nothing_and_say_why() {
 
 #[test]
 fn restart_preview_counts_replays_and_skips() {
-    let mut s = sim(Config { partitions: 1, consumers: 1, records_per_poll: 10, ..Config::default() });
+    let mut s = sim(Config {
+        partitions: 1,
+        groups: vec![GroupConfig { consumers: 1, records_per_poll: 10, ..GroupConfig::default() }],
+        ..Config::default()
+    });
     advance(&mut s, 1);
     input(&mut s, Input::Send { count: 10 });
     advance(&mut s, 12);
@@ -432,7 +505,11 @@ fn restart_preview_counts_replays_and_skips() {
 
 #[test]
 fn notable_events_are_announced() {
-    let mut s = sim(Config { partitions: 2, consumers: 2, session_timeout_ticks: 2, ..Config::default() });
+    let mut s = sim(Config {
+        partitions: 2,
+        groups: vec![GroupConfig { consumers: 2, session_timeout_ticks: 2, ..GroupConfig::default() }],
+        ..Config::default()
+    });
     advance(&mut s, 1);
     input(&mut s, Input::Crash { consumer: C1 });
     let mut said: Vec<String> =

@@ -198,7 +198,7 @@ fn bad_inputs_are_named() {
         ),
         (
             "0.position-store.consumer-torn-1",
-            "input 1 (\"position-store.consumer-torn-1\"): position.writes: unknown variant `torn`, expected one of `atomic`, `in-place`",
+            "input 1 (\"position-store.consumer-torn-1\"): position.writes: unknown variant `torn`, expected `atomic` or `in-place`",
         ),
         (
             "0.assignor.fair",
@@ -211,7 +211,7 @@ fn bad_inputs_are_named() {
         assert_eq!(error.to_string(), expected, "{query}");
     }
     let j = sign("j=e30&seed=1");
-    assert_eq!(Link::parse_query(&j).unwrap_err().to_string(), "j: missing field `name` (line 1, column 1)");
+    assert_eq!(Link::parse_query(&j).unwrap_err().to_string(), "j: missing field `name` (line 1, column 2)");
 }
 
 /// The query with its checksum in front: a link whose content is wrong but

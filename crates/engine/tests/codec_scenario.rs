@@ -1,4 +1,4 @@
-//! The hand-written scenario codec: every built-in reads as built, printing
+//! The scenario codec (serde): every built-in reads as built, printing
 //! and reading back gives the same scenario, and bad input gets an exact
 //! message with the field path, line and column.
 
@@ -21,7 +21,7 @@ fn every_builtin_reads_as_built_and_prints_back() {
     }
 }
 
-/// The printed form: serde's former field order, defaults written out,
+/// The printed form: the fields' declaration order, defaults written out,
 /// empty and absent optional fields left out.
 #[test]
 fn prints_every_field_in_order() {
@@ -34,10 +34,11 @@ fn prints_every_field_in_order() {
     assert_eq!(scenario.timeline[1].input, Input::RollingUpdate { group: None, consumers: Vec::new() });
     let expected = concat!(
         r#"{"name":"p","summary":"","watch":"","config":{"seed":1,"partitions":3,"retention_records":10000,"#,
-        r#""consumers":2,"records_per_poll":3,"handle_per_tick":1,"commit":{"mode":"after"},"idempotent":false,"#,
-        r#""session_timeout_ticks":10,"shutdown_deadline_ticks":30,"assignor":"range","producer":{"use_keys":true,"#,
-        r#""key_count":6,"hot_key_share_percent":0,"send_per_tick":0,"keyless":{"strategy":"sticky","batch_records":4}},"#,
-        r#""position":{"store":"group"},"bridge":false},"ticks":5,"timeline":[{"tick":1,"input":{"do":"reset-offsets","#,
+        r#""producer":{"use_keys":true,"key_count":6,"hot_key_share_percent":0,"send_per_tick":0,"#,
+        r#""keyless":{"strategy":"sticky","batch_records":4}},"groups":[{"name":"demo","consumers":2,"#,
+        r#""records_per_poll":3,"handle_per_tick":1,"commit":{"mode":"after"},"idempotent":false,"#,
+        r#""session_timeout_ticks":10,"shutdown_deadline_ticks":30,"assignor":"range","position":{"store":"group"},"#,
+        r#""bridge":false}]},"ticks":5,"timeline":[{"tick":1,"input":{"do":"reset-offsets","#,
         r#""reset":{"to":"offset","offset":7}},"learner":true},{"tick":2,"input":{"do":"rolling-update","consumers":[]}}],"#,
         r#""guide":{"topic":"operations","story":"s","steps":["do it"],"outcome":{"when":[{"metric":"duplicates","#,
         r#""at_least":1}],"says":"{n}"}}}"#
@@ -64,140 +65,136 @@ fn bad_input_gets_an_exact_message() {
         // Unknown fields, with what is expected.
         (
             r#"{"name": "x", "bogus": 1}"#,
-            "bogus: unknown field `bogus`, expected one of `name`, `summary`, `watch`, `config`, `ticks`, \
-             `timeline`, `guide` (line 1, column 15)",
+            r#"bogus: unknown field `bogus`, expected one of `name`, `summary`, `watch`, `config`, `ticks`, `timeline`, `guide` (line 1, column 21)"#,
         ),
         (
             r#"{"name": "x", "config": {"producer": {"keys": 4}}}"#,
-            "config.producer.keys: unknown field `keys`, expected one of `use_keys`, `key_count`, \
-             `hot_key_share_percent`, `send_per_tick`, `keyless` (line 1, column 39)",
+            r#"config.producer.keys: unknown field `keys`, expected one of `use_keys`, `key_count`, `hot_key_share_percent`, `send_per_tick`, `keyless` (line 1, column 44)"#,
         ),
         (
             r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "send", "count": 1, "extra": 2}}]}"#,
-            "timeline[0].input.extra: unknown field `extra`, expected `count` (line 1, column 76)",
+            r#"timeline[0].input.extra: unknown field `extra`, expected `count` (line 1, column 87)"#,
         ),
         (
             r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "add-consumer", "extra": 2}}]}"#,
-            "timeline[0].input.extra: unknown field `extra`, there are no fields (line 1, column 72)",
+            r#"timeline[0].input.extra: unknown field `extra`, expected `group` (line 1, column 83)"#,
         ),
         // Wrong types and values.
-        (r#"{"name": 3}"#, "name: invalid type: integer `3`, expected a string (line 1, column 10)"),
         (
             r#"{"name": "x", "ticks": "5"}"#,
-            "ticks: invalid type: string \"5\", expected a non-negative integer (line 1, column 24)",
+            r#"ticks: invalid type: string "5", expected a non-negative integer (line 1, column 26)"#,
         ),
         (
             r#"{"name": "x", "ticks": -5}"#,
-            "ticks: invalid value: integer `-5`, expected a non-negative integer (line 1, column 24)",
+            r#"ticks: invalid value: integer `-5`, expected a non-negative integer (line 1, column 25)"#,
         ),
         (
             r#"{"name": "x", "config": {"producer": {"hot_key_share_percent": 300}}}"#,
-            "config.producer.hot_key_share_percent: invalid value: integer `300`, expected an integer from 0 \
-             to 255 (line 1, column 64)",
+            r#"config.producer.hot_key_share_percent: invalid value: integer `300`, expected an integer from 0 to 255 (line 1, column 66)"#,
         ),
         (
             r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "use-keys", "on": 1}}]}"#,
-            "timeline[0].input.on: invalid type: integer `1`, expected a boolean (line 1, column 74)",
+            r#"timeline[0].input.on: invalid type: integer `1`, expected a boolean (line 1, column 76)"#,
         ),
         (
             r#"{"name": "x", "timeline": {}}"#,
-            "timeline: invalid type: object, expected an array (line 1, column 27)",
+            r#"timeline: invalid type: object, expected an array (line 1, column 26)"#,
         ),
         (
             r#"{"name": "x", "config": {"commit": "after"}}"#,
-            "config.commit: invalid type: string \"after\", expected an object (line 1, column 36)",
+            r#"config.commit: invalid type: string "after", expected an object (line 1, column 43)"#,
         ),
         (
             r#"{"name": "x", "config": null}"#,
-            "config: invalid type: null, expected an object (line 1, column 25)",
+            r#"config: invalid type: null, expected an object (line 1, column 28)"#,
         ),
-        (r#"[]"#, "invalid type: array, expected an object (line 1, column 1)"),
+        (r#"[]"#, r#"invalid type: array, expected an object (line 1, column 1)"#),
+        // An object's fields as an array, which serde's derived structs would read.
+        (
+            r#"{"name": "x", "config": [1]}"#,
+            r#"config: invalid type: array, expected an object (line 1, column 24)"#,
+        ),
+        (
+            r#"{"name": "x", "timeline": [[0, {"do": "send", "count": 1}]]}"#,
+            r#"timeline[0]: invalid type: array, expected an object (line 1, column 27)"#,
+        ),
         (
             r#"{"name": "x", "ticks": 18446744073709551616}"#,
-            "ticks: `18446744073709551616` is out of range for a 64-bit integer (line 1, column 24)",
+            r#"ticks: invalid type: floating point `1.8446744073709552e+19`, expected a non-negative integer (line 1, column 43)"#,
+        ),
+        (
+            "{\"name\": \"x\", \"timeline\": [{\"tick\": 0, \"input\": {\"do\": \"send\", \"count\": 1}},\n                {\"tick\": 1, \"input\": {\"do\": \"crash\", \"consumer\": \"c0\"}}]}",
+            r#"timeline[1].input.consumer: a consumer is named c1, c2, …; got "c0" (line 2, column 71)"#,
         ),
         // Consumer names.
         (
-            r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "send", "count": 1}},
-                {"tick": 1, "input": {"do": "crash", "consumer": "c0"}}]}"#,
-            "timeline[1].input.consumer: a consumer is named c1, c2, …; got \"c0\" (line 2, column 66)",
-        ),
-        (
             r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "rolling-update", "consumers": ["c1", "c01"]}}]}"#,
-            "timeline[0].input.consumers[1]: a consumer is named c1, c2, …; got \"c01\" (line 1, column 94)",
+            r#"timeline[0].input.consumers[1]: a consumer is named c1, c2, …; got "c01" (line 1, column 101)"#,
         ),
         (
             r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "crash", "consumer": 1}}]}"#,
-            "timeline[0].input.consumer: invalid type: integer `1`, expected a consumer name (c1, c2, …) \
-             (line 1, column 77)",
+            r#"timeline[0].input.consumer: invalid type: integer `1`, expected a consumer name (c1, c2, …) (line 1, column 79)"#,
         ),
-        // Floats.
         (
             r#"{"name": "x", "ticks": 1.5}"#,
-            "ticks: `1.5` is not an integer: scenario numbers have no fraction or exponent (line 1, column 24)",
+            r#"ticks: invalid type: floating point `1.5`, expected a non-negative integer (line 1, column 26)"#,
         ),
+        // Floats: serde_json reads them, the integer fields refuse them.
         (
             "{\"name\": \"x\",\n \"config\": {\"producer\": {\"keyless\": {\"strategy\": \"sticky\", \"batch_records\": 4e0}}}}",
-            "config.producer.keyless.batch_records: `4e0` is not an integer: scenario numbers have no fraction \
-             or exponent (line 2, column 77)",
+            r#"config.producer.keyless.batch_records: invalid type: floating point `4.0`, expected an integer from 0 to 4294967295 (line 2, column 81)"#,
         ),
+        (r#"{"name": "x"} x"#, r#"trailing characters (line 1, column 15)"#),
         // Syntax.
-        (r#"{"name": "x"} x"#, "trailing characters after the JSON value (line 1, column 15)"),
-        (r#"{"name": "x"} {}"#, "trailing characters after the JSON value (line 1, column 15)"),
-        (r#"{"name": "x",}"#, "trailing comma before `}` (line 1, column 14)"),
-        (r#"{"name": "x""#, "unexpected end of the text inside an object (line 1, column 13)"),
-        ("", "unexpected end of the text: expected a value (line 1, column 1)"),
-        ("{\n  \"name\": \"x\",\n  \"ticks\": ,\n}\n", "ticks: expected a value (line 3, column 12)"),
+        (r#"{"name": "x"} {}"#, r#"trailing characters (line 1, column 15)"#),
+        (r#"{"name": "x",}"#, r#"trailing comma (line 1, column 14)"#),
+        (r#"{"name": "x""#, r#"EOF while parsing an object (line 1, column 12)"#),
+        (r#""#, r#"EOF while parsing a value (line 1, column 1)"#),
+        ("{\n  \"name\": \"x\",\n  \"ticks\": ,\n}\n", r#"ticks: expected value (line 3, column 12)"#),
+        ("{\"name\": \"\\ud800\"}", r#"name: unexpected end of hex escape (line 1, column 17)"#),
         (
-            r#"{"name": "\ud800"}"#,
-            "name: a high surrogate \\uD800-\\uDBFF must be followed by a low one (line 1, column 17)",
+            r#"{"name": "x", "config": {"assignor": "fair"}}"#,
+            r#"config.assignor: unknown variant `fair`, expected one of `range`, `roundrobin`, `sticky`, `cooperative-sticky` (line 1, column 43)"#,
         ),
         // Unknown variants.
         (
-            r#"{"name": "x", "config": {"assignor": "fair"}}"#,
-            "config.assignor: unknown variant `fair`, expected one of `range`, `roundrobin`, `sticky`, \
-             `cooperative-sticky` (line 1, column 38)",
-        ),
-        (
             r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "reset-offsets", "reset": {"to": "middle"}}}]}"#,
-            "timeline[0].input.reset.to: unknown variant `middle`, expected one of `earliest`, `latest`, \
-             `offset`, `shift-by` (line 1, column 89)",
+            r#"timeline[0].input.reset.to: unknown variant `middle`, expected one of `earliest`, `latest`, `offset`, `shift-by` (line 1, column 99)"#,
         ),
         (
             r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": 5}}]}"#,
-            "timeline[0].input.do: invalid type: integer `5`, expected a string (line 1, column 56)",
+            r#"timeline[0].input.do: invalid type: integer `5`, expected a string (line 1, column 58)"#,
         ),
         (
             r#"{"name": "x", "guide": {"topic": "keys", "story": "s", "outcome": {"when": [], "says": "x"}}}"#,
-            "guide.topic: unknown variant `keys`, expected one of `keys-and-order`, `delivery-guarantees`, \
-             `rebalances`, `offset-storage`, `operations` (line 1, column 34)",
+            r#"guide.topic: unknown variant `keys`, expected one of `keys-and-order`, `delivery-guarantees`, `rebalances`, `offset-storage`, `operations` (line 1, column 39)"#,
         ),
+        (r#"{"summary": "x"}"#, r#"missing field `name` (line 1, column 16)"#),
         // Missing and repeated fields.
-        (r#"{"summary": "x"}"#, "missing field `name` (line 1, column 1)"),
         (
             r#"{"name": "x", "timeline": [{"input": {"do": "send", "count": 1}}]}"#,
-            "timeline[0]: missing field `tick` (line 1, column 28)",
+            r#"timeline[0]: missing field `tick` (line 1, column 64)"#,
         ),
         (
             r#"{"name": "x", "timeline": [{"tick": 0, "input": {"count": 1}}]}"#,
-            "timeline[0].input: missing field `do` (line 1, column 49)",
+            r#"timeline[0].input: missing field `do` (line 1, column 61)"#,
         ),
         (
             r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "send"}}]}"#,
-            "timeline[0].input: missing field `count` (line 1, column 49)",
+            r#"timeline[0].input: missing field `count` (line 1, column 63)"#,
         ),
         (
             r#"{"name": "x", "config": {"position": {"store": "consumer", "writes": "atomic"}}}"#,
-            "config.position: missing field `write_ticks` (line 1, column 38)",
+            r#"config.position: missing field `write_ticks` (line 1, column 79)"#,
         ),
         (
             r#"{"name": "x", "guide": {"topic": "rebalances", "story": "s"}}"#,
-            "guide: missing field `outcome` (line 1, column 24)",
+            r#"guide: missing field `outcome` (line 1, column 60)"#,
         ),
-        (r#"{"name": "x", "name": "y"}"#, "name: duplicate field `name` (line 1, column 15)"),
+        (r#"{"name": "x", "name": "y"}"#, r#"duplicate field `name` (line 1, column 20)"#),
         (
             r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "send", "do": "send", "count": 1}}]}"#,
-            "timeline[0].input.do: duplicate field `do` (line 1, column 64)",
+            r#"timeline[0].input: duplicate field `do` (line 1, column 67)"#,
         ),
         // Checked after reading: the shape of a valid scenario.
         (
@@ -208,6 +205,28 @@ fn bad_input_gets_an_exact_message() {
             r#"{"name": "x", "ticks": 5, "timeline": [{"tick": 5, "input": {"do": "add-consumer"}}]}"#,
             "timeline[0].tick: tick 5 is not before the scenario's end at tick 5",
         ),
+        // Groups: one form or the other, named, unique, within the limit.
+        (
+            r#"{"name": "x", "config": {"consumers": 3, "groups": [{"name": "a"}]}}"#,
+            "config: give the group settings (consumers, commit, …) inside groups, or leave groups out (line 1, column 68)",
+        ),
+        (
+            r#"{"name": "x", "config": {"groups": [{"consumers": 3}]}}"#,
+            "config.groups[0]: missing field `name` (line 1, column 52)",
+        ),
+        (
+            r#"{"name": "x", "config": {"groups": [{"name": "a"}, {"name": "a"}]}}"#,
+            r#"config.groups[1].name: two groups are named "a""#,
+        ),
+        (
+            r#"{"name": "x", "config": {"groups": [{"name": "a"}, {"name": "b", "consumers": 65}]}}"#,
+            "config.groups[1].consumers: must be between 0 and 64, got 65",
+        ),
+        (
+            r#"{"name": "x", "config": {"groups": [{"name": "a b"}]}}"#,
+            r#"config.name: a group name is 1 to 64 ASCII letters, digits or '-', got "a b""#,
+        ),
+        (r#"{"name": "x", "config": {"groups": []}}"#, "config.groups: 1 to 8 groups, got 0"),
     ];
     for (text, expected) in cases {
         let error = Scenario::parse(text).expect_err(text);

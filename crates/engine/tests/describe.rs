@@ -2,6 +2,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use expect_test::expect;
+use offsetlab_engine::GroupConfig;
 use offsetlab_engine::{Config, ConsumerId, Input, Sim, describe};
 
 fn sim(config: Config) -> Sim {
@@ -33,7 +34,10 @@ fn stable_group_before_any_commit_shows_dashes() {
 
 #[test]
 fn stable_group_mid_batch_lags_behind_the_cursor() {
-    let mut s = sim(Config { records_per_poll: 5, ..Config::default() });
+    let mut s = sim(Config {
+        groups: vec![GroupConfig { records_per_poll: 5, ..GroupConfig::default() }],
+        ..Config::default()
+    });
     s.handle_tick(1);
     s.handle_input(Input::Send { count: 12 }).unwrap();
     s.handle_tick(3);
@@ -47,7 +51,11 @@ fn stable_group_mid_batch_lags_behind_the_cursor() {
 
 #[test]
 fn crashed_member_keeps_rows_and_spares_get_none() {
-    let mut s = sim(Config { partitions: 2, consumers: 3, ..Config::default() });
+    let mut s = sim(Config {
+        partitions: 2,
+        groups: vec![GroupConfig { consumers: 3, ..GroupConfig::default() }],
+        ..Config::default()
+    });
     s.handle_tick(1);
     s.handle_input(Input::Send { count: 6 }).unwrap();
     s.handle_tick(10);
@@ -62,7 +70,11 @@ fn crashed_member_keeps_rows_and_spares_get_none() {
 
 #[test]
 fn empty_group_shows_committed_offsets_without_owners() {
-    let mut s = sim(Config { partitions: 2, consumers: 1, ..Config::default() });
+    let mut s = sim(Config {
+        partitions: 2,
+        groups: vec![GroupConfig { consumers: 1, ..GroupConfig::default() }],
+        ..Config::default()
+    });
     s.handle_tick(1);
     s.handle_input(Input::Send { count: 6 }).unwrap();
     s.handle_tick(20);

@@ -1,6 +1,7 @@
 //! Property tests: thousands of random input sequences, every invariant checked after every step.
 #![cfg(not(target_arch = "wasm32"))]
 
+use offsetlab_engine::GroupConfig;
 use offsetlab_engine::{
     CheckpointWrites, CommitMode, Config, ConsumerId, Event, Input, KeylessStrategy, PositionModel,
     ProducerConfig, ResetSpec, Sim,
@@ -67,22 +68,25 @@ fn config() -> impl Strategy<Value = Config> {
             )| Config {
                 seed,
                 partitions,
-                consumers,
-                records_per_poll,
-                handle_per_tick,
-                commit,
-                idempotent,
-                session_timeout_ticks,
-                shutdown_deadline_ticks: 3,
                 retention_records,
-                position,
-                bridge,
-                assignor: [
-                    offsetlab_engine::Assignor::Range,
-                    offsetlab_engine::Assignor::RoundRobin,
-                    offsetlab_engine::Assignor::Sticky,
-                    offsetlab_engine::Assignor::CooperativeSticky,
-                ][usize::from(assignor)],
+                groups: vec![GroupConfig {
+                    name: "demo".into(),
+                    consumers,
+                    records_per_poll,
+                    handle_per_tick,
+                    commit,
+                    idempotent,
+                    session_timeout_ticks,
+                    shutdown_deadline_ticks: 3,
+                    position,
+                    bridge,
+                    assignor: [
+                        offsetlab_engine::Assignor::Range,
+                        offsetlab_engine::Assignor::RoundRobin,
+                        offsetlab_engine::Assignor::Sticky,
+                        offsetlab_engine::Assignor::CooperativeSticky,
+                    ][usize::from(assignor)],
+                }],
                 producer: ProducerConfig {
                     use_keys,
                     key_count,
@@ -193,7 +197,8 @@ proptest! {
         config in config(),
         steps in prop::collection::vec((0u8..5, input()), 0..40),
     ) {
-        let config = Config { commit: CommitMode::After, ..config };
+        let mut config = config;
+        config.groups[0].commit = CommitMode::After;
         let steps: Vec<_> = steps
             .into_iter()
             .filter(|(_, i)| !matches!(i, Input::Commit { .. } | Input::ResetOffsets { .. } | Input::RestartFrom { .. }))
@@ -210,7 +215,8 @@ proptest! {
         steps in prop::collection::vec((0u8..5, input()), 0..40),
     ) {
         let writes = if writes_atomic { CheckpointWrites::Atomic } else { CheckpointWrites::InPlace };
-        let config = Config { position: PositionModel::Consumer { writes, write_ticks: 1 }, ..config };
+        let mut config = config;
+        config.groups[0].position = PositionModel::Consumer { writes, write_ticks: 1 };
         let steps: Vec<_> = steps
             .into_iter()
             .filter(|(_, i)| !matches!(i, Input::PositionStore { .. } | Input::ResetOffsets { .. } | Input::RestartFrom { .. }))
@@ -231,7 +237,8 @@ proptest! {
         config in config(),
         steps in prop::collection::vec((0u8..5, input()), 0..40),
     ) {
-        let config = Config { idempotent: true, ..config };
+        let mut config = config;
+        config.groups[0].idempotent = true;
         let steps: Vec<_> = steps.into_iter().filter(|(_, i)| !matches!(i, Input::Idempotent { .. })).collect();
         let sim = run(&config, &steps);
         let m = sim.metrics();

@@ -7,6 +7,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+use offsetlab_engine::GroupConfig;
 use offsetlab_engine::{
     Config, ConsumerId, Event, Input, Sim, builtin, partition_for_key, payout_cents, subject_key,
 };
@@ -50,8 +51,12 @@ fn with_the_effect_key_each_payout_takes_effect_once() {
 
 #[test]
 fn the_kill_fires_at_the_commit_point_only() {
-    let mut sim =
-        Sim::new(Config { partitions: 1, consumers: 1, records_per_poll: 3, ..Config::default() }).unwrap();
+    let mut sim = Sim::new(Config {
+        partitions: 1,
+        groups: vec![GroupConfig { consumers: 1, records_per_poll: 3, ..GroupConfig::default() }],
+        ..Config::default()
+    })
+    .unwrap();
     sim.handle_tick(1);
     sim.handle_input(Input::Send { count: 3 }).unwrap();
     sim.handle_input(Input::KillBeforeCommit { consumer: ConsumerId(1) }).unwrap();

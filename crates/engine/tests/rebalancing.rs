@@ -8,6 +8,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 mod common;
 
 use common::events_of;
+use offsetlab_engine::GroupConfig;
 use offsetlab_engine::{Assignor, Config, ConsumerId, Event, Input, Sim};
 
 /// A rebalance's assignment: client id, partitions.
@@ -73,8 +74,12 @@ fn the_first_cooperative_round_holds_back_what_changes_owner() {
 #[test]
 fn every_assignor_runs_the_group() {
     for assignor in [Assignor::Range, Assignor::RoundRobin, Assignor::Sticky, Assignor::CooperativeSticky] {
-        let mut sim =
-            Sim::new(Config { partitions: 5, consumers: 3, assignor, ..Config::default() }).unwrap();
+        let mut sim = Sim::new(Config {
+            partitions: 5,
+            groups: vec![GroupConfig { consumers: 3, assignor, ..GroupConfig::default() }],
+            ..Config::default()
+        })
+        .unwrap();
         sim.handle_input(Input::KeepSending { per_tick: 2 }).unwrap();
         sim.handle_tick(20);
         sim.handle_input(Input::Crash { consumer: ConsumerId(2) }).unwrap();
@@ -91,7 +96,12 @@ fn every_assignor_runs_the_group() {
 
 #[test]
 fn the_assignor_can_change_between_rebalances() {
-    let mut sim = Sim::new(Config { partitions: 4, consumers: 2, ..Config::default() }).unwrap();
+    let mut sim = Sim::new(Config {
+        partitions: 4,
+        groups: vec![GroupConfig { consumers: 2, ..GroupConfig::default() }],
+        ..Config::default()
+    })
+    .unwrap();
     assert!(
         sim.handle_input(Input::Assignor { group: None, assignor: Assignor::CooperativeSticky }).is_err(),
         "refused while the first rebalance is in progress"

@@ -14,8 +14,8 @@ fn run(name: &str) -> (Sim, Metrics) {
     (sim, metrics)
 }
 
-/// `builtin()` constructs each scenario from code build.rs generates out of its JSON;
-/// it must be exactly what the validating parser reads from that JSON.
+/// `builtin()` and `builtins()` give exactly what the validating parser reads
+/// from each built-in's JSON, in listing order.
 #[test]
 fn builtins_read_as_the_validating_parser_reads_them() {
     let all = builtins();

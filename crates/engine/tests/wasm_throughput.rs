@@ -5,6 +5,7 @@
 //! `cargo test -p offsetlab-engine --target wasm32-unknown-unknown --release --test wasm_throughput -- --include-ignored`
 #![cfg(target_arch = "wasm32")]
 
+use offsetlab_engine::GroupConfig;
 use offsetlab_engine::{Config, Input, ProducerConfig, Sim};
 use wasm_bindgen_test::{console_log, wasm_bindgen_test};
 
@@ -14,10 +15,13 @@ fn steady_state_handled_records_per_second() {
     let mut sim = Sim::new(Config {
         seed: 5,
         partitions: 12,
-        consumers: 6,
-        records_per_poll: 500,
-        handle_per_tick: 100,
         producer: ProducerConfig { key_count: 1_000, ..ProducerConfig::default() },
+        groups: vec![GroupConfig {
+            consumers: 6,
+            records_per_poll: 500,
+            handle_per_tick: 100,
+            ..GroupConfig::default()
+        }],
         ..Config::default()
     })
     .expect("valid");

@@ -7,7 +7,7 @@ use super::{Tp, Universe};
 /// Members sorted as Kafka sorts member ids (`String.compareTo`), as indices.
 fn sorted_members(members: &[&str]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..members.len()).collect();
-    crate::sort::sort_by(&mut order, |&a, &b| java::compare(members[a], members[b]));
+    order.sort_by(|&a, &b| java::compare(members[a], members[b]));
     order
 }
 

@@ -70,7 +70,7 @@ pub(super) fn constrained(universe: &Universe, members: &[&str], claims: &[Vec<T
     // assignOwnedPartitions: owned partitions sorted by partition, then topic.
     for &c in &owned_order {
         let mut mine = owned[c].clone();
-        crate::sort::sort_by(&mut mine, |a, b| (a.1, a.0).cmp(&(b.1, b.0)));
+        mine.sort_by_key(|&(topic, partition)| (partition, topic));
         mine.retain(|tp| !multiple_owners.contains(tp));
         let keep = if mine.len() < min_quota {
             under_min.push(c);
@@ -95,8 +95,8 @@ pub(super) fn constrained(universe: &Universe, members: &[&str], claims: &[Vec<T
     // Partitions nobody kept, by topic then partition.
     let unassigned: Vec<Tp> = universe.all().filter(|tp| !assigned.contains(tp)).collect();
     let by_name = |a: &usize, b: &usize| java::compare(members[*a], members[*b]);
-    crate::sort::sort_by(&mut under_min, by_name);
-    crate::sort::sort_by(exactly_min.make_contiguous(), by_name);
+    under_min.sort_by(by_name);
+    exactly_min.make_contiguous().sort_by(by_name);
 
     // assignRoundRobin: cycle through the members under the minimum quota (a
     // LinkedList iterator that restarts when exhausted); once none is left,

@@ -19,22 +19,27 @@
 //!   booleans as `1`/`0`, lists of consumers joined with `+`, a reset as one
 //!   token (`earliest`, `latest`, `o120`, `o120p2` for partition 2, `s-5`),
 //!   a commit mode as `after`, `before`, `each-record` or `auto5`, a position
-//!   store as `group` or `consumer-atomic-3` / `consumer-in-place-3`.
+//!   store as `group` or `consumer-atomic-3` / `consumer-in-place-3`; the
+//!   group an input names, when it names one, last as `@name`
+//!   (`2.add-consumer.@audit`).
 //!
-//! Inputs reuse the scenario codec: the arguments become the input's JSON
-//! object and are read by the same code that reads scenario files, so the
-//! two formats cannot drift apart. Hand-written, like the rest of the codec,
-//! because the page has a size budget serde does not fit in.
+//! Inputs reuse the scenario format: an input is written to its JSON object
+//! (serde) and its fields become the tokens; the tokens become that object
+//! again and are read by the same `Deserialize` that reads scenario files, so
+//! the two formats cannot drift apart. `INPUTS` only says each field's kind
+//! of token. base64url and percent-encoding come from their crates.
 //!
 //! Reading never panics and is bounded: the query is at most
 //! [`QUERY_BYTES_MAX`] bytes, at most [`TIMELINE_INPUTS_MAX`] inputs, ticks at
 //! most [`SCENARIO_TICKS_MAX`].
 
-use super::json::{self, Kind, Value, Writer};
 use super::quoted;
-use super::scenario::{INPUT, INPUTS, Ty, check, read_input, write_input};
 use crate::input::Input;
 use crate::scenario::{SCENARIO_TICKS_MAX, Scenario, TIMELINE_INPUTS_MAX, builtin};
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
+use serde_json::{Map, Value};
 use std::fmt;
 
 /// Bytes a link's query may have. Browsers and servers cope with 64 KiB; an
@@ -133,7 +138,7 @@ impl Link {
                 values[1] = guided.then(|| "1".into());
             }
             LinkScenario::Inline(scenario) => {
-                values[2] = Some(base64url_encode(scenario.to_json_compact().as_bytes()));
+                values[2] = Some(URL_SAFE_NO_PAD.encode(scenario.to_json_compact()));
             }
         }
         values[3] = Some(self.seed.to_string());
@@ -148,7 +153,7 @@ impl Link {
                 query.push('&');
                 query.push_str(name);
                 query.push('=');
-                percent_encode(&mut query, value);
+                query.extend(utf8_percent_encode(value, QUERY_VALUE));
             }
         }
         query
@@ -197,7 +202,9 @@ impl Link {
             },
             (None, Some(encoded)) => {
                 // `to_json_compact` writes ASCII: anything else is not a link's.
-                let text: String = base64url_decode(&encoded)
+                let text: String = URL_SAFE_NO_PAD
+                    .decode(&encoded)
+                    .ok()
                     .filter(|b| b.is_ascii())
                     .ok_or_else(|| bad("j", "not base64url of ASCII JSON"))?
                     .into_iter()
@@ -278,28 +285,109 @@ fn digits(text: &str) -> Option<u64> {
 // ---------------------------------------------------------------- inputs
 //
 // An input's arguments are its JSON fields in [`INPUTS`] order, each as one
-// token. Writing goes input → JSON (the scenario codec) → tokens; reading
-// goes tokens → JSON → the scenario codec's check and reader. Arguments that
-// are objects (a reset, a commit mode, a position store) are written short,
-// by [`SHORT`].
+// token. Writing goes input → JSON (serde) → tokens; reading goes tokens →
+// JSON → the scenario format's `Deserialize`. Arguments that are objects (a
+// reset, a commit mode, a position store) are written short, by [`Tagged`].
 
-type Short = (&'static str, &'static str, &'static str, Option<(char, &'static str)>);
+/// What one argument's token stands for in the input's JSON.
+#[derive(Debug, Clone, Copy)]
+enum Arg {
+    /// `1` or `0`.
+    Bool,
+    /// A non-negative integer (its type's range is serde's to check).
+    Uint,
+    /// An integer, `-` allowed.
+    Int,
+    /// A string as it is: a consumer, an assignor, a checkpoint's writes.
+    Text,
+    /// Consumers joined with `+`.
+    Consumers,
+    /// An internally tagged object in one token.
+    Tagged(&'static Tagged),
+}
 
-/// Object arguments with fields, as one token: the variant, its token prefix,
-/// its first field, and the separator before its optional second field.
-/// Variants without fields are written as their name (`earliest`, `after`).
-const SHORT: &[Short] = &[
-    ("offset", "o", "offset", Some(('p', "partition"))),
-    ("shift-by", "s", "by", None),
-    ("auto", "auto", "interval_ticks", None),
-    ("consumer", "consumer-", "writes", Some(('-', "write_ticks"))),
-];
+/// An internally tagged enum as one token: its tag, the variants without
+/// fields (written as their name), and the others by [`Short`].
+#[derive(Debug)]
+struct Tagged {
+    tag: &'static str,
+    plain: &'static [&'static str],
+    short: &'static [Short],
+    /// What the token may be, for error messages.
+    forms: &'static str,
+}
 
-/// What an object argument may be, by its enum's tag: for error messages.
-const FORMS: &[(&str, &str)] = &[
-    ("to", "earliest, latest, o<offset>, o<offset>p<partition> or s<shift>"),
-    ("mode", "after, before, each-record or auto<interval ticks>"),
-    ("store", "group or consumer-<atomic|in-place>-<write ticks>"),
+/// A variant with fields as one token: its name, its token prefix, its first
+/// field, and the separator before its optional second field.
+#[derive(Debug)]
+struct Short {
+    name: &'static str,
+    prefix: &'static str,
+    first: (&'static str, Arg),
+    second: Option<(char, &'static str, Arg)>,
+}
+
+const RESET: Arg = Arg::Tagged(&Tagged {
+    tag: "to",
+    plain: &["earliest", "latest"],
+    short: &[
+        Short {
+            name: "offset",
+            prefix: "o",
+            first: ("offset", Arg::Uint),
+            second: Some(('p', "partition", Arg::Uint)),
+        },
+        Short { name: "shift-by", prefix: "s", first: ("by", Arg::Int), second: None },
+    ],
+    forms: "earliest, latest, o<offset>, o<offset>p<partition> or s<shift>",
+});
+const COMMIT: Arg = Arg::Tagged(&Tagged {
+    tag: "mode",
+    plain: &["after", "before", "each-record"],
+    short: &[Short { name: "auto", prefix: "auto", first: ("interval_ticks", Arg::Uint), second: None }],
+    forms: "after, before, each-record or auto<interval ticks>",
+});
+const POSITION: Arg = Arg::Tagged(&Tagged {
+    tag: "store",
+    plain: &["group"],
+    short: &[Short {
+        name: "consumer",
+        prefix: "consumer-",
+        first: ("writes", Arg::Text),
+        second: Some(('-', "write_ticks", Arg::Uint)),
+    }],
+    forms: "group or consumer-<atomic|in-place>-<write ticks>",
+});
+const CONSUMER: (&str, Arg) = ("consumer", Arg::Text);
+
+/// Each input's JSON name (tag `"do"`) and its fields, in the order of the
+/// JSON: the order of a link's arguments.
+const INPUTS: &[(&str, &[(&str, Arg)])] = &[
+    ("send", &[("count", Arg::Uint)]),
+    ("keep-sending", &[("per_tick", Arg::Uint)]),
+    ("use-keys", &[("on", Arg::Bool)]),
+    ("key-count", &[("keys", Arg::Uint)]),
+    ("hot-key", &[("share_percent", Arg::Uint)]),
+    ("pause", &[CONSUMER]),
+    ("resume", &[CONSUMER]),
+    ("crash", &[CONSUMER]),
+    ("stop", &[CONSUMER]),
+    ("start", &[CONSUMER]),
+    ("add-consumer", &[]),
+    ("remove-consumer", &[CONSUMER]),
+    ("records-per-poll", &[("records", Arg::Uint)]),
+    ("handle-per-tick", &[("records", Arg::Uint)]),
+    ("commit", &[("commit", COMMIT)]),
+    ("idempotent", &[("on", Arg::Bool)]),
+    ("reset-offsets", &[("reset", RESET)]),
+    ("restart-from", &[("reset", RESET)]),
+    ("position-store", &[("position", POSITION)]),
+    ("peek", &[("advancing", Arg::Bool)]),
+    ("load-checkpoint", &[CONSUMER, ("partition", Arg::Uint), ("offset", Arg::Uint)]),
+    ("add-partitions", &[("count", Arg::Uint)]),
+    ("kill-before-commit", &[CONSUMER]),
+    ("rolling-update", &[("consumers", Arg::Consumers)]),
+    ("assignor", &[("assignor", Arg::Text)]),
 ];
 
 fn inputs_text(inputs: &[(u64, Input)], last: u64) -> String {
@@ -314,74 +402,60 @@ fn inputs_text(inputs: &[(u64, Input)], last: u64) -> String {
             out.push('_');
         }
         out.push_str(&(tick - previous).to_string());
-        let mut w = Writer::new(false);
-        write_input(&mut w, "", input);
-        let json = json::parse(&w.finish()).expect("the codec's own JSON reads back");
-        // `.name.arg.arg`: the tag first, then the fields in the schema's order
+        let json = serde_json::to_value(input).expect("an input serializes to JSON");
+        // `.name.arg.arg`: the tag first, then the fields in the format's order
         // (absent ones are defaults: an empty list, only ever last).
-        let name = token(&json, "do");
+        let name = json.get("do").and_then(Value::as_str).unwrap_or_default();
         out.push('.');
-        out.push_str(&name);
+        out.push_str(name);
         let fields = INPUTS.iter().find(|(n, _)| *n == name).map_or(&[][..], |(_, f)| f);
-        for field in fields {
-            let arg = token(&json, field.0);
-            if !arg.is_empty() {
+        for (field, arg) in fields {
+            let token = json.get(field).map_or(String::new(), |value| token_of(value, *arg));
+            if !token.is_empty() {
                 out.push('.');
-                out.push_str(&arg);
+                out.push_str(&token);
             }
+        }
+        if let Some(group) = json.get("group").and_then(Value::as_str) {
+            // Group names have no `.`, `_` or `@` (config validation): one token.
+            out.push_str(".@");
+            out.push_str(group);
         }
         previous = *tick;
     }
     out
 }
 
-/// Member `key` of an object as one token; empty when absent.
-fn token(object: &Value, key: &str) -> String {
-    match &object.kind {
-        Kind::Object(members) => {
-            members.iter().find(|m| m.key == key).map_or(String::new(), |m| token_of(&m.value))
-        }
-        _ => String::new(),
-    }
-}
-
 /// A value as one token: a number, a name, `1`/`0`, `c1+c2`, or a short object.
-fn token_of(value: &Value) -> String {
-    match &value.kind {
-        Kind::Bool(b) => if *b { "1" } else { "0" }.into(),
-        Kind::UInt(n) => n.to_string(),
-        Kind::Int(n) => n.to_string(),
-        Kind::String(s) => s.clone(),
-        Kind::Array(items) => {
-            let mut out = String::new();
-            for item in items {
-                if !out.is_empty() {
-                    out.push('+');
-                }
-                out.push_str(&token_of(item));
-            }
-            out
+fn token_of(value: &Value, arg: Arg) -> String {
+    match (value, arg) {
+        (Value::Bool(b), _) => if *b { "1" } else { "0" }.into(),
+        (Value::Number(n), _) => n.to_string(),
+        (Value::String(s), _) => s.clone(),
+        (Value::Array(items), _) => {
+            let tokens: Vec<String> = items.iter().map(|item| token_of(item, Arg::Text)).collect();
+            tokens.join("+")
         }
-        Kind::Object(inner) => {
-            // The tag is the first member; the rest by `SHORT`.
-            let tag = token(value, &inner[0].key);
-            match SHORT.iter().find(|(name, ..)| *name == tag) {
-                None => tag,
-                Some((_, prefix, first, second)) => {
-                    let mut out = prefix.to_string();
-                    out.push_str(&token(value, first));
-                    if let Some((separator, second)) = second {
-                        let arg = token(value, second);
-                        if !arg.is_empty() {
-                            out.push(*separator);
-                            out.push_str(&arg);
+        (Value::Object(members), Arg::Tagged(tagged)) => {
+            let name = members.get(tagged.tag).and_then(Value::as_str).unwrap_or_default();
+            match tagged.short.iter().find(|short| short.name == name) {
+                None => name.to_string(),
+                Some(short) => {
+                    let field = |key: &str, arg| members.get(key).map_or(String::new(), |v| token_of(v, arg));
+                    let mut out = short.prefix.to_string();
+                    out.push_str(&field(short.first.0, short.first.1));
+                    if let Some((separator, key, arg)) = short.second {
+                        let token = field(key, arg);
+                        if !token.is_empty() {
+                            out.push(separator);
+                            out.push_str(&token);
                         }
                     }
                     out
                 }
             }
         }
-        Kind::Null => String::new(),
+        (Value::Object(_) | Value::Null, _) => String::new(),
     }
 }
 
@@ -416,174 +490,98 @@ fn read_inputs(text: &str, last: u64) -> Result<Vec<(u64, Input)>, String> {
     Ok(inputs)
 }
 
-/// `name.arg.arg` → the input's JSON → the scenario codec's check and reader.
+/// `name.arg.arg` → the input's JSON → the scenario format's reader.
 fn input_of(text: &str) -> Result<Input, String> {
     let mut parts = text.split('.');
     let name = parts.next().unwrap_or_default();
     let Some((name, fields)) = INPUTS.iter().find(|(n, _)| *n == name) else {
-        let mut names = String::new();
-        for (n, _) in INPUTS {
-            names.push_str(if names.is_empty() { "" } else { ", " });
-            names.push_str(n);
-        }
-        return Err(format!("unknown input {}; the inputs are {names}", quoted(&clip(name))));
+        let names: Vec<&str> = INPUTS.iter().map(|(n, _)| *n).collect();
+        return Err(format!("unknown input {}; the inputs are {}", quoted(&clip(name)), names.join(", ")));
     };
-    let args: Vec<&str> = parts.collect();
+    let mut args: Vec<&str> = parts.collect();
+    let group = args.last().and_then(|last| last.strip_prefix('@')).map(str::to_string);
+    if group.is_some() {
+        args.pop();
+    }
     if args.len() > fields.len() {
         let given = args.len();
         return Err(format!("{name} takes {} argument(s), got {given}", fields.len()));
     }
-    let mut w = Writer::new(false);
-    w.open("", '{');
-    w.str("do", name);
-    for (field, arg) in fields.iter().zip(args) {
-        write_arg(&mut w, field.0, field.1, arg).map_err(|message| format!("{}: {message}", field.0))?;
+    let mut json = Map::new();
+    json.insert("do".into(), Value::String((*name).into()));
+    for ((field, arg), text) in fields.iter().zip(args) {
+        let value = value_of(*arg, text).map_err(|message| format!("{field}: {message}"))?;
+        json.insert((*field).into(), value);
     }
-    w.close('}');
-    let json = json::parse(&w.finish()).map_err(|e| e.message)?;
-    check(&json, INPUT)
-        .map_err(|e| if e.path.is_empty() { e.message } else { format!("{}: {}", e.path, e.message) })?;
-    Ok(read_input(&json))
+    if let Some(group) = group {
+        json.insert("group".into(), Value::String(group));
+    }
+    super::read_value(Value::Object(json))
+        .map_err(|(path, message)| if path.is_empty() { message } else { format!("{path}: {message}") })
 }
 
-/// One argument's token as JSON member `key` of type `ty`.
-fn write_arg(w: &mut Writer, key: &str, ty: Ty, arg: &str) -> Result<(), String> {
-    let bad = |expected: &str| Err(format!("expected {expected}, got {}", quoted(&clip(arg))));
-    match ty {
-        Ty::Bool if arg == "1" || arg == "0" => w.flag(key, arg == "1"),
-        Ty::Bool => return bad("1 or 0"),
-        Ty::Uint(_) => match digits(arg) {
-            Some(n) => w.uint(key, n),
-            None => return bad("a number"),
-        },
-        Ty::Int => match digits(arg.strip_prefix('-').unwrap_or(arg)) {
-            Some(n) if !arg.starts_with('-') => match i64::try_from(n) {
-                Ok(n) => w.int(key, n),
-                Err(_) => return bad("a 64-bit integer"),
-            },
-            Some(n) => match 0i64.checked_sub_unsigned(n) {
-                Some(n) => w.int(key, n),
-                None => return bad("a 64-bit integer"),
-            },
-            None => return bad("a number"),
-        },
-        Ty::List(item) => {
-            w.open(key, '[');
-            // `+` may have become a space on the way (form decoding).
-            for part in arg.split(['+', ' ']) {
-                write_arg(w, "", *item, part)?;
+/// One argument's token as the JSON value it stands for.
+fn value_of(arg: Arg, text: &str) -> Result<Value, String> {
+    let bad = |expected: &str| format!("expected {expected}, got {}", quoted(&clip(text)));
+    match arg {
+        Arg::Bool if text == "1" || text == "0" => Ok(Value::Bool(text == "1")),
+        Arg::Bool => Err(bad("1 or 0")),
+        Arg::Uint => digits(text).map(Value::from).ok_or_else(|| bad("a number")),
+        Arg::Int => match (text.strip_prefix('-'), digits(text.strip_prefix('-').unwrap_or(text))) {
+            (None, Some(n)) => i64::try_from(n).map(Value::from).map_err(|_| bad("a 64-bit integer")),
+            (Some(_), Some(n)) => {
+                0i64.checked_sub_unsigned(n).map(Value::from).ok_or_else(|| bad("a 64-bit integer"))
             }
-            w.close(']');
-        }
-        Ty::Tagged(tag, variants) => {
-            // A variant without fields by its name, or one with fields by its `SHORT` form.
-            let plain = variants.iter().find(|(name, fields)| fields.is_empty() && *name == arg);
-            let short = SHORT.iter().find(|(name, prefix, ..)| {
-                arg.starts_with(prefix) && variants.iter().any(|(n, _)| n == name)
-            });
-            w.open(key, '{');
-            let written = match (plain, short) {
-                (Some((name, _)), _) => {
-                    w.str(tag, name);
-                    Ok(())
-                }
-                (None, Some((name, prefix, first, second))) => {
-                    w.str(tag, name);
-                    let rest = &arg[prefix.len()..];
-                    let (rest, tail) = match second.and_then(|(separator, field)| {
-                        rest.rsplit_once(separator).map(|(rest, tail)| (rest, (field, tail)))
-                    }) {
-                        Some((rest, tail)) => (rest, Some(tail)),
-                        None => (rest, None),
-                    };
-                    // The fields' types, from the schema.
-                    let fields = variants.iter().find(|(n, _)| n == name).map_or(&[][..], |(_, f)| f);
-                    [Some((*first, rest)), tail].into_iter().flatten().try_for_each(|(field, text)| {
-                        match fields.iter().find(|f| f.0 == field) {
-                            Some(f) => write_arg(w, field, f.1, text),
-                            None => Ok(()),
-                        }
-                    })
-                }
-                (None, None) => Err(String::new()),
-            };
-            if written.is_err() {
-                return bad(FORMS.iter().find(|(t, _)| *t == tag).map_or("", |(_, forms)| forms));
-            }
-            w.close('}');
-        }
-        // Names, consumers, text: as they are; the scenario codec checks them.
-        _ => w.str(key, arg),
+            (_, None) => Err(bad("a number")),
+        },
+        // `+` may have become a space on the way (form decoding).
+        Arg::Consumers => Ok(Value::Array(text.split(['+', ' ']).map(|c| Value::String(c.into())).collect())),
+        Arg::Tagged(tagged) => tagged_of(tagged, text).ok_or_else(|| bad(tagged.forms)),
+        // Names, consumers: as they are; the format's reader checks them.
+        Arg::Text => Ok(Value::String(text.into())),
     }
-    Ok(())
+}
+
+/// A short token (`o120p2`, `auto5`, `group`) as its tagged object.
+fn tagged_of(tagged: &Tagged, text: &str) -> Option<Value> {
+    let mut object = Map::new();
+    if let Some(name) = tagged.plain.iter().find(|name| **name == text) {
+        object.insert(tagged.tag.into(), Value::String((*name).into()));
+        return Some(Value::Object(object));
+    }
+    let short = tagged.short.iter().find(|short| text.starts_with(short.prefix))?;
+    object.insert(tagged.tag.into(), Value::String(short.name.into()));
+    let rest = &text[short.prefix.len()..];
+    let (rest, tail) = match short.second {
+        Some((separator, key, arg)) => match rest.rsplit_once(separator) {
+            Some((rest, tail)) => (rest, Some((key, arg, tail))),
+            None => (rest, None),
+        },
+        None => (rest, None),
+    };
+    for (key, arg, text) in [Some((short.first.0, short.first.1, rest)), tail].into_iter().flatten() {
+        object.insert(key.into(), value_of(arg, text).ok()?);
+    }
+    Some(Value::Object(object))
 }
 
 // ---------------------------------------------------------------- encodings
 
-/// Characters a query value keeps as they are: RFC 3986's unreserved ones, and
+/// Bytes a query value escapes: all but RFC 3986's unreserved characters and
 /// `+`, which joins consumers.
-fn plain_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+')
-}
+const QUERY_VALUE: &AsciiSet =
+    &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~').remove(b'+');
 
-fn percent_encode(out: &mut String, value: &str) {
-    for &b in value.as_bytes() {
-        if plain_byte(b) {
-            out.push(b as char);
-        } else {
-            out.push('%');
-            out.push(char::from(b"0123456789ABCDEF"[usize::from(b >> 4)]));
-            out.push(char::from(b"0123456789ABCDEF"[usize::from(b & 15)]));
-        }
-    }
-}
-
-/// `%XX` decoded; `None` for a bad escape or one that is not ASCII.
+/// `%XX` decoded; `None` for a bad escape or one that is not ASCII. Stricter
+/// than `percent_decode_str`, which keeps a bad escape as it is: links are
+/// ASCII, and a broken one is refused rather than read as something else.
 fn percent_decode(text: &str) -> Option<String> {
-    // Escapes may only stand for ASCII characters (links are ASCII); the text
-    // between them is copied as it is, so the result is UTF-8 without a check.
-    let mut parts = text.split('%');
-    let mut out = String::from(parts.next().unwrap_or_default());
-    for part in parts {
+    for part in text.split('%').skip(1) {
         let hex = part.get(..2).filter(|hex| hex.bytes().all(|b| b.is_ascii_hexdigit()))?;
-        let code = u8::from_str_radix(hex, 16).ok().filter(u8::is_ascii)?;
-        out.push(char::from(code));
-        out.push_str(&part[2..]);
+        u8::from_str_radix(hex, 16).ok().filter(u8::is_ascii)?;
     }
-    Some(out)
-}
-
-const BASE64URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/// base64url (RFC 4648 §5) without padding: URL-safe as it is.
-fn base64url_encode(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
-        for i in 0..=chunk.len() {
-            out.push(char::from(BASE64URL[(n >> (18 - 6 * i) & 63) as usize]));
-        }
-    }
-    out
-}
-
-/// base64url without padding; `None` for other characters or an impossible length.
-fn base64url_decode(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 4 == 1 {
-        return None;
-    }
-    let mut out = Vec::with_capacity(text.len() / 4 * 3 + 2);
-    for chunk in text.as_bytes().chunks(4) {
-        let mut n = 0u32;
-        for (i, &c) in chunk.iter().enumerate() {
-            let sextet = BASE64URL.iter().position(|&a| a == c)?;
-            n |= u32::try_from(sextet).expect("below 64") << (18 - 6 * i);
-        }
-        for i in 0..chunk.len() - 1 {
-            out.push(u8::try_from(n >> (16 - 8 * i) & 255).expect("masked to a byte"));
-        }
-    }
-    Some(out)
+    // Every escape is ASCII and the rest is the text's own: UTF-8.
+    percent_decode_str(text).decode_utf8().ok().map(String::from)
 }
 
 #[cfg(test)]
@@ -594,22 +592,21 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
-    fn base64url_round_trips_every_length() {
+    fn base64url_as_links_use_it() {
         let data: Vec<u8> = (0..=255).collect();
         for len in 0..40 {
-            let encoded = base64url_encode(&data[..len]);
-            assert!(encoded.bytes().all(plain_byte), "{encoded}");
-            assert_eq!(base64url_decode(&encoded).as_deref(), Some(&data[..len]), "{len}");
+            let encoded = URL_SAFE_NO_PAD.encode(&data[..len]);
+            assert_eq!(utf8_percent_encode(&encoded, QUERY_VALUE).to_string(), encoded, "URL-safe as it is");
+            assert_eq!(URL_SAFE_NO_PAD.decode(&encoded).ok().as_deref(), Some(&data[..len]), "{len}");
         }
-        assert_eq!(base64url_encode(b"hello?"), "aGVsbG8_");
-        assert_eq!(base64url_decode("a"), None);
-        assert_eq!(base64url_decode("aGV="), None);
+        assert_eq!(URL_SAFE_NO_PAD.encode(b"hello?"), "aGVsbG8_");
+        assert!(URL_SAFE_NO_PAD.decode("a").is_err());
+        assert!(URL_SAFE_NO_PAD.decode("aGV=").is_err());
     }
 
     #[test]
     fn percent_codec() {
-        let mut out = String::new();
-        percent_encode(&mut out, "a b&c=+");
+        let out = utf8_percent_encode("a b&c=+", QUERY_VALUE).to_string();
         assert_eq!(out, "a%20b%26c%3D+");
         assert_eq!(percent_decode(&out).as_deref(), Some("a b&c=+"));
         assert_eq!(percent_decode("é%41").as_deref(), Some("éA"), "unescaped text as it is");

@@ -1,30 +1,254 @@
-//! Hand-written codecs for the scenario format and for shareable links.
+//! The scenario format's JSON through serde, and shareable links.
 //!
-//! Why by hand: the page (crates/web) must read and write the same scenario
-//! JSON as the CLI and put links in the URL, within a hard size budget of
-//! 250,000 bytes gzip of wasm + js. serde's derived `Deserialize` for the
-//! scenario types, with serde-wasm-bindgen, measured +43 KB gzip there; this
-//! codec, links included, measured about half of that. Every byte of it is
-//! on the page's budget: prefer tables and one shared path over code per
-//! type. It is the only reader of the format: `Scenario::parse` and
-//! `Scenario::to_json` use it, and so do links.
+//! One reader for every scenario JSON: `Scenario::parse` (the CLI, user
+//! files, the page's import), the built-ins, and the inline scenarios and
+//! inputs of links. The types derive `Deserialize` beside `Serialize`, with
+//! unknown fields refused; `read` adds what serde_json alone does not give:
+//! the field path of an error (serde_path_to_error), its line and column, and
+//! a nesting bound of [`DEPTH_MAX`].
 //!
-//! - `json`: a minimal JSON value (no floats), a bounded parser whose errors
-//!   carry the field path and the position, and a writer (pretty, or compact
-//!   and ASCII).
-//! - `scenario`: the format as a table; checking a JSON value against it,
-//!   reading the typed scenario, writing it, with serde's former semantics.
+//! - `tagged`: the internally tagged enums (`"do"`, `"to"`, `"mode"`,
+//!   `"store"`, `"strategy"`), read so that an error inside one still names
+//!   its field.
 //! - [`link`]: [`Link`], the query string of a shareable link.
 
-pub(crate) mod json;
 pub mod link;
-pub(crate) mod scenario;
+pub(crate) mod tagged;
 
 pub use link::{Link, LinkError, LinkScenario, QUERY_BYTES_MAX};
 
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_path_to_error::{Path, Segment};
+
+/// Arrays and objects nested in each other, at most. A scenario needs 5.
+/// serde_json's own recursion limit (128) bounds the stack; this bound is the
+/// format's, checked before serde reads anything, so the error can say so.
+pub const DEPTH_MAX: usize = 32;
+
+/// What is wrong, where: the field path (`timeline[1].input.consumer`, empty
+/// for the top level), serde's message, and the line and column (from 1)
+/// serde_json stopped at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct JsonError {
+    pub path: String,
+    pub message: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+/// Reads one `T` that fills `text` (surrounding whitespace allowed). The
+/// caller bounds the text's size.
+pub(crate) fn read<T: DeserializeOwned>(text: &str) -> Result<T, JsonError> {
+    check_depth(text)?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        // serde_json counts a column before the first character as 0.
+        let (line, column) = (e.inner().line(), e.inner().column().max(1));
+        let (path, message) = split(path_text(e.path()), &without_position(e.inner()));
+        JsonError { path, message, line, column }
+    })?;
+    // Trailing characters after the value.
+    de.end().map_err(|e| JsonError {
+        path: String::new(),
+        message: without_position(&e),
+        line: e.line(),
+        column: e.column().max(1),
+    })?;
+    Ok(value)
+}
+
+/// Reads a `T` from a JSON value (links build their inputs as one): the
+/// field path and the message.
+pub(crate) fn read_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, (String, String)> {
+    serde_path_to_error::deserialize(value).map_err(|e| split(path_text(e.path()), &e.inner().to_string()))
+}
+
+/// Pretty JSON, two-space indent, UTF-8 as it is.
+pub(crate) fn write_pretty<T: Serialize>(value: &T) -> String {
+    serde_json::to_string_pretty(value).expect("the scenario types serialize to JSON (no maps, no floats)")
+}
+
+/// JSON on one line, no spaces, ASCII only (`\uXXXX` escapes, surrogate pairs
+/// beyond U+FFFF), so that it travels in a link as it is.
+pub(crate) fn write_compact_ascii<T: Serialize>(value: &T) -> String {
+    let mut out = Vec::new();
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, AsciiFormatter);
+    value.serialize(&mut serializer).expect("the scenario types serialize to JSON (no maps, no floats)");
+    String::from_utf8(out).expect("ASCII")
+}
+
+/// serde_json's compact formatter, with every non-ASCII character escaped.
+struct AsciiFormatter;
+
+impl serde_json::ser::Formatter for AsciiFormatter {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut units = [0u16; 2];
+        for c in fragment.chars() {
+            if c.is_ascii() {
+                writer.write_all(&[c as u8])?;
+            } else {
+                for unit in c.encode_utf16(&mut units) {
+                    write!(writer, "\\u{unit:04x}")?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// serde_json's message without its ` at line L column C`: the error carries those apart.
+fn without_position(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    text.strip_suffix(&suffix).map_or_else(|| text.clone(), str::to_string)
+}
+
+/// A path as the messages write it: `timeline[1].input.consumer`, empty at
+/// the top level. Enum segments are left out (a variant is not a field), and
+/// so are unknown ones (serde_path_to_error's `?`, a key not read yet).
+fn path_text(path: &Path) -> String {
+    let mut out = String::new();
+    for segment in path {
+        match segment {
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Map { key } => join(&mut out, key),
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    out
+}
+
+/// Appends field `key` to a path.
+fn join(path: &mut String, key: &str) {
+    if !path.is_empty() && !key.starts_with('[') {
+        path.push('.');
+    }
+    path.push_str(key);
+}
+
+/// Marks a message that carries the path inside a tagged enum, where the
+/// outer reader's path stops (see `tagged`): `\u{1}path\u{1}message`.
+const NESTED: char = '\u{1}';
+
+/// The path and message of an error, with a nested path (from inside a tagged
+/// enum) joined onto the outer one.
+fn split(mut path: String, message: &str) -> (String, String) {
+    match message.strip_prefix(NESTED).and_then(|rest| rest.split_once(NESTED)) {
+        Some((inner, message)) => {
+            if !inner.is_empty() {
+                join(&mut path, inner);
+            }
+            (path, message.to_string())
+        }
+        None => (path, plain(message)),
+    }
+}
+
+/// serde's words for JSON and Rust types, in the words of the format: the
+/// people who write scenarios need not know `u32` or a `map`.
+fn plain(message: &str) -> String {
+    const WORDS: &[(&str, &str)] = &[
+        ("invalid type: map,", "invalid type: object,"),
+        ("invalid type: sequence,", "invalid type: array,"),
+        ("invalid type: unit value,", "invalid type: null,"),
+        (", expected u8", ", expected an integer from 0 to 255"),
+        (", expected u32", ", expected an integer from 0 to 4294967295"),
+        (", expected u64", ", expected a non-negative integer"),
+        (", expected i64", ", expected an integer"),
+        (", expected a sequence", ", expected an array"),
+    ];
+    let mut out = message.to_string();
+    for (serde, ours) in WORDS {
+        if let Some(at) = out.find(serde) {
+            // Only whole words: `u8` is not the start of `u8x`.
+            let end = at + serde.len();
+            if !out[end..].starts_with(|c: char| c.is_ascii_alphanumeric()) {
+                out.replace_range(at..end, ours);
+            }
+        }
+    }
+    // `expected struct Config`, `expected struct variant …`: an object.
+    if let Some(at) = out.find(", expected struct ") {
+        out.replace_range(at.., ", expected an object");
+    }
+    out
+}
+
+/// The message a tagged enum raises for an error at `path` inside it.
+fn nested(path: &str, message: &str) -> String {
+    format!("{NESTED}{path}{NESTED}{message}")
+}
+
+/// Refuses nesting deeper than [`DEPTH_MAX`], with the path to and the
+/// position of the bracket that goes too deep. A scan of brackets outside
+/// strings; anything else is left to serde_json.
+fn check_depth(text: &str) -> Result<(), JsonError> {
+    enum Frame {
+        /// The index of the element being read.
+        Array(usize),
+        /// The last key read.
+        Object(String),
+    }
+    let bytes = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    // In an object, whether the next string is a key.
+    let mut key_next = false;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                if key_next {
+                    if let Some(Frame::Object(key)) = stack.last_mut() {
+                        *key = text.get(start..i.min(bytes.len())).unwrap_or_default().to_string();
+                    }
+                    key_next = false;
+                }
+            }
+            open @ (b'[' | b'{') => {
+                if stack.len() >= DEPTH_MAX {
+                    let mut path = String::new();
+                    for frame in &stack {
+                        match frame {
+                            Frame::Array(index) => path.push_str(&format!("[{index}]")),
+                            Frame::Object(key) => join(&mut path, key),
+                        }
+                    }
+                    let before = &text[..i];
+                    let line = before.matches('\n').count() + 1;
+                    let column = before.rsplit('\n').next().unwrap_or_default().chars().count() + 1;
+                    let message = format!("nested deeper than {DEPTH_MAX} levels");
+                    return Err(JsonError { path, message, line, column });
+                }
+                stack.push(if open == b'[' { Frame::Array(0) } else { Frame::Object(String::new()) });
+                key_next = open == b'{';
+            }
+            b']' | b'}' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Array(index)) => *index += 1,
+                Some(Frame::Object(_)) => key_next = true,
+                None => {}
+            },
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
 /// `text` in double quotes, with `"` and `\` escaped: how messages quote what
-/// the user wrote. Not `{:?}`: `Debug` for `str` brings Unicode tables into
-/// the page for no gain here.
+/// the user wrote.
 #[must_use]
 pub fn quoted(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
@@ -37,4 +261,43 @@ pub fn quoted(text: &str) -> String {
     }
     out.push('"');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::Input;
+
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    /// Brackets inside strings, escaped quotes included, do not count.
+    #[test]
+    fn depth_counts_brackets_outside_strings() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(check_depth(&deep(DEPTH_MAX)).is_ok());
+        let error = check_depth(&deep(DEPTH_MAX + 1)).unwrap_err();
+        assert_eq!((error.path, error.line, error.column), ("[0]".repeat(DEPTH_MAX), 1, DEPTH_MAX + 1));
+        let in_strings = format!("{{\"a\\\"[\": \"{}\", \"b\": [1, {{\"c\": 2}}]}}", "[{".repeat(100));
+        assert!(check_depth(&in_strings).is_ok());
+        let text = format!("{{\"x\": 1,\n \"é\": [0, {}]}}", deep(DEPTH_MAX));
+        let error = check_depth(&text).unwrap_err();
+        assert_eq!(error.path, format!("é[1]{}", "[0]".repeat(DEPTH_MAX - 2)));
+        assert_eq!((error.line, error.column), (2, 11 + DEPTH_MAX - 2), "columns count characters");
+    }
+
+    #[test]
+    fn compact_is_ascii_with_surrogate_pairs() {
+        assert_eq!(write_compact_ascii(&"é😀\u{1}\n\"/"), r#""\u00e9\ud83d\ude00\u0001\n\"/""#);
+        assert_eq!(write_pretty(&"é"), "\"é\"");
+    }
+
+    /// A tagged object holds a bounded number of values, whatever the text.
+    #[test]
+    fn tagged_objects_are_bounded() {
+        let many = format!("{{\"do\": \"send\", \"count\": 1, \"x\": [{}0]}}", "0,".repeat(5000));
+        let error = read::<Input>(&many).unwrap_err();
+        assert_eq!(error.message, "more than 4096 values in one object");
+        assert_eq!(read::<Input>(r#"{"count": 1, "do": "send"}"#).unwrap(), Input::Send { count: 1 });
+    }
 }

@@ -3,9 +3,9 @@
 #![allow(dead_code)]
 
 use offsetlab_engine::{
-    Assignor, CheckpointWrites, CommitMode, Condition, Config, ConsumerId, Guide, Input, KeylessStrategy,
-    Link, LinkScenario, Metric, Outcome, PositionModel, ProducerConfig, ResetSpec, SCENARIO_TICKS_MAX,
-    Scenario, TimedInput, Topic, limits,
+    Assignor, CheckpointWrites, CommitMode, Condition, Config, ConsumerId, GroupConfig, Guide, Input,
+    KeylessStrategy, Link, LinkScenario, Metric, Outcome, PositionModel, ProducerConfig, ResetSpec,
+    SCENARIO_TICKS_MAX, Scenario, TimedInput, Topic, limits,
 };
 use proptest::prelude::*;
 
@@ -118,23 +118,16 @@ pub fn config() -> impl Strategy<Value = Config> {
         .prop_map(|(use_keys, key_count, hot_key_share_percent, send_per_tick, keyless)| {
             ProducerConfig { use_keys, key_count, hot_key_share_percent, send_per_tick, keyless }
         });
-    (
-        (any::<u64>(), 1..=PARTITIONS_MAX, 1..=RETENTION_RECORDS_MAX, 0..=CONSUMERS_MAX),
-        (1..=RECORDS_PER_POLL_MAX, 1..=HANDLE_PER_TICK_MAX, commit(), any::<bool>()),
-        (1..=SESSION_TIMEOUT_TICKS_MAX, 0..=SESSION_TIMEOUT_TICKS_MAX, assignor(), producer),
-        (position(), any::<bool>()),
+    let group = (
+        (0..=CONSUMERS_MAX, 1..=RECORDS_PER_POLL_MAX, 1..=HANDLE_PER_TICK_MAX, commit(), any::<bool>()),
+        (1..=SESSION_TIMEOUT_TICKS_MAX, 0..=SESSION_TIMEOUT_TICKS_MAX, assignor(), position(), any::<bool>()),
     )
         .prop_map(
             |(
-                (seed, partitions, retention, consumers),
-                (records_per_poll, handle_per_tick, commit, idempotent),
-                (session_timeout_ticks, shutdown_deadline_ticks, assignor, producer),
-                (position, bridge),
-            )| Config {
-                seed,
-                partitions,
-                // Partitions × retention is bounded too.
-                retention_records: retention.min(RETAINED_RECORDS_MAX / u64::from(partitions)),
+                (consumers, records_per_poll, handle_per_tick, commit, idempotent),
+                (session_timeout_ticks, shutdown_deadline_ticks, assignor, position, bridge),
+            )| GroupConfig {
+                name: String::new(),
                 consumers,
                 records_per_poll,
                 handle_per_tick,
@@ -143,11 +136,29 @@ pub fn config() -> impl Strategy<Value = Config> {
                 session_timeout_ticks,
                 shutdown_deadline_ticks,
                 assignor,
-                producer,
                 position,
                 bridge,
             },
-        )
+        );
+    (
+        (any::<u64>(), 1..=PARTITIONS_MAX, 1..=RETENTION_RECORDS_MAX, producer),
+        prop::collection::vec(group, 1..=3),
+    )
+        .prop_map(|((seed, partitions, retention, producer), groups)| Config {
+            seed,
+            partitions,
+            // Partitions × retention is bounded too.
+            retention_records: retention.min(RETAINED_RECORDS_MAX / u64::from(partitions)),
+            producer,
+            groups: groups
+                .into_iter()
+                .enumerate()
+                .map(|(i, g)| GroupConfig {
+                    name: if i == 0 { "demo".into() } else { format!("g-{i}") },
+                    ..g
+                })
+                .collect(),
+        })
 }
 
 pub fn metric() -> impl Strategy<Value = Metric> {
