@@ -133,8 +133,7 @@ pub fn open(link: &str) -> Result<(Outcome, offsetlab_engine::Scenario), Failure
     let history = offsetlab_engine::History::replay(scenario, seed, journal, tick)
         .map_err(|e| Failure::new(format!("link (scenario {name}, seed {seed}, tick {tick}): {e}")))?;
     let sim = history.sim().clone();
-    let guide_outcome =
-        history.scenario().guide.as_ref().map(|g| g.outcome.evaluate(&sim.metrics(), &sim.split_check()));
+    let guide_outcome = history.scenario().guide.as_ref().map(|g| g.outcome.evaluate(&sim));
     let outcome = Outcome { name, seed, ticks: tick, sim, resumed: None, guide_outcome };
     Ok((outcome, history.to_scenario()))
 }
@@ -147,8 +146,7 @@ pub fn run(loaded: Loaded, seed: Option<u64>, ticks: Option<u64>) -> Result<Outc
         .scenario
         .run(Some(seed), Some(ticks))
         .map_err(|e| Failure::new(format!("scenario {} (seed {seed}, ticks {ticks}): {e}", loaded.name)))?;
-    let guide_outcome =
-        loaded.scenario.guide.as_ref().map(|g| g.outcome.evaluate(&sim.metrics(), &sim.split_check()));
+    let guide_outcome = loaded.scenario.guide.as_ref().map(|g| g.outcome.evaluate(&sim));
     Ok(Outcome { name: loaded.name, seed, ticks, sim, resumed: None, guide_outcome })
 }
 

@@ -6,6 +6,7 @@
 //! ([`crate::Scenario::guided`]) leaves them out, and the outcome check watches
 //! for the effect they cause. "Show me" runs the full timeline instead.
 
+use crate::sim::Sim;
 use crate::view::Metrics;
 use crate::view::SplitCheck;
 use serde::{Deserialize, Serialize};
@@ -67,6 +68,8 @@ pub enum Metric {
     AdvancingPeeks,
     DoublePaidCents,
     PartitionTicksStopped,
+    /// The highest total lag sampled so far.
+    PeakTotalLag,
     /// booblik's split check: replays beyond one batch (and skips).
     SplitViolations,
     /// booblik's split check: resumes within one batch of the last known position.
@@ -75,7 +78,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric, in declaration order.
-    pub const ALL: [Metric; 20] = [
+    pub const ALL: [Metric; 21] = [
         Metric::Produced,
         Metric::Delivered,
         Metric::Duplicates,
@@ -94,6 +97,7 @@ impl Metric {
         Metric::AdvancingPeeks,
         Metric::DoublePaidCents,
         Metric::PartitionTicksStopped,
+        Metric::PeakTotalLag,
         Metric::SplitViolations,
         Metric::LegalReplays,
     ];
@@ -120,6 +124,7 @@ impl Metric {
             Metric::AdvancingPeeks => "advancing_peeks",
             Metric::DoublePaidCents => "double_paid_cents",
             Metric::PartitionTicksStopped => "partition_ticks_stopped",
+            Metric::PeakTotalLag => "peak_total_lag",
             Metric::SplitViolations => "split_violations",
             Metric::LegalReplays => "legal_replays",
         }
@@ -148,17 +153,21 @@ impl Metric {
             Metric::AdvancingPeeks => m.advancing_peeks,
             Metric::DoublePaidCents => m.double_paid_cents,
             Metric::PartitionTicksStopped => m.partition_ticks_stopped,
+            Metric::PeakTotalLag => m.peak_total_lag,
             Metric::SplitViolations => split.violations,
             Metric::LegalReplays => split.legal_replays,
         }
     }
 }
 
-/// One condition of an outcome: `metric` within `at_least ..= at_most`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// One condition of an outcome: `metric` of `group` (the first group when
+/// left out) within `at_least ..= at_most`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct Condition {
     pub metric: Metric,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at_least: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -166,17 +175,32 @@ pub struct Condition {
 }
 
 impl Condition {
+    /// The metric's value in the simulation now (0 for a group that does not exist:
+    /// `Scenario::validate` refuses those).
     #[must_use]
-    pub fn holds(&self, metrics: &Metrics, split: &SplitCheck) -> bool {
-        let value = self.metric.value(metrics, split);
+    pub fn value(&self, sim: &Sim) -> u64 {
+        let g = match &self.group {
+            None => Some(0),
+            Some(name) => sim.group_named(name),
+        };
+        g.map_or(0, |g| self.metric.value(&sim.metrics_of(g), &sim.split_check_of(g)))
+    }
+
+    #[must_use]
+    pub fn holds(&self, sim: &Sim) -> bool {
+        let value = self.value(sim);
         self.at_least.is_none_or(|min| value >= min) && self.at_most.is_none_or(|max| value <= max)
     }
 
-    /// Why it does not hold, e.g. `duplicates is 0, needs at least 1`; `None` when it holds.
+    /// Why it does not hold, e.g. `duplicates is 0, needs at least 1`, or
+    /// `audit: peak_total_lag is 3, needs at least 100`; `None` when it holds.
     #[must_use]
-    pub fn failure(&self, metrics: &Metrics, split: &SplitCheck) -> Option<String> {
-        let value = self.metric.value(metrics, split);
-        let name = self.metric.name();
+    pub fn failure(&self, sim: &Sim) -> Option<String> {
+        let value = self.value(sim);
+        let name = match &self.group {
+            None => self.metric.name().to_string(),
+            Some(group) => format!("{group}: {}", self.metric.name()),
+        };
         match (self.at_least, self.at_most) {
             (Some(min), Some(max)) if value < min || value > max => {
                 Some(format!("{name} is {value}, needs {min} to {max}"))
@@ -199,27 +223,27 @@ pub struct Outcome {
 }
 
 /// Conditions an outcome may have.
-pub const OUTCOME_CONDITIONS_MAX: usize = 4;
+pub const OUTCOME_CONDITIONS_MAX: usize = 8;
 /// Steps a guide may list.
 pub const GUIDE_STEPS_MAX: usize = 8;
 
 impl Outcome {
     /// The message, with `{n}` filled in, when every condition holds.
     #[must_use]
-    pub fn check(&self, metrics: &Metrics, split: &SplitCheck) -> Option<String> {
+    pub fn check(&self, sim: &Sim) -> Option<String> {
         let first = self.when.first()?;
-        if !self.when.iter().all(|c| c.holds(metrics, split)) {
+        if !self.when.iter().all(|c| c.holds(sim)) {
             return None;
         }
-        Some(self.says.replace("{n}", &first.metric.value(metrics, split).to_string()))
+        Some(self.says.replace("{n}", &first.value(sim).to_string()))
     }
 
     /// The message when every condition holds; otherwise why the first
     /// condition that fails does not hold.
-    pub fn evaluate(&self, metrics: &Metrics, split: &SplitCheck) -> Result<String, String> {
-        match self.when.iter().find_map(|c| c.failure(metrics, split)) {
+    pub fn evaluate(&self, sim: &Sim) -> Result<String, String> {
+        match self.when.iter().find_map(|c| c.failure(sim)) {
             Some(failure) => Err(failure),
-            None => self.check(metrics, split).ok_or_else(|| "no conditions".to_string()),
+            None => self.check(sim).ok_or_else(|| "no conditions".to_string()),
         }
     }
 
@@ -289,28 +313,29 @@ mod tests {
 
     #[test]
     fn evaluate_says_why_or_fills_in_n() {
+        let condition = |metric, group: Option<&str>, at_least, at_most| Condition {
+            metric,
+            group: group.map(str::to_string),
+            at_least,
+            at_most,
+        };
         let outcome = Outcome {
             when: vec![
-                Condition { metric: Metric::Duplicates, at_least: Some(1), at_most: None },
-                Condition { metric: Metric::NeverProcessed, at_least: None, at_most: Some(0) },
+                condition(Metric::Delivered, None, Some(1), None),
+                condition(Metric::NeverProcessed, Some("audit"), None, Some(0)),
             ],
-            says: "{n} twice".into(),
+            says: "{n} handled".into(),
         };
-        let split = SplitCheck {
-            partitions: Vec::new(),
-            findings: Vec::new(),
-            violations: 0,
-            legal_replays: 0,
-            findings_dropped: 0,
+        let config = crate::Config {
+            groups: vec![crate::GroupConfig::named("demo"), crate::GroupConfig::named("audit")],
+            ..crate::Config::default()
         };
-        let mut m = Metrics::default();
-        assert_eq!(outcome.evaluate(&m, &split), Err("duplicates is 0, needs at least 1".into()));
-        m.duplicates = 3;
-        m.never_processed = 2;
-        assert_eq!(outcome.evaluate(&m, &split), Err("never_processed is 2, needs at most 0".into()));
-        m.never_processed = 0;
-        assert_eq!(outcome.evaluate(&m, &split), Ok("3 twice".into()));
-        let range = Condition { metric: Metric::Duplicates, at_least: Some(1), at_most: Some(2) };
-        assert_eq!(range.failure(&m, &split), Some("duplicates is 3, needs 1 to 2".into()));
+        let mut sim = Sim::new(config).expect("valid");
+        assert_eq!(outcome.evaluate(&sim), Err("delivered is 0, needs at least 1".into()));
+        sim.handle_input(crate::Input::Send { count: 4 }).expect("accepted");
+        sim.handle_tick(20);
+        assert_eq!(outcome.evaluate(&sim), Ok("4 handled".into()));
+        let range = condition(Metric::Delivered, Some("audit"), Some(1), Some(2));
+        assert_eq!(range.failure(&sim), Some("audit: delivered is 4, needs 1 to 2".into()));
     }
 }

@@ -172,6 +172,15 @@ impl Scenario {
         }
         if let Some(guide) = &self.guide {
             guide.validate().map_err(|(field, message)| ScenarioError::Invalid { field, message })?;
+            let named = |name: &str| self.config.groups.iter().any(|g| g.name == name);
+            let unknown =
+                guide.outcome.when.iter().position(|c| c.group.as_deref().is_some_and(|g| !named(g)));
+            if let Some(i) = unknown {
+                return Err(ScenarioError::Invalid {
+                    field: format!("guide.outcome.when[{i}].group"),
+                    message: "names no group in config.groups".into(),
+                });
+            }
         }
         let has_steps = self.guide.as_ref().is_some_and(|g| !g.steps.is_empty());
         if let Some(i) = self.timeline.iter().position(|t| t.learner).filter(|_| !has_steps) {
@@ -269,6 +278,7 @@ pub const BUILTINS: &[(&str, &str)] = builtins![
     "commit-on-timer",
     "scale-out-eager",
     "scale-out-cooperative",
+    "two-groups",
 ];
 
 /// The built-ins' names, in listing order.

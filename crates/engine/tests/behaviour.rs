@@ -526,3 +526,46 @@ fn notable_events_are_announced() {
         ]
     );
 }
+
+/// Seed 003, rule 1: two groups read the same data independently. A crash
+/// and a reset in one group change nothing in the other.
+#[test]
+fn two_groups_read_the_same_log_independently() {
+    let config = Config {
+        groups: vec![GroupConfig::named("demo"), GroupConfig { consumers: 1, ..GroupConfig::named("audit") }],
+        ..Config::default()
+    };
+    let mut s = sim(config);
+    advance(&mut s, 1);
+    input(&mut s, Input::Send { count: 30 });
+    // c1 is mid-batch: it handled records it has not committed.
+    advance(&mut s, 2);
+    assert!(s.view().consumers[0].handled > 0 && s.committed(0).is_none_or(|o| o == 0));
+    input(&mut s, Input::Crash { consumer: ConsumerId(1) });
+    advance(&mut s, 60);
+    let (demo, audit) = (s.metrics_of(0), s.metrics_of(1));
+    assert_eq!(audit.delivered, 30, "audit handles every record once");
+    assert_eq!(audit.duplicates, 0, "demo's crash replays nothing in audit");
+    assert!(demo.duplicates > 0, "demo's crash replays records in demo");
+    assert_eq!(demo.distinct_handled, 30);
+    assert_eq!(s.view().groups.iter().map(|g| g.name.as_str()).collect::<Vec<_>>(), vec!["demo", "audit"]);
+    // Consumer names are unique across groups: audit's consumer is c3.
+    assert_eq!(s.consumers_of(1), vec![ConsumerId(3)]);
+    // A reset needs the group inactive, and names it.
+    let refused = s
+        .handle_input(Input::ResetOffsets { group: Some("audit".into()), reset: ResetSpec::Earliest })
+        .unwrap_err();
+    assert!(refused.to_string().contains("the group 'audit' is inactive"), "{refused}");
+    input(&mut s, Input::Stop { consumer: ConsumerId(3) });
+    advance(&mut s, 40);
+    input(&mut s, Input::ResetOffsets { group: Some("audit".into()), reset: ResetSpec::Earliest });
+    assert_eq!(s.committed_in(1, 0), Some(0));
+    assert!(s.committed_in(0, 0).is_some_and(|o| o > 0) || s.view().partitions[0].log_end == 0);
+    assert!(
+        offsetlab_engine::describe_group(&s, 1).contains("Consumer group 'audit' has no active members.")
+    );
+    // An unknown group is refused by name.
+    let unknown = s.handle_input(Input::AddConsumer { group: Some("nope".into()) }).unwrap_err();
+    assert_eq!(unknown.to_string(), r#"no group named "nope""#);
+    s.check_invariants();
+}

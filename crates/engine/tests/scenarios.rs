@@ -132,22 +132,18 @@ fn every_builtin_is_a_guided_experiment_with_a_working_outcome_check() {
         let name = &scenario.name;
         let guide = scenario.guide.as_ref().unwrap_or_else(|| panic!("{name} has a guide"));
         let sim = scenario.run(None, None).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let message = guide.outcome.check(&sim.metrics(), &sim.split_check()).unwrap_or_else(|| {
+        let message = guide.outcome.check(&sim).unwrap_or_else(|| {
             panic!("{name}: the scripted run reproduces the outcome: {:?}", sim.metrics())
         });
         assert!(!message.contains("{n}"), "{name}: {message}");
         let at_start = offsetlab_engine::Sim::new(scenario.config.clone()).unwrap();
-        assert_eq!(
-            guide.outcome.check(&at_start.metrics(), &at_start.split_check()),
-            None,
-            "{name} at tick 0"
-        );
+        assert_eq!(guide.outcome.check(&at_start), None, "{name} at tick 0");
         let learner_steps = scenario.timeline.iter().filter(|t| t.learner).count();
         if learner_steps > 0 {
             assert!(!guide.steps.is_empty(), "{name}: learner inputs are described as steps");
             let guided = scenario.guided().run(None, None).unwrap_or_else(|e| panic!("{name} guided: {e}"));
             assert_eq!(
-                guide.outcome.check(&guided.metrics(), &guided.split_check()),
+                guide.outcome.check(&guided),
                 None,
                 "{name}: without the learner's steps the outcome does not happen"
             );
@@ -185,7 +181,7 @@ fn drive(scenario: &Scenario, by_hand: &[TimedInput]) -> (Sim, Option<u64>) {
         }
         sim.handle_tick(tick + 1);
         while sim.poll_event().is_some() {}
-        if first_held.is_none() && outcome.check(&sim.metrics(), &sim.split_check()).is_some() {
+        if first_held.is_none() && outcome.check(&sim).is_some() {
             first_held = Some(tick + 1);
         }
     }
@@ -216,7 +212,7 @@ fn a_learner_doing_the_steps_by_hand_reproduces_the_outcome() {
         sim.check_invariants();
         let says = guide
             .outcome
-            .evaluate(&sim.metrics(), &sim.split_check())
+            .evaluate(&sim)
             .unwrap_or_else(|why| panic!("{name}: the learner reproduces the outcome: {why}"));
         assert!(!says.contains("{n}"), "{name}: {says}");
         let first_step = by_hand[0].tick;

@@ -177,8 +177,9 @@ pub fn guide() -> impl Strategy<Value = Guide> {
         text(12).prop_map(|s| format!("{{n}}{s}")),
     )
         .prop_map(|(topic, story, steps, (metric, at_least, at_most), rest, says)| {
-            let mut when = vec![Condition { metric, at_least: Some(at_least), at_most }];
+            let mut when = vec![Condition { metric, group: None, at_least: Some(at_least), at_most }];
             when.extend(rest.into_iter().map(|(metric, at_least, at_most)| Condition {
+                group: None,
                 metric,
                 at_least,
                 // Each condition has a bound.
