@@ -271,7 +271,7 @@ fn every_built_in_runs() {
 fn says_after_full_run(name: &str) -> String {
     let scenario = builtin(name).unwrap();
     let sim = scenario.run(None, None).unwrap();
-    scenario.guide.unwrap().outcome.check(&sim.metrics(), &sim.split_check()).unwrap()
+    scenario.guide.unwrap().outcome.check(&sim).unwrap()
 }
 
 #[test]
