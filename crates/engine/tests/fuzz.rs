@@ -48,6 +48,9 @@ const FAILURES_MAX: usize = 8;
 /// A seeded generator of values, biased towards edges.
 struct Gen {
     rng: Pcg64Mcg,
+    /// Checkpoints loaded past the log end: the route to known panic (a) in
+    /// sim.rs. Without, a loaded checkpoint is offset 0, never past the log end.
+    past_log_end: bool,
 }
 
 fn splitmix64(mut x: u64) -> u64 {
@@ -64,10 +67,10 @@ fn case_seed(kind: u64, i: u64) -> u64 {
 }
 
 impl Gen {
-    fn new(seed: u64) -> Gen {
+    fn new(seed: u64, past_log_end: bool) -> Gen {
         let a = splitmix64(seed);
         let state = (u128::from(a) << 64) | u128::from(splitmix64(a));
-        Gen { rng: Pcg64Mcg::new(state | 1) }
+        Gen { rng: Pcg64Mcg::new(state | 1), past_log_end }
     }
 
     /// Uniform-ish in `0..n` (the modulo bias does not matter for fuzzing).
@@ -158,6 +161,10 @@ impl Gen {
         self.pick(&[0, 1, 2, 5, 30, 1_000, 100_000, 10_000_000, u64::MAX / 2, u64::MAX - 1, u64::MAX])
     }
 
+    fn checkpoint_offset(&mut self) -> u64 {
+        if self.past_log_end { self.offset() } else { 0 }
+    }
+
     fn reset(&mut self, partitions: u32) -> ResetSpec {
         match self.below(4) {
             0 => ResetSpec::Earliest,
@@ -208,7 +215,7 @@ impl Gen {
                     0 => u32::MAX,
                     _ => self.below(u64::from(partitions) + 2) as u32,
                 },
-                offset: self.offset(),
+                offset: self.checkpoint_offset(),
             },
             21 => Input::AddPartitions { count: self.num32(1, limits::PARTITIONS_MAX) },
             22 => Input::KillBeforeCommit { consumer: c },
@@ -361,7 +368,26 @@ fn scenario_case(g: &mut Gen) -> Case {
     };
     file["ticks"] = json!(ticks);
     let count = if g.chance(5) { 100 } else { g.below(16) };
-    let timeline = g.timeline(count, ticks.min(RUN_TICKS), consumers, partitions);
+    let mut timeline = g.timeline(count, ticks.min(RUN_TICKS), consumers, partitions);
+    if g.chance(5) && ticks >= RUN_TICKS {
+        // booblik's offset store, by design: a position loaded from a consumer's
+        // store, the store moved to the group, commits. Random timelines seldom
+        // line these up; this is where known panic (a) lives.
+        let c = g.consumer(consumers);
+        let (p, offset) = (g.below(u64::from(partitions.max(1))) as u32, g.checkpoint_offset());
+        let commit = g.commit();
+        let recipe = [
+            (0, Input::PositionStore { position: g.position() }),
+            (0, Input::Stop { consumer: c }),
+            (1, Input::LoadCheckpoint { consumer: c, partition: p, offset }),
+            (5, Input::Start { consumer: c }),
+            (10, Input::PositionStore { position: PositionModel::Group }),
+            (11, Input::Commit { commit }),
+            (20, Input::Stop { consumer: c }),
+        ];
+        timeline.extend(recipe);
+        timeline.sort_by_key(|(tick, _)| *tick);
+    }
     // Records cost work every tick they are held: a case that sends thousands
     // per tick runs a few ticks only, so the extremes stay in and the run stays fast.
     let heavy = config.producer.send_per_tick > 1_000
@@ -632,21 +658,23 @@ struct Failure {
     seed: u64,
     message: String,
     input: String,
+    /// Other cases that panicked the same way.
+    repeats: u64,
 }
 
 fn report(name: &str, failures: &[Failure]) -> String {
     let mut out = format!("{} case(s) panicked:\n", failures.len());
     for f in failures {
         out.push_str(&format!(
-            "\n--- seed {:#018x}: {}\nrerun: FUZZ_SEED={:#x} cargo test -p offsetlab-engine --test fuzz {name} -- --include-ignored --nocapture\n{}\n",
-            f.seed, f.message, f.seed, f.input
+            "\n--- seed {:#018x}: {} ({} more case(s) the same way)\nrerun: FUZZ_SEED={:#x} cargo test -p offsetlab-engine --test fuzz {name} -- --include-ignored --nocapture\n{}\n",
+            f.seed, f.message, f.repeats, f.seed, f.input
         ));
     }
     out
 }
 
 /// Runs the scenario cases; returns the failures (distinct messages) and the outcome counts.
-fn fuzz_scenarios() -> (Vec<Failure>, [u64; 3]) {
+fn fuzz_scenarios(past_log_end: bool) -> (Vec<Failure>, [u64; 3]) {
     let seeds: Vec<u64> = match seed_from_env() {
         Some(seed) => vec![seed],
         None => (0..cases_from_env(SCENARIO_CASES)).map(|i| case_seed(1, i)).collect(),
@@ -654,7 +682,7 @@ fn fuzz_scenarios() -> (Vec<Failure>, [u64; 3]) {
     let mut failures: Vec<Failure> = Vec::new();
     let mut counts = [0u64; 3];
     for &seed in &seeds {
-        let mut g = Gen::new(seed);
+        let mut g = Gen::new(seed, past_log_end);
         let case = scenario_case(&mut g);
         if seeds.len() == 1 {
             println!("case {seed:#x}:\n{}", case.text);
@@ -668,8 +696,9 @@ fn fuzz_scenarios() -> (Vec<Failure>, [u64; 3]) {
             Ok(outcome) => counts[outcome as usize] += 1,
             Err(message) => {
                 // One example of each panic: the same bug found twice says nothing new.
-                if !failures.iter().any(|f| same_panic(&f.message, &message)) {
-                    failures.push(Failure { seed, message, input: case.text });
+                match failures.iter_mut().find(|f| same_panic(&f.message, &message)) {
+                    Some(f) => f.repeats += 1,
+                    None => failures.push(Failure { seed, message, input: case.text, repeats: 0 }),
                 }
                 if failures.len() >= FAILURES_MAX {
                     break;
@@ -686,14 +715,29 @@ fn same_panic(a: &str, b: &str) -> bool {
     shape(a) == shape(b)
 }
 
-/// Every input variant, the route to known panic (a) included: the run's
-/// 10,000 cases do not happen to take it (its regression test below does).
+/// Every input variant and route, checkpoints past the log end included:
+/// ignored until sim.rs stops panicking on them (known panic (a)); then un-ignore.
 #[test]
+#[ignore = "panics in sim.rs until the redesign: set_committed asserts committed ≤ log end after a checkpoint loaded past the log end is committed to the group (known panic a)"]
 fn scenario_files_never_panic() {
     let started = Instant::now();
-    let (failures, counts) = fuzz_scenarios();
+    let (failures, counts) = fuzz_scenarios(true);
     println!("{counts:?} (rejected, refused, ran) in {:?}", started.elapsed());
     assert!(failures.is_empty(), "{}", report("scenario_files_never_panic", &failures));
+}
+
+/// The same cases with every loaded checkpoint at offset 0: everything but
+/// the route to known panic (a).
+#[test]
+fn scenario_files_never_panic_but_for_checkpoints_past_the_log_end() {
+    let started = Instant::now();
+    let (failures, counts) = fuzz_scenarios(false);
+    println!("{counts:?} (rejected, refused, ran) in {:?}", started.elapsed());
+    assert!(
+        failures.is_empty(),
+        "{}",
+        report("scenario_files_never_panic_but_for_checkpoints_past_the_log_end", &failures)
+    );
     if seed_from_env().is_none() && cases_from_env(SCENARIO_CASES) == SCENARIO_CASES {
         // The generator reaches each stage: a broken generator would pass vacuously.
         let [rejected, refused, ran] = counts;
@@ -708,7 +752,7 @@ fn scenario_files_never_panic() {
 fn the_generator_covers_every_input_variant() {
     let mut seen = std::collections::BTreeSet::new();
     for i in 0..2_000 {
-        let mut g = Gen::new(case_seed(1, i));
+        let mut g = Gen::new(case_seed(1, i), true);
         let case = scenario_case(&mut g);
         let Ok(file) = serde_json::from_str::<Value>(&case.text) else { continue };
         for item in file["timeline"].as_array().into_iter().flatten() {
@@ -890,7 +934,7 @@ fn run_link(query: &str, g: &mut Gen) -> bool {
     true
 }
 
-fn fuzz_links() -> (Vec<Failure>, u64) {
+fn fuzz_links(past_log_end: bool) -> (Vec<Failure>, u64) {
     let seeds: Vec<u64> = match seed_from_env() {
         Some(seed) => vec![seed],
         None => (0..cases_from_env(LINK_CASES)).map(|i| case_seed(2, i)).collect(),
@@ -898,7 +942,7 @@ fn fuzz_links() -> (Vec<Failure>, u64) {
     let mut failures: Vec<Failure> = Vec::new();
     let mut replayed = 0;
     for &seed in &seeds {
-        let mut g = Gen::new(seed);
+        let mut g = Gen::new(seed, past_log_end);
         let query = link_case(&mut g);
         if seeds.len() == 1 {
             println!("link {seed:#x}: {query}");
@@ -906,8 +950,9 @@ fn fuzz_links() -> (Vec<Failure>, u64) {
         match catch(|| run_link(&query, &mut g)) {
             Ok(ran) => replayed += u64::from(ran),
             Err(message) => {
-                if !failures.iter().any(|f| same_panic(&f.message, &message)) {
-                    failures.push(Failure { seed, message, input: query });
+                match failures.iter_mut().find(|f| same_panic(&f.message, &message)) {
+                    Some(f) => f.repeats += 1,
+                    None => failures.push(Failure { seed, message, input: query, repeats: 0 }),
                 }
                 if failures.len() >= FAILURES_MAX {
                     break;
@@ -921,7 +966,7 @@ fn fuzz_links() -> (Vec<Failure>, u64) {
 #[test]
 fn links_never_panic() {
     let started = Instant::now();
-    let (failures, replayed) = fuzz_links();
+    let (failures, replayed) = fuzz_links(true);
     println!("{replayed} links replayed in {:?}", started.elapsed());
     assert!(failures.is_empty(), "{}", report("links_never_panic", &failures));
     if seed_from_env().is_none() && cases_from_env(LINK_CASES) == LINK_CASES {
