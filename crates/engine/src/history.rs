@@ -83,6 +83,7 @@ impl std::error::Error for ReplayError {}
 ///   inputs applied).
 /// - [`History::step`] moves one tick forward: along the recorded future when
 ///   the tick shown is in the past, otherwise the simulation runs a new tick.
+///   At [`SCENARIO_TICKS_MAX`] it refuses (returns `false`; see [`History::can_step`]).
 /// - [`History::handle_input`] applies an input at the tick shown. In the
 ///   past, it first forks: the recorded future (inputs and ticks after now)
 ///   is discarded.
@@ -169,7 +170,9 @@ impl History {
             if history.now() == tick {
                 break;
             }
-            history.step();
+            // `tick` is at most SCENARIO_TICKS_MAX (checked above): every step here is taken.
+            let stepped = history.step();
+            debug_assert!(stepped, "a replay stops at its tick, within the limit");
             // Nobody reads a replay's events; keep the queue from filling.
             while history.poll_event().is_some() {}
         }
@@ -250,10 +253,21 @@ impl History {
         self.sim.poll_event()
     }
 
-    /// One tick forward: the recorded future when in the past, a new tick at the head.
-    pub fn step(&mut self) {
+    /// Whether [`History::step`] can move on: a run ends at [`SCENARIO_TICKS_MAX`]
+    /// (a link may show that tick), and the page disables its clock there.
+    #[must_use]
+    pub fn can_step(&self) -> bool {
+        self.now() < SCENARIO_TICKS_MAX
+    }
+
+    /// One tick forward: the recorded future when in the past, a new tick at
+    /// the head. Returns whether it stepped: at [`SCENARIO_TICKS_MAX`] it does
+    /// nothing and returns `false`.
+    pub fn step(&mut self) -> bool {
+        if !self.can_step() {
+            return false;
+        }
         let next = self.now() + 1;
-        assert!(next <= SCENARIO_TICKS_MAX, "a run is bounded by SCENARIO_TICKS_MAX");
         self.sim.handle_tick(next);
         self.apply_inputs_at_now();
         if next > self.head {
@@ -262,6 +276,7 @@ impl History {
                 self.take_snapshot();
             }
         }
+        true
     }
 
     /// Applies `input` at the tick shown; in the past, forks first. A refused

@@ -4,7 +4,7 @@
 use offsetlab_engine::GroupConfig;
 use offsetlab_engine::{
     CheckpointWrites, CommitMode, Config, ConsumerId, Event, Input, KeylessStrategy, PositionModel,
-    ProducerConfig, ResetSpec, Sim,
+    ProducerConfig, ResetSpec, Sim, limits,
 };
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -15,6 +15,27 @@ fn commit_mode() -> impl Strategy<Value = CommitMode> {
         Just(CommitMode::Before),
         Just(CommitMode::EachRecord),
         (1u64..6).prop_map(|interval_ticks| CommitMode::Auto { interval_ticks }),
+    ]
+}
+
+/// A commit mode an input asks for: intervals at and past their limits too (refused).
+fn any_commit_mode() -> impl Strategy<Value = CommitMode> {
+    prop_oneof![
+        4 => commit_mode(),
+        1 => prop::sample::select(vec![0, limits::AUTO_COMMIT_INTERVAL_TICKS_MAX, u64::MAX])
+            .prop_map(|interval_ticks| CommitMode::Auto { interval_ticks }),
+    ]
+}
+
+/// A position store an input asks for: write times at and past their limit too.
+fn any_position() -> impl Strategy<Value = PositionModel> {
+    prop_oneof![
+        4 => position(),
+        1 => (any::<bool>(), prop::sample::select(vec![limits::CHECKPOINT_WRITE_TICKS_MAX, limits::CHECKPOINT_WRITE_TICKS_MAX + 1, u64::MAX]))
+            .prop_map(|(atomic, write_ticks)| PositionModel::Consumer {
+                writes: if atomic { CheckpointWrites::Atomic } else { CheckpointWrites::InPlace },
+                write_ticks,
+            }),
     ]
 }
 
@@ -32,9 +53,24 @@ fn reset() -> impl Strategy<Value = ResetSpec> {
     prop_oneof![
         Just(ResetSpec::Earliest),
         Just(ResetSpec::Latest),
-        (proptest::option::of(0u32..6), 0u64..40)
+        (proptest::option::of(prop_oneof![4 => 0u32..6, 1 => Just(u32::MAX)]), offset())
             .prop_map(|(partition, offset)| ResetSpec::Offset { partition, offset }),
-        (-10i64..10).prop_map(|by| ResetSpec::ShiftBy { by }),
+        prop_oneof![4 => -10i64..10, 1 => prop::sample::select(vec![i64::MIN, i64::MIN + 1, i64::MAX])]
+            .prop_map(|by| ResetSpec::ShiftBy { by }),
+    ]
+}
+
+/// An offset: mostly within a small log, sometimes far past any log end.
+fn offset() -> impl Strategy<Value = u64> {
+    prop_oneof![4 => 0u64..40, 1 => prop::sample::select(vec![1_000_000, u64::MAX - 1, u64::MAX])]
+}
+
+/// A value for a field bounded by `min..=max`: mostly small, sometimes the
+/// bounds, one past them (refused) or the type's largest.
+fn bounded(min: u32, small: u32, max: u32) -> impl Strategy<Value = u32> {
+    prop_oneof![
+        6 => min..=small,
+        1 => prop::sample::select(vec![min, max, max.saturating_add(1), u32::MAX, min.saturating_sub(1)]),
     ]
 }
 
@@ -102,29 +138,52 @@ fn config() -> impl Strategy<Value = Config> {
         )
 }
 
+/// Every `Input` variant (each is named below; see `every_variant_is_generated`),
+/// with values at and past their limits. Record counts stay small past the
+/// limits' edges: a send of 100,000 is refused only above it, and at it would
+/// make each case slow without reaching new code.
 fn input() -> impl Strategy<Value = Input> {
-    let consumer = (1u32..6).prop_map(ConsumerId);
+    input_with(false)
+}
+
+/// [`input`], and with `past_log_end` checkpoints loaded far past any log end
+/// too. Without it a loaded checkpoint is offset 0, never past the log end:
+/// past it, sim.rs panics (`set_committed`, known panic (a) in fuzz.rs) once
+/// the store moves to the group and the consumer commits. Until sim.rs's
+/// redesign fixes that, only the ignored test below takes that route.
+fn input_with(past_log_end: bool) -> impl Strategy<Value = Input> {
+    let checkpoint_offset = if past_log_end { offset().boxed() } else { Just(0).boxed() };
+    // Names that exist and some that do not (u32::MAX never does).
+    let consumer = prop_oneof![8 => 1u32..6, 1 => Just(u32::MAX)].prop_map(ConsumerId);
     prop_oneof![
-        4 => (1u32..12).prop_map(|count| Input::Send { count }),
-        1 => (0u32..4).prop_map(|per_tick| Input::KeepSending { per_tick }),
+        4 => prop_oneof![6 => 1u32..12, 1 => prop::sample::select(vec![0, limits::SEND_COUNT_MAX + 1, u32::MAX])]
+            .prop_map(|count| Input::Send { count }),
+        1 => prop_oneof![6 => 0u32..4, 1 => prop::sample::select(vec![limits::SEND_RATE_MAX + 1, u32::MAX])]
+            .prop_map(|per_tick| Input::KeepSending { per_tick }),
         1 => any::<bool>().prop_map(|on| Input::UseKeys { on }),
-        1 => (1u32..8).prop_map(|keys| Input::KeyCount { keys }),
+        1 => bounded(1, 8, limits::KEYS_MAX).prop_map(|keys| Input::KeyCount { keys }),
+        1 => prop_oneof![4 => 0u8..=100, 1 => Just(u8::MAX), 1 => Just(101)]
+            .prop_map(|share_percent| Input::HotKey { share_percent }),
         2 => consumer.clone().prop_map(|consumer| Input::Pause { consumer }),
         2 => consumer.clone().prop_map(|consumer| Input::Resume { consumer }),
         2 => consumer.clone().prop_map(|consumer| Input::Crash { consumer }),
         2 => consumer.clone().prop_map(|consumer| Input::Stop { consumer }),
         2 => consumer.clone().prop_map(|consumer| Input::Start { consumer }),
         1 => Just(Input::AddConsumer { group: None }),
-        1 => consumer.prop_map(|consumer| Input::RemoveConsumer { consumer }),
-        1 => (1u32..6).prop_map(|records| Input::RecordsPerPoll { group: None, records }),
-        1 => commit_mode().prop_map(|commit| Input::Commit { group: None, commit }),
+        1 => consumer.clone().prop_map(|consumer| Input::RemoveConsumer { consumer }),
+        1 => bounded(1, 6, limits::RECORDS_PER_POLL_MAX).prop_map(|records| Input::RecordsPerPoll { group: None, records }),
+        1 => bounded(1, 4, limits::HANDLE_PER_TICK_MAX).prop_map(|records| Input::HandlePerTick { group: None, records }),
+        1 => any_commit_mode().prop_map(|commit| Input::Commit { group: None, commit }),
         1 => any::<bool>().prop_map(|on| Input::Idempotent { group: None, on }),
         1 => reset().prop_map(|reset| Input::ResetOffsets { group: None, reset }),
         1 => reset().prop_map(|reset| Input::RestartFrom { group: None, reset }),
-        1 => position().prop_map(|position| Input::PositionStore { group: None, position }),
+        1 => any_position().prop_map(|position| Input::PositionStore { group: None, position }),
         1 => any::<bool>().prop_map(|advancing| Input::Peek { advancing }),
-        1 => (1u32..3).prop_map(|count| Input::AddPartitions { count }),
-        1 => (1u32..6).prop_map(|n| Input::KillBeforeCommit { consumer: ConsumerId(n) }),
+        1 => bounded(1, 2, limits::PARTITIONS_MAX).prop_map(|count| Input::AddPartitions { count }),
+        1 => consumer.clone().prop_map(|consumer| Input::KillBeforeCommit { consumer }),
+        1 => (consumer.clone(), prop_oneof![4 => 0u32..6, 1 => Just(u32::MAX)], checkpoint_offset)
+            .prop_map(|(consumer, partition, offset)| Input::LoadCheckpoint { consumer, partition, offset }),
+        1 => prop::collection::vec(consumer.clone(), 0..4).prop_map(|consumers| Input::RollingUpdate { group: None, consumers }),
         1 => (0usize..4).prop_map(|i| Input::Assignor {
             group: None,
             assignor: [
@@ -193,6 +252,14 @@ proptest! {
     }
 
     #[test]
+    fn invariants_hold_for_any_inputs_and_checkpoints_past_the_log_end(
+        config in config(),
+        steps in prop::collection::vec((0u8..5, input_with(true)), 0..40),
+    ) {
+        run(&config, &steps);
+    }
+
+    #[test]
     fn commit_after_loses_nothing_but_to_retention(
         config in config(),
         steps in prop::collection::vec((0u8..5, input()), 0..40),
@@ -255,4 +322,50 @@ proptest! {
         prop_assert_eq!(a.trace_hash(), b.trace_hash());
         prop_assert_eq!(a.view(), b.view());
     }
+}
+
+/// The strategy makes every `Input` variant: a variant it never makes is never checked.
+#[test]
+fn every_variant_is_generated() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let strategy = input_with(true);
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..5_000 {
+        let input = strategy.new_tree(&mut runner).expect("a value").current();
+        let json = serde_json::to_value(&input).expect("an input serializes");
+        seen.insert(json["do"].as_str().expect("tagged").to_string());
+    }
+    // The input names of the scenario format, one per variant.
+    let all = [
+        "send",
+        "keep-sending",
+        "use-keys",
+        "key-count",
+        "hot-key",
+        "pause",
+        "resume",
+        "crash",
+        "stop",
+        "start",
+        "add-consumer",
+        "remove-consumer",
+        "records-per-poll",
+        "handle-per-tick",
+        "commit",
+        "idempotent",
+        "reset-offsets",
+        "restart-from",
+        "position-store",
+        "peek",
+        "load-checkpoint",
+        "add-partitions",
+        "kill-before-commit",
+        "rolling-update",
+        "assignor",
+    ];
+    let missing: Vec<_> = all.iter().filter(|n| !seen.contains(**n)).collect();
+    assert!(missing.is_empty(), "never generated: {missing:?}");
+    assert_eq!(seen.len(), all.len(), "a variant this test does not name: {seen:?}");
 }
