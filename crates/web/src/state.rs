@@ -369,7 +369,19 @@ impl AppState {
 
     fn advance(&mut self, ticks: u32) {
         for _ in 0..ticks.min(ADVANCE_TICKS_MAX) {
-            self.history.borrow_mut().step();
+            if !self.history.borrow_mut().step() {
+                // A run is bounded (SCENARIO_TICKS_MAX): the clock stops there.
+                self.playing = false;
+                self.message = Some(
+                    format!(
+                        "The run reached its last tick, {}: start again to go on.",
+                        offsetlab_engine::SCENARIO_TICKS_MAX
+                    )
+                    .into(),
+                );
+                self.drain_events();
+                return;
+            }
             self.drain_events();
         }
         if let Some(refusal) = self.history.borrow().refusal() {
@@ -515,7 +527,7 @@ impl AppState {
         self.lag_history = Rc::new((0..view.partitions.len() as u32).map(|p| sim.lag_history(p)).collect());
         self.ledger = Rc::new(sim.ledger());
         self.describe = describe(sim).into();
-        let evaluated = self.scenario.guide.as_ref().map(|g| g.outcome.evaluate(&view.metrics, &self.split));
+        let evaluated = self.scenario.guide.as_ref().map(|g| g.outcome.evaluate(sim));
         if evaluated.as_ref().and_then(|r| r.as_ref().ok()).map(String::as_str) != self.outcome.as_deref() {
             self.outcome = evaluated.as_ref().and_then(|r| r.as_ref().ok()).map(|m| Rc::from(m.as_str()));
         }
