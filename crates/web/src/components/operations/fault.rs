@@ -6,7 +6,8 @@ use crate::state::Action;
 use offsetlab_engine::{ConsumerState, Input};
 use yew::prelude::*;
 
-pub fn fault(props: &SectionProps) -> Html {
+#[component]
+pub fn Fault(props: &SectionProps) -> Html {
     let view = &props.state.view;
     html! {
         <div class="ops-block ops-fault">

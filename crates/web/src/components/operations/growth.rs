@@ -9,7 +9,8 @@ use yew::prelude::*;
 /// Moved keys listed at most.
 const MOVED_SHOWN: usize = 8;
 
-pub fn growth(props: &SectionProps) -> Html {
+#[component]
+pub fn Growth(props: &SectionProps) -> Html {
     let onclick = send(&props.on_action, Action::Apply(Input::AddPartitions { count: 1 }));
     let expansion = props.state.view.last_expansion.as_ref();
     html! {
