@@ -16,6 +16,7 @@ use fault::Fault;
 use growth::Growth;
 use lag_chart::LagChart;
 use ledger::Ledger;
+use offsetlab_engine::{ConsumerId, ConsumerState};
 use rebalancing::Rebalancing;
 use rolling::Rolling;
 use yew::prelude::*;
@@ -28,6 +29,9 @@ pub fn dollars(cents: u64) -> String {
 
 #[component]
 pub fn Operations(props: &SectionProps) -> Html {
+    let view = &props.state.view;
+    let running: Vec<ConsumerId> =
+        view.consumers.iter().filter(|c| c.state == ConsumerState::Running).map(|c| c.id).collect();
     html! {
         <section class="operations panel" aria-labelledby="operations-heading">
             <h2 id="operations-heading">{ "Operations" }</h2>
@@ -39,9 +43,9 @@ pub fn Operations(props: &SectionProps) -> Html {
             <CommitCostTable rows={props.state.commit_cost.clone()} on_action={props.on_action.clone()} />
             <div class="operations-grid">
                 <Rebalancing ..props.clone() />
-                <Growth ..props.clone() />
+                <Growth expansion={view.last_expansion.clone()} on_action={props.on_action.clone()} />
                 <Rolling ..props.clone() />
-                <Fault ..props.clone() />
+                <Fault {running} on_action={props.on_action.clone()} />
             </div>
             <Ledger ..props.clone() />
         </section>
