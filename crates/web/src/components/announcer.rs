@@ -4,7 +4,8 @@ use crate::components::SectionProps;
 use crate::state::ANNOUNCEMENTS_KEPT;
 use yew::prelude::*;
 
-pub fn announcer(props: &SectionProps) -> Html {
+#[component]
+pub fn Announcer(props: &SectionProps) -> Html {
     let announcements = &props.state.announcements;
     // Keyed by id: a sentence repeated word for word is still a new node, so it is read again.
     let newest = announcements.back().map(|a| {

@@ -1,11 +1,9 @@
 //! The page: the state, the clock, the URL, and the sections laid out.
 
 use crate::components::class_list;
-use crate::components::pure::pure;
 use crate::components::{
-    ActionProps, DescribeTable, ExperimentsProps, ProducerCard, QuizProps, SectionProps, Settings,
-    StatusLineProps, Topic, announcer, booblik, clock_bar, experiments, fine_print, group, guide, intro,
-    operations, poll_loop, quiz, rules, share, sink, status_line, timeline,
+    Announcer, Booblik, ClockBar, DescribeTable, Experiments, FinePrint, Group, Guide, Intro, Operations,
+    PollLoop, ProducerCard, Quiz, Rules, Settings, Share, Sink, StatusLine, Timeline, Topic, share,
 };
 use crate::frames::FrameLoop;
 use crate::published;
@@ -105,20 +103,24 @@ pub fn App(props: &AppProps) -> Html {
         use_effect(move || published::publish(view));
     }
 
-    // One callback for the app's lifetime: sections whose props hold only it
-    // (and a few plain values) skip re-rendering on every tick.
-    let on_action = {
+    // The callbacks live as long as the app: components whose props hold only
+    // them (and a few plain values) skip re-rendering on every tick.
+    let (on_action, on_dismiss) = {
         let dispatcher = state.dispatcher();
-        (*use_memo((), move |()| Callback::from(move |action: Action| dispatcher.dispatch(action)))).clone()
+        (*use_memo((), move |()| {
+            let on_action = Callback::from(move |action: Action| dispatcher.dispatch(action));
+            let on_dismiss = on_action.reform(|()| Action::DismissMessage);
+            (on_action, on_dismiss)
+        }))
+        .clone()
     };
-    let on_dismiss = on_action.reform(|()| Action::DismissMessage);
     let state: AppState = (*state).clone();
     let message: Option<AttrValue> = state.message.clone().map(AttrValue::from);
-    // Sections without hooks are plain functions of these (see ARCHITECTURE.md).
-    let section = SectionProps { state: state.clone(), on_action: on_action.clone() };
     let embed = props.embed;
     // Embedded: just the simulation, and a way out to the whole page.
     let full = embed.then(|| share::page_url(&state.link().to_query()));
+    // Sections that draw the whole state get it with the one callback; the
+    // others get only what they draw, and render again only when that changes.
     html! {
         <>
             if !embed {
@@ -126,50 +128,48 @@ pub fn App(props: &AppProps) -> Html {
             }
             <main class={class_list(&[Some("page"), embed.then_some("embed")])} data-embed={embed.then_some("true")}>
                 if !embed {
-                    { pure(intro, ActionProps { on_action: on_action.clone() }) }
+                    <Intro />
                 }
                 <div id="simulation" class="simulation" tabindex="-1">
-                    { clock_bar(&section) }
-                    { pure(status_line, StatusLineProps { message, on_dismiss }) }
-                    { announcer(&section) }
+                    <ClockBar state={state.clone()} on_action={on_action.clone()} />
+                    <StatusLine {message} {on_dismiss} />
+                    <Announcer state={state.clone()} on_action={on_action.clone()} />
                     if !embed {
-                        { guide(&section) }
+                        <Guide state={state.clone()} on_action={on_action.clone()} />
                     }
                     <div class="stage">
                         <ProducerCard state={state.clone()} on_action={on_action.clone()} />
                         <Topic state={state.clone()} on_action={on_action.clone()} />
-                        { timeline(&section) }
-                        { group(&section) }
-                        { sink(&section) }
+                        <Timeline state={state.clone()} on_action={on_action.clone()} />
+                        <Group state={state.clone()} on_action={on_action.clone()} />
+                        <Sink state={state.clone()} on_action={on_action.clone()} />
                         if !embed {
                             <Settings state={state.clone()} on_action={on_action.clone()} />
-                            { booblik(&section) }
-                            { operations(&section) }
+                            <Booblik state={state.clone()} on_action={on_action.clone()} />
+                            <Operations state={state.clone()} on_action={on_action.clone()} />
                         }
                     </div>
                     if let Some(full) = full {
                         // Embedded, the simulation comes first and the guide after it.
-                        { guide(&section) }
+                        <Guide state={state.clone()} on_action={on_action.clone()} />
                         <p class="embed-footer">
                             <a data-field="open-full" href={full} target="_blank" rel="noopener">
                                 { "Open this run in offsetlab ↗" }
                             </a>
                         </p>
                     } else {
-                        { share::share(&section) }
+                        <Share state={state.clone()} on_action={on_action.clone()} />
                     }
                 </div>
                 if !embed {
                     <div class="explainer">
-                        { pure(rules, ActionProps { on_action: on_action.clone() }) }
+                        <Rules on_action={on_action.clone()} />
                         <DescribeTable text={AttrValue::from(state.describe.clone())} />
-                        { poll_loop(&section) }
-                        { pure(experiments, ExperimentsProps {
-                            running: AttrValue::from(state.scenario.name.clone()),
-                            on_action: on_action.clone(),
-                        }) }
-                        { pure(quiz, QuizProps { answers: state.quiz, on_action: on_action.clone() }) }
-                        { pure(fine_print, ActionProps { on_action: on_action.clone() }) }
+                        <PollLoop state={state.clone()} on_action={on_action.clone()} />
+                        <Experiments running={AttrValue::from(state.scenario.name.clone())}
+                            on_action={on_action.clone()} />
+                        <Quiz answers={state.quiz} on_action={on_action.clone()} />
+                        <FinePrint />
                     </div>
                 }
             </main>

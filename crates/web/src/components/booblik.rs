@@ -7,11 +7,10 @@ mod stats;
 
 use crate::components::SectionProps;
 use crate::components::class_list;
-use crate::components::pure::pure;
-use far_tapes::{FarTapesProps, far_tapes};
+use far_tapes::FarTapes;
 use offsetlab_engine::{CheckpointWrites, Metrics, PositionModel};
-use split_check::{SplitCheckProps, split_check_panel};
-use stats::{StatsProps, stats_panel};
+use split_check::SplitCheckPanel;
+use stats::StatsPanel;
 use yew::prelude::*;
 
 /// Where the positions live, as the section's lead says it.
@@ -71,7 +70,8 @@ fn counters(m: &Metrics) -> [Counter; 3] {
     ]
 }
 
-pub fn booblik(props: &SectionProps) -> Html {
+#[component]
+pub fn Booblik(props: &SectionProps) -> Html {
     let state = &props.state;
     let view = &state.view;
     html! {
@@ -94,16 +94,13 @@ pub fn booblik(props: &SectionProps) -> Html {
                 }) }
             </dl>
             <div class="booblik-grid">
-                { pure(split_check_panel, SplitCheckProps { split: state.split.clone() }) }
-                { pure(stats_panel, StatsProps {
-                    stats: state.stats.clone(),
-                    store: matches!(view.settings.position, PositionModel::Consumer { .. }),
-                }) }
+                <SplitCheckPanel split={state.split.clone()} />
+                <StatsPanel stats={state.stats.clone()}
+                    store={matches!(view.settings.position, PositionModel::Consumer { .. })} />
             </div>
             if let Some(far) = view.bridge.as_ref() {
-                { pure(far_tapes, FarTapesProps {
-                    tapes: state.far_tapes.clone(), partitions: far.clone(), bridged: view.metrics.bridged,
-                }) }
+                <FarTapes tapes={state.far_tapes.clone()} partitions={far.clone()}
+                    bridged={view.metrics.bridged} />
             }
         </section>
     }

@@ -21,7 +21,8 @@ fn speed_label(speed: u32) -> String {
     if speed == 1 { "1 tick/s".to_string() } else { format!("{speed} ticks/s") }
 }
 
-pub fn clock_bar(props: &SectionProps) -> Html {
+#[component]
+pub fn ClockBar(props: &SectionProps) -> Html {
     let state = &props.state;
     let view = &state.view;
     let playing = state.playing;

@@ -36,7 +36,8 @@ pub fn counters(m: &Metrics) -> [Counter; 8] {
     ]
 }
 
-pub fn counters_list(props: &CountersProps) -> Html {
+#[component]
+pub fn Counters(props: &CountersProps) -> Html {
     html! {
         <dl class="counters">
             { for counters(&props.metrics).into_iter().map(|c| {

@@ -1,13 +1,19 @@
 //! One card per built-in scenario: what it shows, what to watch, and a button
 //! that sets it up.
 
-use crate::components::ExperimentsProps;
 use crate::components::class_list;
 use crate::components::send;
 use crate::state::Action;
 use offsetlab_engine::{Scenario, Topic, builtins};
 use std::rc::Rc;
 use yew::prelude::*;
+
+/// The experiments list: which scenario is running.
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct ExperimentsProps {
+    pub running: AttrValue,
+    pub on_action: Callback<Action>,
+}
 
 /// The scenario the page starts from; not an experiment of its own.
 const STARTING_POINT: &str = "default";
@@ -79,9 +85,10 @@ fn notes(name: &str) -> Html {
     }
 }
 
-/// The list (a plain piece behind `pure`: it renders again only when the
-/// running scenario changes; the built-ins are read then).
-pub fn experiments(props: &ExperimentsProps) -> Html {
+/// The list: it renders again only when the running scenario changes (the
+/// built-ins are read then).
+#[component]
+pub fn Experiments(props: &ExperimentsProps) -> Html {
     let scenarios: Vec<Rc<Scenario>> =
         builtins().into_iter().filter(|s| s.name != STARTING_POINT).map(Rc::new).collect();
     let running = props.running.as_str();

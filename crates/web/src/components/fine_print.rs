@@ -1,6 +1,5 @@
 //! What the model leaves out, where it differs from Kafka, and which Kafka it follows.
 
-use crate::components::ActionProps;
 use yew::prelude::*;
 
 /// `(heading, paragraphs)`, in display order.
@@ -78,8 +77,8 @@ const ITEMS: [(&str, &[&str]); 10] = [
     ),
 ];
 
-pub fn fine_print(props: &ActionProps) -> Html {
-    let _ = props;
+#[component]
+pub fn FinePrint() -> Html {
     html! {
         <section class="fine_print" id="fine-print" aria-labelledby="fine-print-heading">
             <p class="eyebrow">{ "Fine print" }</p>

@@ -5,10 +5,9 @@ mod consumer_card;
 use crate::components::SectionProps;
 use crate::components::class_list;
 use crate::components::clock_bar::group_state_label;
-use crate::components::pure::pure_keyed;
 use crate::components::send;
 use crate::state::Action;
-use consumer_card::{ConsumerCardProps, consumer_card};
+use consumer_card::ConsumerCard;
 use offsetlab_engine::{ConsumerId, Input, PartitionMove, PositionModel, RebalanceView, limits};
 use yew::prelude::*;
 
@@ -38,7 +37,8 @@ pub fn rebalance_text(r: &RebalanceView) -> String {
     }
 }
 
-pub fn group(props: &SectionProps) -> Html {
+#[component]
+pub fn Group(props: &SectionProps) -> Html {
     let view = &props.state.view;
     let rebalancing = view.group_state == "PreparingRebalance";
     // A crashed member holds the rebalance up until the last session runs out.
@@ -92,10 +92,8 @@ pub fn group(props: &SectionProps) -> Html {
             }
             <ul class="consumer-cards" aria-label="Consumers">
                 { for view.consumers.iter().map(|c| html! {
-                    { pure_keyed(c.id.to_string(), consumer_card, ConsumerCardProps {
-                        consumer: c.clone(), arrived: arrived_for(c.id), left: left_for(c.id), store,
-                        on_action: props.on_action.clone(),
-                    }) }
+                    <ConsumerCard key={c.id.to_string()} consumer={c.clone()} arrived={arrived_for(c.id)}
+                        left={left_for(c.id)} {store} on_action={props.on_action.clone()} />
                 }) }
             </ul>
             <div class="group-foot">

@@ -6,7 +6,8 @@ use crate::components::{SectionProps, send};
 use crate::state::Action;
 use yew::prelude::*;
 
-pub fn guide(props: &SectionProps) -> Html {
+#[component]
+pub fn Guide(props: &SectionProps) -> Html {
     let state = &props.state;
     let scenario = &state.scenario;
     let Some(guide) = scenario.guide.as_ref() else { return html! {} };

@@ -1,10 +1,9 @@
 //! The page's title and the lead: what a log is and what to try first.
 
-use crate::components::ActionProps;
 use yew::prelude::*;
 
-pub fn intro(props: &ActionProps) -> Html {
-    let _ = props;
+#[component]
+pub fn Intro() -> Html {
     html! {
         <header class="intro">
             <h1>{ "offsetlab" }</h1>

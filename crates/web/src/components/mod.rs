@@ -1,6 +1,9 @@
-//! The page's components, one per file. Sections take the whole
-//! [`AppState`] and report what the user did as an [`Action`] (a domain value:
-//! an engine input, a step, a scenario to load); none of them simulates.
+//! The page's components: `#[component]` functions, one per file. Sections
+//! take the whole [`AppState`] ([`SectionProps`]); pieces below them, and the
+//! sections that do not change with the simulation, take only what they draw,
+//! so Yew skips them while their props are equal. All report what the user did
+//! as an [`Action`] (a domain value: an engine input, a step, a scenario to
+//! load); none of them simulates.
 
 use crate::state::{Action, AppState};
 use yew::prelude::*;
@@ -19,7 +22,6 @@ mod intro;
 mod operations;
 mod poll_loop;
 mod producer_card;
-pub mod pure;
 mod quiz;
 mod rules;
 mod settings;
@@ -29,26 +31,27 @@ mod status_line;
 mod timeline;
 mod topic;
 
-pub use announcer::announcer;
+pub use announcer::Announcer;
 pub use app::{App, AppProps};
-pub use booblik::booblik;
-pub use clock_bar::clock_bar;
-pub use counters::{CountersProps, counters_list};
+pub use booblik::Booblik;
+pub use clock_bar::ClockBar;
+pub use counters::{Counters, CountersProps};
 pub use describe_table::{DescribeTable, DescribeTableProps};
-pub use experiments::experiments;
-pub use fine_print::fine_print;
-pub use group::group;
-pub use guide::guide;
-pub use intro::intro;
-pub use operations::operations;
-pub use poll_loop::poll_loop;
+pub use experiments::{Experiments, ExperimentsProps};
+pub use fine_print::FinePrint;
+pub use group::Group;
+pub use guide::Guide;
+pub use intro::Intro;
+pub use operations::Operations;
+pub use poll_loop::PollLoop;
 pub use producer_card::ProducerCard;
-pub use quiz::quiz;
-pub use rules::rules;
+pub use quiz::{Quiz, QuizProps};
+pub use rules::{Rules, RulesProps};
 pub use settings::Settings;
-pub use sink::sink;
-pub use status_line::{StatusLineProps, status_line};
-pub use timeline::timeline;
+pub use share::Share;
+pub use sink::Sink;
+pub use status_line::{StatusLine, StatusLineProps};
+pub use timeline::Timeline;
 pub use topic::Topic;
 
 /// A callback that sends `action` on any event: one closure type for every
@@ -73,27 +76,6 @@ pub fn class_list(parts: &[Option<&str>]) -> Option<AttrValue> {
         out.push_str(part);
     }
     (!out.is_empty()).then(|| AttrValue::from(out))
-}
-
-/// What the sections that do not change with the simulation get: only where
-/// to send actions, so they render once instead of on every tick.
-#[derive(Debug, Clone, PartialEq, Properties)]
-pub struct ActionProps {
-    pub on_action: Callback<Action>,
-}
-
-/// The experiments list: which scenario is running.
-#[derive(Debug, Clone, PartialEq, Properties)]
-pub struct ExperimentsProps {
-    pub running: AttrValue,
-    pub on_action: Callback<Action>,
-}
-
-/// The quiz: the answers chosen so far.
-#[derive(Debug, Clone, PartialEq, Properties)]
-pub struct QuizProps {
-    pub answers: [Option<usize>; 2],
-    pub on_action: Callback<Action>,
 }
 
 /// What every section gets: the state to draw and where to send actions.

@@ -11,13 +11,14 @@ mod rebalancing;
 mod rolling;
 
 use crate::components::SectionProps;
-use commit_cost::commit_cost_table;
-use fault::fault;
-use growth::growth;
-use lag_chart::lag_chart;
-use ledger::ledger;
-use rebalancing::rebalancing;
-use rolling::rolling;
+use commit_cost::CommitCostTable;
+use fault::Fault;
+use growth::Growth;
+use lag_chart::LagChart;
+use ledger::Ledger;
+use offsetlab_engine::{ConsumerId, ConsumerState};
+use rebalancing::Rebalancing;
+use rolling::Rolling;
 use yew::prelude::*;
 
 /// Cents as dollars: `1234` → `"$12.34"`.
@@ -26,7 +27,11 @@ pub fn dollars(cents: u64) -> String {
     format!("${}.{:02}", cents / 100, cents % 100)
 }
 
-pub fn operations(props: &SectionProps) -> Html {
+#[component]
+pub fn Operations(props: &SectionProps) -> Html {
+    let view = &props.state.view;
+    let running: Vec<ConsumerId> =
+        view.consumers.iter().filter(|c| c.state == ConsumerState::Running).map(|c| c.id).collect();
     html! {
         <section class="operations panel" aria-labelledby="operations-heading">
             <h2 id="operations-heading">{ "Operations" }</h2>
@@ -34,15 +39,15 @@ pub fn operations(props: &SectionProps) -> Html {
                 { "Running the payout stream: what lag hides, what a rebalance stops, what growing the \
                    topic moves, and what a consumer killed at the wrong moment pays twice." }
             </p>
-            { lag_chart(props) }
-            { commit_cost_table(props) }
+            <LagChart ..props.clone() />
+            <CommitCostTable rows={props.state.commit_cost.clone()} on_action={props.on_action.clone()} />
             <div class="operations-grid">
-                { rebalancing(props) }
-                { growth(props) }
-                { rolling(props) }
-                { fault(props) }
+                <Rebalancing ..props.clone() />
+                <Growth expansion={view.last_expansion.clone()} on_action={props.on_action.clone()} />
+                <Rolling ..props.clone() />
+                <Fault {running} on_action={props.on_action.clone()} />
             </div>
-            { ledger(props) }
+            <Ledger ..props.clone() />
         </section>
     }
 }

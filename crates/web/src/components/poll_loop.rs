@@ -167,7 +167,8 @@ pub fn explanation(commit: CommitMode) -> String {
     }
 }
 
-pub fn poll_loop(props: &SectionProps) -> Html {
+#[component]
+pub fn PollLoop(props: &SectionProps) -> Html {
     let view = &props.state.view;
     // booblik's checkpoint-after loop draws like commit-after.
     let (commit, lines, mode_text, explain) = match view.settings.position {

@@ -4,10 +4,9 @@
 mod peek;
 
 use crate::components::SectionProps;
-use crate::components::pure::pure;
 use crate::state::Action;
 use offsetlab_engine::Input;
-use peek::{PeekProps, peek};
+use peek::Peek;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -137,7 +136,7 @@ pub fn ProducerCard(props: &SectionProps) -> Html {
             <p class="producer-help">
                 { "Keyed records stay in order: one key, one partition. Turn keys off to see records overtake each other." }
             </p>
-            { pure(peek, PeekProps { producer: producer.clone(), on_action: props.on_action.clone() }) }
+            <Peek producer={producer.clone()} on_action={props.on_action.clone()} />
         </section>
     }
 }

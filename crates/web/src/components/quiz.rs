@@ -1,10 +1,16 @@
 //! Two predictions to make before trying them in the simulation.
 
-use crate::components::QuizProps;
 use crate::components::send;
 use crate::state::Action;
 use std::rc::Rc;
 use yew::prelude::*;
+
+/// The quiz: the answers chosen so far.
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct QuizProps {
+    pub answers: [Option<usize>; 2],
+    pub on_action: Callback<Action>,
+}
 
 struct Question {
     text: &'static str,
@@ -38,7 +44,8 @@ const QUESTIONS: [Question; 2] = [
     },
 ];
 
-pub fn quiz(props: &QuizProps) -> Html {
+#[component]
+pub fn Quiz(props: &QuizProps) -> Html {
     html! {
         <section class="quiz" id="quiz" aria-labelledby="quiz-heading">
             <p class="eyebrow">{ "Test yourself" }</p>

@@ -1,9 +1,14 @@
 //! The four rules the simulation follows, each with a scenario that shows it.
 
-use crate::components::ActionProps;
 use crate::state::Action;
 use std::rc::Rc;
 use yew::prelude::*;
+
+/// The rules do not change with the simulation: only where to send actions.
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct RulesProps {
+    pub on_action: Callback<Action>,
+}
 
 struct Rule {
     title: &'static str,
@@ -45,7 +50,8 @@ const RULES: [Rule; 4] = [
     },
 ];
 
-pub fn rules(props: &ActionProps) -> Html {
+#[component]
+pub fn Rules(props: &RulesProps) -> Html {
     html! {
         <section class="rules" id="rules" aria-labelledby="rules-heading">
             <p class="eyebrow">{ "The model" }</p>

@@ -47,7 +47,8 @@ fn copy(text: String, on_action: Callback<Action>) {
 
 /// The panel. Hookless: the exported JSON lives in the state, and Import reads
 /// the text area next to its button.
-pub fn share(props: &SectionProps) -> Html {
+#[component]
+pub fn Share(props: &SectionProps) -> Html {
     let state = &props.state;
     // While playing, the link is built only when copied: not on every tick's render.
     let url = (!state.playing).then(|| page_url(&state.link().to_query()));

@@ -1,8 +1,7 @@
 //! What the application did, in order, and the counters.
 
 use crate::components::class_list;
-use crate::components::pure::pure;
-use crate::components::{CountersProps, SectionProps, counters_list};
+use crate::components::{Counters, SectionProps};
 use offsetlab_engine::HandledRecord;
 use yew::prelude::*;
 
@@ -27,7 +26,8 @@ fn chip_label(r: &HandledRecord) -> String {
     label
 }
 
-pub fn sink(props: &SectionProps) -> Html {
+#[component]
+pub fn Sink(props: &SectionProps) -> Html {
     let view = &props.state.view;
     let recent = &view.recent;
     let shown = &recent[recent.len().saturating_sub(STRIP_CHIPS)..];
@@ -59,7 +59,7 @@ pub fn sink(props: &SectionProps) -> Html {
             if shown.is_empty() {
                 <p class="sink-empty">{ "Nothing handled yet: send records, and the consumers' work appears here." }</p>
             }
-            { pure(counters_list, CountersProps { metrics: view.metrics.clone() }) }
+            <Counters metrics={view.metrics.clone()} />
             <details class="counter-help">
                 <summary>{ "What the counters count" }</summary>
                 <dl>

@@ -13,7 +13,8 @@ pub struct StatusLineProps {
     pub on_dismiss: Callback<()>,
 }
 
-pub fn status_line(props: &StatusLineProps) -> Html {
+#[component]
+pub fn StatusLine(props: &StatusLineProps) -> Html {
     html! {
         <div class="status" role="status" aria-live="polite" aria-atomic="true">
             if let Some(message) = props.message.clone() {

@@ -11,7 +11,8 @@ use yew::prelude::*;
 /// Input marks drawn on the track; the newest are kept past this.
 const MARKS_MAX: usize = 200;
 
-pub fn timeline(props: &SectionProps) -> Html {
+#[component]
+pub fn Timeline(props: &SectionProps) -> Html {
     let state = &props.state;
     let tick = state.view.tick;
     let head = state.head;

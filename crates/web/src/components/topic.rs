@@ -6,12 +6,11 @@ mod preview;
 mod tape;
 
 use crate::components::SectionProps;
-use crate::components::pure::{pure, pure_keyed};
 use crate::state::Action;
-use legend::{LegendProps, legend};
+use legend::Legend;
 use offsetlab_engine::PositionModel;
-use preview::{PreviewProps, preview};
-use tape::{TapeProps, tape_view};
+use preview::Preview;
+use tape::PartitionTape;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlElement;
 use yew::prelude::*;
@@ -60,9 +59,8 @@ pub fn Topic(props: &SectionProps) -> Html {
         let stored =
             state.split.partitions.iter().find(|s| s.partition == tape.partition).and_then(|s| s.position);
         html! {
-            { pure_keyed(tape.partition, tape_view, TapeProps {
-                tape: tape.clone(), partition, selected, store, stored, on_action: props.on_action.clone(),
-            }) }
+            <PartitionTape key={tape.partition} tape={tape.clone()} {partition} {selected} {store} {stored}
+                on_action={props.on_action.clone()} />
         }
     });
     html! {
@@ -78,14 +76,12 @@ pub fn Topic(props: &SectionProps) -> Html {
                 </p>
             }
             if let Some(selection) = selected {
-                { pure(preview, PreviewProps {
-                    selection, restart_pending: state.view.restart_pending,
-                    on_action: props.on_action.clone(), on_close: close,
-                }) }
+                <Preview {selection} restart_pending={state.view.restart_pending}
+                    on_action={props.on_action.clone()} on_close={close} />
             } else {
                 <p class="topic-hint">{ "Click any record to see what restarting from it would do." }</p>
             }
-            { pure(legend, LegendProps { store }) }
+            <Legend {store} />
         </section>
     }
 }

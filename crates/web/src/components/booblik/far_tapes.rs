@@ -21,7 +21,8 @@ fn key_text(r: &BridgeRecordView) -> String {
     }
 }
 
-pub fn far_tapes(props: &FarTapesProps) -> Html {
+#[component]
+pub fn FarTapes(props: &FarTapesProps) -> Html {
     html! {
         <div class="booblik-box far-side" data-field="far">
             <h3>{ "booblik topic " }<code>{ "orders" }</code>{ " (mirror)" }</h3>

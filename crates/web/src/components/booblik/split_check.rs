@@ -103,7 +103,8 @@ fn finding_item(finding: &Finding) -> Html {
     }
 }
 
-pub fn split_check_panel(props: &SplitCheckProps) -> Html {
+#[component]
+pub fn SplitCheckPanel(props: &SplitCheckProps) -> Html {
     let split = &props.split;
     let findings = &split.findings;
     let shown = &findings[findings.len().saturating_sub(FINDINGS_SHOWN)..];

@@ -47,7 +47,8 @@ pub fn stats_json(stats: &[ConsumerStats]) -> String {
     out
 }
 
-pub fn stats_panel(props: &StatsProps) -> Html {
+#[component]
+pub fn StatsPanel(props: &StatsProps) -> Html {
     html! {
         <div class="booblik-box stats-panel">
             <h3><code>{ "GET /stats" }</code></h3>

@@ -113,7 +113,8 @@ fn in_flight_chip(r: &InFlightRecord) -> Html {
     }
 }
 
-pub fn consumer_card(props: &ConsumerCardProps) -> Html {
+#[component]
+pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
     let c = &props.consumer;
     let id = c.id.to_string();
     let crashed = c.state == ConsumerState::Crashed;

@@ -1,13 +1,20 @@
 //! Commit cost: committing every record, every batch or on a timer, side by
 //! side as commit traffic against what a crash replays (same traffic, same crash).
 
-use crate::components::SectionProps;
 use crate::state::Action;
-use offsetlab_engine::builtin;
+use offsetlab_engine::{CommitCost, builtin};
 use std::rc::Rc;
 use yew::prelude::*;
 
-pub fn commit_cost_table(props: &SectionProps) -> Html {
+/// The comparison is computed once: the table renders once.
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct CommitCostProps {
+    pub rows: Rc<Vec<CommitCost>>,
+    pub on_action: Callback<Action>,
+}
+
+#[component]
+pub fn CommitCostTable(props: &CommitCostProps) -> Html {
     html! {
         <div class="ops-block ops-commit-cost">
             <h3>{ "Commit cost" }</h3>
@@ -21,7 +28,7 @@ pub fn commit_cost_table(props: &SectionProps) -> Html {
                         <th scope="col">{ "Replayed after the crash" }</th><th scope="col">{ "Run it" }</th></tr>
                 </thead>
                 <tbody>
-                    { for props.state.commit_cost.iter().map(|row| {
+                    { for props.rows.iter().map(|row| {
                         let name = row.scenario;
                         let onclick = props.on_action.reform(move |_: MouseEvent| {
                             Action::Load(Rc::new(builtin(name).expect("a built-in scenario")))

@@ -1,13 +1,20 @@
 //! The fault: kill a consumer after its ledger commit, before its offset commit.
 
-use crate::components::SectionProps;
 use crate::components::send;
 use crate::state::Action;
-use offsetlab_engine::{ConsumerState, Input};
+use offsetlab_engine::{ConsumerId, Input};
 use yew::prelude::*;
 
-pub fn fault(props: &SectionProps) -> Html {
-    let view = &props.state.view;
+/// The consumers that can be killed: it renders again only when they change.
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct FaultProps {
+    /// The running consumers, in card order.
+    pub running: Vec<ConsumerId>,
+    pub on_action: Callback<Action>,
+}
+
+#[component]
+pub fn Fault(props: &FaultProps) -> Html {
     html! {
         <div class="ops-block ops-fault">
             <h3>{ "Fault" }</h3>
@@ -15,8 +22,7 @@ pub fn fault(props: &SectionProps) -> Html {
                 { "The payouts are in the ledger, the offset is not committed: the next owner pays them again." }
             </p>
             <div class="ops-kill-buttons">
-                { for view.consumers.iter().filter(|c| c.state == ConsumerState::Running).map(|c| {
-                    let consumer = c.id;
+                { for props.running.iter().map(|&consumer| {
                     let onclick = send(&props.on_action, Action::Apply(Input::KillBeforeCommit { consumer }));
                     html! {
                         <button type="button" key={consumer.0} data-action="kill-before-commit"

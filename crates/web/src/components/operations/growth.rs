@@ -1,17 +1,24 @@
 //! Topic growth: add a partition and see which keys now map elsewhere.
 
-use crate::components::SectionProps;
 use crate::components::send;
 use crate::state::Action;
-use offsetlab_engine::{Input, subject_key};
+use offsetlab_engine::{ExpansionView, Input, subject_key};
 use yew::prelude::*;
+
+/// What the last growth moved: it renders again only when the topic grows.
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct GrowthProps {
+    pub expansion: Option<ExpansionView>,
+    pub on_action: Callback<Action>,
+}
 
 /// Moved keys listed at most.
 const MOVED_SHOWN: usize = 8;
 
-pub fn growth(props: &SectionProps) -> Html {
+#[component]
+pub fn Growth(props: &GrowthProps) -> Html {
     let onclick = send(&props.on_action, Action::Apply(Input::AddPartitions { count: 1 }));
-    let expansion = props.state.view.last_expansion.as_ref();
+    let expansion = props.expansion.as_ref();
     html! {
         <div class="ops-block ops-growth">
             <h3>{ "Topic growth" }</h3>

@@ -31,7 +31,8 @@ fn points(samples: &[LagSample], value: fn(&LagSample) -> u64, max: u64) -> Stri
     out
 }
 
-pub fn lag_chart(props: &SectionProps) -> Html {
+#[component]
+pub fn LagChart(props: &SectionProps) -> Html {
     let state = &props.state;
     let view = &state.view;
     let lag_of = |s: &LagSample| s.lag;

@@ -8,7 +8,8 @@ use yew::prelude::*;
 /// Accounts listed one by one; the rest are summed.
 const ROWS_SHOWN: usize = 12;
 
-pub fn ledger(props: &SectionProps) -> Html {
+#[component]
+pub fn Ledger(props: &SectionProps) -> Html {
     let state = &props.state;
     let ledger = state.ledger.as_slice();
     let shown = &ledger[..ledger.len().min(ROWS_SHOWN)];

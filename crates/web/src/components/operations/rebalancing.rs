@@ -13,7 +13,8 @@ const ASSIGNORS: [(Assignor, &str, &str); 4] = [
     (Assignor::CooperativeSticky, "cooperative-sticky", "Cooperative sticky"),
 ];
 
-pub fn rebalancing(props: &SectionProps) -> Html {
+#[component]
+pub fn Rebalancing(props: &SectionProps) -> Html {
     let view = &props.state.view;
     let current = view.settings.assignor;
     let onchange = props.on_action.reform(|e: Event| {

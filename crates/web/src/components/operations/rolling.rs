@@ -6,7 +6,8 @@ use crate::state::Action;
 use offsetlab_engine::Input;
 use yew::prelude::*;
 
-pub fn rolling(props: &SectionProps) -> Html {
+#[component]
+pub fn Rolling(props: &SectionProps) -> Html {
     let onclick =
         send(&props.on_action, Action::Apply(Input::RollingUpdate { group: None, consumers: vec![] }));
     let rolling = props.state.view.rolling_update.as_ref();

@@ -23,7 +23,8 @@ pub fn peek_answer(peek: &PeekView) -> String {
     }
 }
 
-pub fn peek(props: &PeekProps) -> Html {
+#[component]
+pub fn Peek(props: &PeekProps) -> Html {
     let producer = &props.producer;
     let peek = |advancing: bool| send(&props.on_action, Action::Apply(Input::Peek { advancing }));
     html! {

@@ -8,7 +8,8 @@ pub struct LegendProps {
     pub store: bool,
 }
 
-pub fn legend(props: &LegendProps) -> Html {
+#[component]
+pub fn Legend(props: &LegendProps) -> Html {
     html! {
         <div class="tape-legend">
             <ul aria-label="Legend">

@@ -14,7 +14,8 @@ pub struct PreviewProps {
     pub on_close: Callback<()>,
 }
 
-pub fn preview(props: &PreviewProps) -> Html {
+#[component]
+pub fn Preview(props: &PreviewProps) -> Html {
     let s = &props.selection;
     let (partition, offset) = (s.partition, s.offset);
     let r = &s.record;

@@ -32,7 +32,8 @@ pub struct TapeProps {
     pub on_action: Callback<Action>,
 }
 
-pub fn tape_view(props: &TapeProps) -> Html {
+#[component]
+pub fn PartitionTape(props: &TapeProps) -> Html {
     let tape = &props.tape;
     let p = tape.partition;
     let view = props.partition.as_ref();
