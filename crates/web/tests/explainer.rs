@@ -216,7 +216,7 @@ async fn each_rule_shows_its_scenario() {
     assert_eq!(buttons.len(), 4);
     // (running experiment, the scenario's own seed)
     let expected = [
-        (None, 1.0),
+        (Some("two-groups"), 5.0),
         (Some("no-keys-reorder"), 7.0),
         (Some("spare-consumers"), 3.0),
         (Some("crash-commit-after"), 4.0),
@@ -268,4 +268,35 @@ async fn the_intro_links_to_the_experiments_and_the_fine_print_names_the_kafka_v
     assert!(fine_print.contains("consumer.pause()"));
     assert!(fine_print.contains("auto.offset.reset=earliest"));
     assert!(page.text(".describe").contains("CURRENT-OFFSET"));
+}
+
+/// Rule 1 on the page: two groups on the same tapes, one committed marker
+/// each (named), a column for the second group with its own counters.
+#[wasm_bindgen_test]
+async fn two_groups_read_the_same_tapes_each_with_its_own_marker() {
+    let page = Page::with_seed(1).await;
+    page.click(".rule:nth-child(1) [data-action=rule-show-me]").await;
+    pause(&page).await;
+    assert_eq!(running_experiment(&page).as_deref(), Some("two-groups"));
+    page.step(40).await;
+    let audit = page.find(".group-column[data-group=audit]");
+    assert!(audit.text_content().unwrap().contains("Consumer group: audit"));
+    assert_eq!(page.text(".group-head h2 code"), "demo");
+    // audit's one consumer is c3; demo's cards are c1 and c2.
+    assert_eq!(page.all(".group-column[data-group=audit] [data-consumer]").len(), 1);
+    assert!(page.root.query_selector(".group-column [data-consumer=c3]").unwrap().is_some());
+    // Each tape names both groups' committed offsets (when in its window).
+    let markers: Vec<String> = page
+        .all("[data-partition='1'] [data-marker=committed][data-group]")
+        .iter()
+        .filter_map(|m| m.get_attribute("data-group"))
+        .collect();
+    assert_eq!(markers, vec!["demo".to_string(), "audit".to_string()]);
+    // audit lags behind demo: its own counters say so.
+    let lag = |g: &str| -> u64 {
+        page.text(&format!(".group-column[data-group={g}] [data-field=total_lag]")).parse().unwrap()
+    };
+    assert!(lag("audit") > 0, "audit is behind after 40 ticks");
+    let demo_lag = view_number(&["metrics", "total_lag"]);
+    assert!((lag("audit") as f64) > demo_lag, "audit {} vs demo {demo_lag}", lag("audit"));
 }

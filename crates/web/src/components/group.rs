@@ -1,6 +1,7 @@
 //! Consumer group demo: one card per consumer, the generation, rebalances.
 
 mod consumer_card;
+mod group_column;
 
 use crate::components::SectionProps;
 use crate::components::class_list;
@@ -8,6 +9,7 @@ use crate::components::clock_bar::group_state_label;
 use crate::components::send;
 use crate::state::Action;
 use consumer_card::ConsumerCard;
+use group_column::GroupColumn;
 use offsetlab_engine::{ConsumerId, Input, PartitionMove, PositionModel, RebalanceView, limits};
 use yew::prelude::*;
 
@@ -56,16 +58,21 @@ pub fn Group(props: &SectionProps) -> Html {
             .unwrap_or_default()
     };
     let on_add = send(&props.on_action, Action::Apply(Input::AddConsumer { group: None }));
-    let full = view.consumers.len() >= limits::CONSUMERS_MAX as usize;
+    // The first group's cards here; every further group has a column of its own.
+    let first = view.groups.first().map_or("demo", |g| g.name.as_str());
+    let mine: Vec<_> = view.consumers.iter().filter(|c| c.group == first).collect();
+    let full = mine.len() >= limits::CONSUMERS_MAX as usize;
+    let others = view.groups.get(1..).unwrap_or_default();
     let store = match view.settings.position {
         PositionModel::Group => None,
         PositionModel::Consumer { writes, .. } => Some(writes),
     };
 
     html! {
-        <section class="group panel" aria-labelledby="group-heading">
+        <section class={class_list(&[Some("group panel"), (!others.is_empty()).then_some("has-groups")])}
+            aria-labelledby="group-heading">
             <header class="group-head">
-                <h2 id="group-heading">{ "Consumer group: " }<code>{ "demo" }</code></h2>
+                <h2 id="group-heading">{ "Consumer group: " }<code>{ first.to_string() }</code></h2>
                 <p class="group-meta">
                     <span class="group-generation">
                         { "Generation " }<span data-field="generation">{ view.generation }</span>
@@ -91,8 +98,8 @@ pub fn Group(props: &SectionProps) -> Html {
                 </p>
             }
             <ul class="consumer-cards" aria-label="Consumers">
-                { for view.consumers.iter().map(|c| html! {
-                    <ConsumerCard key={c.id.to_string()} consumer={c.clone()} arrived={arrived_for(c.id)}
+                { for mine.iter().map(|c| html! {
+                    <ConsumerCard key={c.id.to_string()} consumer={(*c).clone()} arrived={arrived_for(c.id)}
                         left={left_for(c.id)} {store} on_action={props.on_action.clone()} />
                 }) }
             </ul>
@@ -102,6 +109,15 @@ pub fn Group(props: &SectionProps) -> Html {
                 </button>
                 <p class="group-hint">{ "Pause, crash or stop consumers on their own cards." }</p>
             </div>
+            if !others.is_empty() {
+                <div class="other-groups">
+                    { for others.iter().map(|g| html! {
+                        <GroupColumn key={g.name.clone()} group={g.clone()}
+                            consumers={view.consumers.iter().filter(|c| c.group == g.name).cloned().collect::<Vec<_>>()}
+                            on_action={props.on_action.clone()} />
+                    }) }
+                </div>
+            }
         </section>
     }
 }

@@ -23,7 +23,7 @@ const RULES: [Rule; 4] = [
         text: "A producer only ever adds records at the end, and each one gets the next offset. \
                Reading removes nothing: old records leave only when retention deletes them. \
                That is why two groups can read the same records, each at its own pace.",
-        scenario: "default",
+        scenario: "two-groups",
     },
     Rule {
         title: "Order exists within a partition",

@@ -10,7 +10,7 @@ use crate::state::Action;
 use legend::Legend;
 use offsetlab_engine::PositionModel;
 use preview::Preview;
-use tape::PartitionTape;
+use tape::{GroupMarker, PartitionTape};
 use wasm_bindgen::JsCast;
 use web_sys::HtmlElement;
 use yew::prelude::*;
@@ -58,9 +58,23 @@ pub fn Topic(props: &SectionProps) -> Html {
         let selected = selected.as_ref().filter(|s| s.partition == tape.partition).map(|s| s.offset);
         let stored =
             state.split.partitions.iter().find(|s| s.partition == tape.partition).and_then(|s| s.position);
+        // With more than one group, every group's committed offset is a marker, named.
+        let groups: Vec<GroupMarker> = if state.view.groups.len() > 1 {
+            state
+                .view
+                .groups
+                .iter()
+                .map(|g| GroupMarker {
+                    name: g.name.clone(),
+                    committed: g.committed.get(tape.partition as usize).copied().flatten(),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         html! {
             <PartitionTape key={tape.partition} tape={tape.clone()} {partition} {selected} {store} {stored}
-                on_action={props.on_action.clone()} />
+                {groups} on_action={props.on_action.clone()} />
         }
     });
     html! {

@@ -138,7 +138,8 @@ pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
         }
     });
     let shown = c.in_flight.len().min(IN_FLIGHT_SHOWN);
-    let more = c.in_flight.len() - shown;
+    // The view lists the batch's first records; the count is the whole batch.
+    let more = c.in_flight_count as usize - shown;
 
     html! {
         <li {class} data-consumer={id.clone()}>
@@ -189,7 +190,7 @@ pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
             }
             if !c.in_flight.is_empty() {
                 <div class="card-row">
-                    <span class="card-label">{ format!("In flight ({})", c.in_flight.len()) }</span>
+                    <span class="card-label">{ format!("In flight ({})", c.in_flight_count) }</span>
                     <ul class="flight-chips" data-field="in-flight">
                         { for c.in_flight[..shown].iter().map(in_flight_chip) }
                         if more > 0 {

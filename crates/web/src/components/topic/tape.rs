@@ -29,7 +29,18 @@ pub struct TapeProps {
     pub store: bool,
     #[prop_or_default]
     pub stored: Option<u64>,
+    /// With more than one group: each group's committed offset, in config
+    /// order (the first group's too), drawn as a named marker. Empty with one group.
+    #[prop_or_default]
+    pub groups: Vec<GroupMarker>,
     pub on_action: Callback<Action>,
+}
+
+/// One group's committed offset on a tape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupMarker {
+    pub name: String,
+    pub committed: Option<u64>,
 }
 
 #[component]
@@ -105,18 +116,41 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
         .iter()
         .map(|r| cell(r, props.selected == Some(r.offset), r.offset == tab_stop))
         .collect();
-    let committed_marker = committed.and_then(|c| slot(c).map(|i| (c, i))).map(|(c, i)| {
-        let (class, marker, text) = if props.store {
-            ("marker committed stored", "stored", format!("{owner}'s stored checkpoint {c}"))
-        } else {
-            ("marker committed", "committed", format!("committed {c}"))
-        };
-        html! {
-            <span {class} data-marker={marker} style={format!("--i:{i}")}>
-                <span class="visually-hidden">{ text }</span>
-            </span>
-        }
-    });
+    let named = !props.groups.is_empty() && !props.store;
+    let committed_marker =
+        committed.filter(|_| !named).and_then(|c| slot(c).map(|i| (c, i))).map(|(c, i)| {
+            let (class, marker, text) = if props.store {
+                ("marker committed stored", "stored", format!("{owner}'s stored checkpoint {c}"))
+            } else {
+                ("marker committed", "committed", format!("committed {c}"))
+            };
+            html! {
+                <span {class} data-marker={marker} style={format!("--i:{i}")}>
+                    <span class="visually-hidden">{ text }</span>
+                </span>
+            }
+        });
+    // One marker per group, labelled with the group's name (not colour alone);
+    // the first group's is the dashed line the single-group page draws.
+    let group_markers: Html = if named {
+        props
+            .groups
+            .iter()
+            .enumerate()
+            .filter_map(|(g, m)| m.committed.and_then(|c| slot(c).map(|i| (g, m, c, i))))
+            .map(|(g, m, c, i)| {
+                html! {
+                    <span key={m.name.clone()} class={class_list(&[Some("marker committed group-marker"), (g > 0).then_some("other-group")])}
+                        data-marker="committed" data-group={m.name.clone()} style={format!("--i:{i}; --g:{g}")}>
+                        <span class="group-marker-name" aria-hidden="true">{ m.name.clone() }</span>
+                        <span class="visually-hidden">{ format!("{} committed {c}", m.name) }</span>
+                    </span>
+                }
+            })
+            .collect()
+    } else {
+        Html::default()
+    };
     let position_marker = position.and_then(|o| slot(o).map(|i| (o, i))).map(|(o, i)| {
         html! {
             <span class="marker position" data-marker="position" style={format!("--i:{i}")}>
@@ -162,6 +196,7 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
                         // goes would make it rebuild the cells before it.
                         { committed_marker.unwrap_or_default() }
                         { position_marker.unwrap_or_default() }
+                        <span class="group-markers">{ group_markers }</span>
                     </div>
                     if tape.hidden_after > 0 {
                         <span class="tape-more newer" data-field="newer-count">
