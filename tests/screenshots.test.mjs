@@ -82,6 +82,23 @@ describe('screenshots and layout', () => {
     });
   });
 
+  // Two groups on the same tapes: a named committed marker per group, a column for audit.
+  for (const [width, height, colorScheme] of [[1440, 900, 'light'], [390, 844, 'light'], [1440, 900, 'dark'], [390, 844, 'dark']]) {
+    it(`two groups at ${width} px, ${colorScheme}`, { timeout: 120_000 }, async () => {
+      const query = '?scenario=two-groups&seed=5';
+      await withLab(env, { query, viewport: { width, height }, colorScheme }, async (lab) => {
+        await lab.step(40);
+        await shoot(lab, `two-groups-${width}${colorScheme === 'dark' ? '-dark' : ''}.png`);
+        const groups = await lab.page.evaluate(() =>
+          [...document.querySelectorAll('[data-partition="1"] [data-marker=committed][data-group]')].map((m) => m.dataset.group),
+        );
+        assert.deepEqual(groups, ['demo', 'audit']);
+        const scrollWidth = await lab.page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(scrollWidth <= width + 1, `scrollWidth ${scrollWidth} at ${width}`);
+      });
+    });
+  }
+
   it('reduced motion turns transitions off', { timeout: 60_000 }, async () => {
     await withLab(env, { seed: 1, reducedMotion: 'reduce', pause: false }, async (lab) => {
       const durations = await lab.page.evaluate(() =>

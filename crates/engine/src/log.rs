@@ -62,6 +62,7 @@ impl<T: Clone> Chunks<T> {
         self.len
     }
 
+    #[inline]
     fn locate(&self, index: usize) -> Option<(usize, usize)> {
         (index < self.len).then(|| {
             let at = self.skip + index;
@@ -69,12 +70,14 @@ impl<T: Clone> Chunks<T> {
         })
     }
 
+    #[inline]
     pub fn get(&self, index: usize) -> Option<&T> {
         let (chunk, within) = self.locate(index)?;
         self.chunks[chunk].get(within)
     }
 
     /// Copies the chunk first if a snapshot shares it.
+    #[inline]
     pub fn get_mut(&mut self, index: usize) -> Option<&mut T> {
         let (chunk, within) = self.locate(index)?;
         Rc::make_mut(&mut self.chunks[chunk]).get_mut(within)
@@ -84,6 +87,7 @@ impl<T: Clone> Chunks<T> {
         self.len.checked_sub(1).and_then(|last| self.get(last))
     }
 
+    #[inline]
     pub fn push_back(&mut self, item: T) {
         match self.chunks.back_mut() {
             Some(last) if last.len() < CHUNK_RECORDS => Rc::make_mut(last).push(item),
@@ -112,6 +116,53 @@ impl<T: Clone> Chunks<T> {
         Some(item)
     }
 
+    /// Calls `f` on the items at `range` (clamped to the length), copying each
+    /// shared chunk once rather than once per item.
+    pub fn for_each_mut(&mut self, range: std::ops::Range<usize>, mut f: impl FnMut(&mut T)) {
+        let (mut at, end) = (range.start, range.end.min(self.len));
+        while at < end {
+            let (chunk, within) = self.locate(at).expect("in range");
+            let items = Rc::make_mut(&mut self.chunks[chunk]);
+            let take = (items.len() - within).min(end - at);
+            items[within..within + take].iter_mut().for_each(&mut f);
+            at += take;
+        }
+    }
+
+    /// Appends `n` copies of `item`, a chunk at a time.
+    pub fn extend_with(&mut self, n: usize, item: T) {
+        let mut left = n;
+        while left > 0 {
+            let room = match self.chunks.back() {
+                Some(last) if last.len() < CHUNK_RECORDS => CHUNK_RECORDS - last.len(),
+                _ => {
+                    self.chunks.push_back(Rc::new(Vec::with_capacity(CHUNK_RECORDS)));
+                    CHUNK_RECORDS
+                }
+            };
+            let take = room.min(left);
+            let last = Rc::make_mut(self.chunks.back_mut().expect("a chunk with room"));
+            last.extend(std::iter::repeat_n(item.clone(), take));
+            self.len += take;
+            left -= take;
+        }
+    }
+
+    /// Removes the first `n` items (at most all): whole chunks go at once.
+    pub fn truncate_front(&mut self, n: usize) {
+        let n = n.min(self.len);
+        self.len -= n;
+        self.skip += n;
+        let whole = self.skip / CHUNK_RECORDS;
+        self.chunks.drain(..whole);
+        self.skip %= CHUNK_RECORDS;
+        if self.len == 0 {
+            self.chunks.clear();
+            self.skip = 0;
+        }
+        debug_assert_eq!(self.skip + self.len, self.chunks.iter().map(|c| c.len()).sum::<usize>());
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         self.chunks.iter().flat_map(|c| c.iter()).skip(self.skip)
     }
@@ -126,10 +177,12 @@ impl<'a, T: Clone> IntoIterator for &'a Chunks<T> {
 }
 
 impl<T: Clone> PartitionLog<T> {
+    #[inline]
     pub fn log_end(&self) -> u64 {
         self.log_start + self.records.len() as u64
     }
 
+    #[inline]
     pub fn get(&self, offset: u64) -> Option<&T> {
         let index = offset.checked_sub(self.log_start)?;
         self.records.get(usize::try_from(index).ok()?)
@@ -137,12 +190,14 @@ impl<T: Clone> PartitionLog<T> {
 
     /// Copies the chunk first if a snapshot shares it: read with `get` first
     /// and write only what changes, so snapshots keep sharing the rest.
+    #[inline]
     pub fn get_mut(&mut self, offset: u64) -> Option<&mut T> {
         let index = offset.checked_sub(self.log_start)?;
         self.records.get_mut(usize::try_from(index).ok()?)
     }
 
     /// Appends and returns the new item's offset.
+    #[inline]
     pub fn push(&mut self, item: T) -> u64 {
         let offset = self.log_end();
         self.records.push_back(item);
@@ -156,6 +211,23 @@ impl<T: Clone> PartitionLog<T> {
         Some(item)
     }
 
+    /// Calls `f` on the items at offsets `from..to` (clamped to the log).
+    pub fn for_each_mut(&mut self, from: u64, to: u64, f: impl FnMut(&mut T)) {
+        let range = self.present(from, to);
+        let start = (range.start - self.log_start) as usize;
+        let end = (range.end - self.log_start) as usize;
+        self.records.for_each_mut(start..end, f);
+    }
+
+    /// Deletes everything before `offset` (retention), moving the log start
+    /// there (past the end too: a log that trails another, like an observer's
+    /// marks, is then empty from `offset`).
+    pub fn delete_before(&mut self, offset: u64) {
+        let n = offset.saturating_sub(self.log_start).min(self.records.len() as u64);
+        self.records.truncate_front(n as usize);
+        self.log_start = (self.log_start + n).max(offset);
+    }
+
     /// The offsets `from..to` clamped to what the log still holds.
     pub fn present(&self, from: u64, to: u64) -> std::ops::Range<u64> {
         from.max(self.log_start)..to.min(self.log_end()).max(from.max(self.log_start))
@@ -164,6 +236,7 @@ impl<T: Clone> PartitionLog<T> {
 
 impl PartitionLog<Record> {
     /// Appends and returns the new record's offset.
+    #[inline]
     pub fn append(&mut self, record: Record) -> u64 {
         if let Some(last) = self.records.back() {
             // Rule 1: offsets and production order both strictly increase.
@@ -215,5 +288,27 @@ mod tests {
         assert_eq!(chunks.pop_front(), None);
         chunks.push_back(7);
         assert_eq!(chunks.get(0), Some(&7));
+        // Truncating the front drops whole chunks at once and keeps the rest.
+        let mut chunks = Chunks::default();
+        for i in 0..1000u64 {
+            chunks.push_back(i);
+        }
+        chunks.truncate_front(300);
+        assert_eq!((chunks.len(), chunks.get(0)), (700, Some(&300)));
+        chunks.truncate_front(212);
+        assert_eq!((chunks.len(), chunks.get(0)), (488, Some(&512)));
+        assert!(chunks.iter().copied().eq(512..1000));
+        // In-place writes over a range and bulk appends match item by item.
+        let copy = chunks.clone();
+        chunks.for_each_mut(10..300, |v| *v += 1);
+        assert!((0..chunks.len()).all(|i| chunks.get(i).copied() == copy.get(i).map(|v| v + u64::from((10..300).contains(&i)))));
+        assert!(copy.iter().copied().eq(512..1000), "the clone is untouched");
+        chunks.extend_with(600, 7);
+        assert_eq!(chunks.len(), 488 + 600);
+        assert!((488..1088).all(|i| chunks.get(i) == Some(&7)));
+        chunks.truncate_front(10_000);
+        assert_eq!(chunks.len(), 0);
+        chunks.push_back(1);
+        assert_eq!(chunks.get(0), Some(&1));
     }
 }

@@ -32,9 +32,11 @@ pub(crate) struct Mark {
 ///
 /// # Calling contract
 /// The `Sim` feeds it every change that concerns its group, in the order it
-/// happens: records produced and deleted, fetched, handled, abandoned, and
-/// committed offsets moving. Its marks log is aligned offset for offset with
-/// the topic's partitions.
+/// happens: records deleted, fetched, handled, abandoned, and committed
+/// offsets moving. Its marks log starts where the topic's partition starts,
+/// offset for offset, and trails its end: a record the group has not fetched
+/// or moved past has the default mark, so producing costs the observers
+/// nothing and the marks are written out only as far as the group got.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct GroupObserver {
     marks: Vec<PartitionLog<Mark>>,
@@ -78,8 +80,26 @@ impl GroupObserver {
         self.lag_history.extend((0..added).map(|_| VecDeque::new()));
     }
 
+    /// The mark of a record the topic holds (`None` before the log start).
     pub fn mark(&self, partition: u32, offset: u64) -> Option<Mark> {
-        self.marks.get(partition as usize)?.get(offset).copied()
+        let marks = self.marks.get(partition as usize)?;
+        if offset < marks.log_start {
+            return None;
+        }
+        Some(marks.get(offset).copied().unwrap_or_default())
+    }
+
+    /// `(log start, end of the written marks)` of a partition, for the invariant checks.
+    pub fn bounds(&self, partition: u32) -> (u64, u64) {
+        let marks = &self.marks[partition as usize];
+        (marks.log_start, marks.log_end())
+    }
+
+    /// Writes default marks out to `to`.
+    fn extend_to(&mut self, partition: u32, to: u64) {
+        let marks = &mut self.marks[partition as usize];
+        let missing = to.saturating_sub(marks.log_end());
+        marks.records.extend_with(missing as usize, Mark::default());
     }
 
     /// Offsets of retained records the group moved past unhandled.
@@ -87,16 +107,15 @@ impl GroupObserver {
         &self.lost[partition as usize]
     }
 
-    pub fn handle_produced(&mut self, partition: u32, offset: u64) {
-        let pushed = self.marks[partition as usize].push(Mark::default());
-        assert_eq!(pushed, offset, "marks stay aligned with the log");
-    }
-
-    pub fn handle_retention(&mut self, deleted: &Deleted) -> u32 {
+    /// Retention is about to delete `deleted`; `id_of` names a record still there.
+    pub fn handle_retention(&mut self, deleted: Deleted, id_of: impl Fn(u64) -> Option<u64>) -> u32 {
         let p = deleted.partition as usize;
+        let marks = &self.marks[p];
         let mut lost = 0u32;
-        for &(offset, record) in &deleted.records {
-            let mark = self.marks[p].pop_front().expect("marks stay aligned with the log");
+        // Past the written marks, nothing was fetched or moved past: all lost.
+        let unwritten = marks.log_end().max(marks.log_start)..deleted.new_log_start;
+        for offset in marks.present(marks.log_start, deleted.new_log_start) {
+            let mark = marks.get(offset).expect("present");
             if mark.lost {
                 Rc::make_mut(&mut self.lost[p]).remove(&offset);
             }
@@ -105,23 +124,32 @@ impl GroupObserver {
                 let (ids, count) = &mut self.retention_lost[p];
                 *count += 1;
                 if ids.len() < limits::FINDING_IDS_MAX {
-                    ids.push(record.id);
+                    ids.extend(id_of(offset));
                 }
             }
         }
-        assert_eq!(self.marks[p].log_start, deleted.new_log_start);
+        if !unwritten.is_empty() {
+            lost += (unwritten.end - unwritten.start) as u32;
+            let (ids, count) = &mut self.retention_lost[p];
+            *count += unwritten.end - unwritten.start;
+            let room = limits::FINDING_IDS_MAX.saturating_sub(ids.len());
+            ids.extend(unwritten.take(room).filter_map(&id_of));
+        }
+        self.marks[p].delete_before(deleted.new_log_start);
+        assert_eq!(self.marks[p].log_start, deleted.new_log_start, "marks start where the log starts");
         self.never_processed += u64::from(lost);
         self.lost_to_retention += u64::from(lost);
         lost
     }
 
     pub fn handle_fetched(&mut self, partition: u32, from: u64, to: u64) {
+        self.extend_to(partition, to);
         let marks = &mut self.marks[partition as usize];
-        for offset in from..to {
-            let mark = marks.get_mut(offset).expect("fetched offsets are in the log");
+        assert!(from >= marks.log_start, "fetched offsets are in the log");
+        marks.for_each_mut(from, to, |mark| {
             assert!(!mark.in_flight, "one owner per partition: a record is fetched once at a time");
             mark.in_flight = true;
-        }
+        });
     }
 
     /// The application handles `fetched`; returns whether the group handles it
@@ -185,6 +213,8 @@ impl GroupObserver {
                 }
             }
             _ => {
+                self.extend_to(partition, new);
+                let marks = &mut self.marks[p];
                 let from = old.unwrap_or(marks.log_start);
                 for o in marks.present(from, new) {
                     if marks.get(o).is_some_and(|m| m.handled == 0 && !m.in_flight && !m.lost) {
@@ -284,7 +314,6 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     use super::*;
-    use crate::log::Record;
 
     fn fetched(offset: u64) -> Fetched {
         Fetched { partition: 0, offset, id: offset, subject: 0, keyed: true, produced_tick: 0 }
@@ -293,9 +322,6 @@ mod tests {
     #[test]
     fn records_moved_past_unhandled_are_lost_until_handled_or_moved_back() {
         let mut observer = GroupObserver::new(1);
-        for o in 0..6 {
-            observer.handle_produced(0, o);
-        }
         observer.handle_fetched(0, 0, 2);
         assert!(observer.handle_delivered(&fetched(0)), "first time");
         // Commit-before moved the group to 5: 2, 3, 4 are lost; 1 is in flight.
@@ -318,15 +344,10 @@ mod tests {
     #[test]
     fn retention_counts_what_the_group_never_handled() {
         let mut observer = GroupObserver::new(1);
-        for o in 0..3 {
-            observer.handle_produced(0, o);
-        }
         observer.handle_fetched(0, 0, 1);
         observer.handle_delivered(&fetched(0));
-        let record = |id| Record { id, produced_tick: 0, subject: 0, keyed: true };
-        let deleted =
-            Deleted { partition: 0, new_log_start: 2, records: vec![(0, record(0)), (1, record(1))] };
-        assert_eq!(observer.handle_retention(&deleted), 1);
+        let deleted = Deleted { partition: 0, new_log_start: 2 };
+        assert_eq!(observer.handle_retention(deleted, Some), 1);
         assert_eq!((observer.never_processed, observer.lost_to_retention), (1, 1));
         assert_eq!(observer.retention_lost[0], (vec![1], 1));
         assert_eq!(observer.mark(0, 1), None);
@@ -336,9 +357,6 @@ mod tests {
     #[test]
     fn a_resume_behind_the_last_known_position_is_judged_by_the_batch() {
         let mut observer = GroupObserver::new(1);
-        for o in 0..10 {
-            observer.handle_produced(0, o);
-        }
         observer.handle_fetched(0, 0, 8);
         for o in 0..8 {
             observer.handle_delivered(&fetched(o));

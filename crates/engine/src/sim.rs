@@ -460,13 +460,13 @@ impl Sim {
     // ------------------------------------------------------- producer, topic
 
     fn produce(&mut self, count: u32) {
-        for send in self.producer.send(count) {
+        assert!(count <= limits::SEND_RATE_MAX.max(limits::SEND_COUNT_MAX));
+        for _ in 0..count {
+            let send = self.producer.send_one();
             let record =
                 Record { id: send.id, produced_tick: self.now, subject: send.subject, keyed: send.keyed };
+            // The observers' marks trail the log: a new record has the default mark.
             let offset = self.topic.append(send.partition, record);
-            for observer in &mut self.observers {
-                observer.handle_produced(send.partition, offset);
-            }
             self.emit(Event::Produced {
                 tick: self.now,
                 partition: send.partition,
@@ -479,9 +479,11 @@ impl Sim {
     }
 
     fn enforce_retention(&mut self) {
-        for deleted in self.topic.enforce_retention() {
+        for deleted in self.topic.retention_due() {
             for g in 0..self.groups.len() {
-                let lost = self.observers[g].handle_retention(&deleted);
+                let topic = &self.topic;
+                let p = deleted.partition;
+                let lost = self.observers[g].handle_retention(deleted, |o| topic.get(p, o).map(|r| r.id));
                 self.emit(Event::RetentionDeleted {
                     tick: self.now,
                     group: g as u32,
@@ -490,6 +492,7 @@ impl Sim {
                     lost,
                 });
             }
+            self.topic.delete(deleted);
         }
     }
 
@@ -548,6 +551,15 @@ impl Sim {
                     let end = self.topic.log_end(p);
                     assert!(c <= end, "group {g} partition {p}: committed {c} > log end {end}");
                 }
+            }
+            for p in 0..self.topic.partition_count() {
+                let (start, end) = self.observers[g].bounds(p);
+                assert_eq!(
+                    start,
+                    self.topic.log_start(p),
+                    "group {g} P{p}: marks start where the log starts"
+                );
+                assert!(end <= self.topic.log_end(p), "group {g} P{p}: marks trail the log");
             }
             let flagged = self.observers[g].check();
             let in_flight: usize =

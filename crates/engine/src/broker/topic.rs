@@ -6,8 +6,9 @@ use crate::log::{PartitionLog, Record};
 ///
 /// # Calling contract
 /// - [`Topic::append`] adds a record at a partition's log end and returns its offset.
-/// - [`Topic::enforce_retention`] deletes what is past retention and returns it,
-///   so each group's observer can count what it never handled.
+/// - [`Topic::retention_due`] says what retention will delete, so each
+///   group's observer can count what it never handled while the records are
+///   still there; [`Topic::delete`] then deletes it.
 /// - [`Topic::read`] answers a fetch: the records in a range, as plain values.
 /// - [`Topic::add_partitions`] grows the topic (`kafka-topics --alter`).
 #[derive(Debug, Clone)]
@@ -16,12 +17,12 @@ pub(crate) struct Topic {
     retention_records: u64,
 }
 
-/// What retention deleted from one partition.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What retention is about to delete from one partition: every offset
+/// before `new_log_start`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Deleted {
     pub partition: u32,
     pub new_log_start: u64,
-    pub records: Vec<(u64, Record)>,
 }
 
 impl Topic {
@@ -63,23 +64,19 @@ impl Topic {
         log.present(from, to).map(|o| (o, *log.get(o).expect("present")))
     }
 
-    /// Deletes the records past retention, oldest first.
-    pub fn enforce_retention(&mut self) -> Vec<Deleted> {
+    /// What retention deletes now: per partition past retention, the new log start.
+    pub fn retention_due(&self) -> Vec<Deleted> {
         let retention = self.retention_records;
-        let mut out = Vec::new();
-        for (p, log) in self.partitions.iter_mut().enumerate() {
-            let excess = (log.records.len() as u64).saturating_sub(retention);
-            if excess == 0 {
-                continue;
-            }
-            let mut records = Vec::with_capacity(excess as usize);
-            for _ in 0..excess {
-                let offset = log.log_start;
-                records.push((offset, log.pop_front().expect("excess records exist")));
-            }
-            out.push(Deleted { partition: p as u32, new_log_start: log.log_start, records });
-        }
-        out
+        self.partitions
+            .iter()
+            .enumerate()
+            .filter(|(_, log)| log.records.len() as u64 > retention)
+            .map(|(p, log)| Deleted { partition: p as u32, new_log_start: log.log_end() - retention })
+            .collect()
+    }
+
+    pub fn delete(&mut self, deleted: Deleted) {
+        self.partitions[deleted.partition as usize].delete_before(deleted.new_log_start);
     }
 
     pub fn add_partitions(&mut self, added: u32) {
@@ -117,11 +114,13 @@ mod tests {
             assert_eq!(topic.append(1, record(id)), id);
         }
         assert_eq!(topic.read(1, 1, 3).map(|(o, r)| (o, r.id)).collect::<Vec<_>>(), vec![(1, 1), (2, 2)]);
-        let deleted = topic.enforce_retention();
-        assert_eq!(deleted.len(), 1, "only the partition past retention");
-        assert_eq!(deleted[0].partition, 1);
-        assert_eq!(deleted[0].new_log_start, 2);
-        assert_eq!(deleted[0].records.iter().map(|(o, _)| *o).collect::<Vec<_>>(), vec![0, 1]);
+        let deleted = topic.retention_due();
+        assert_eq!(
+            deleted,
+            vec![Deleted { partition: 1, new_log_start: 2 }],
+            "only the partition past retention"
+        );
+        topic.delete(deleted[0]);
         assert_eq!((topic.log_start(1), topic.log_end(1)), (2, 5));
         // A read clamps to what is retained.
         assert_eq!(topic.read(1, 0, 3).count(), 1);

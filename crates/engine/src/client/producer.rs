@@ -1,7 +1,7 @@
 //! The producer `orders-api`: picks each record's subject, and its partition
 //! with Kafka's partitioner (murmur2 for keys, sticky or round-robin without).
 
-use crate::config::{ProducerConfig, limits};
+use crate::config::ProducerConfig;
 use crate::event::Tick;
 use crate::partitioner::{KeylessState, partition_for_key};
 use crate::rng::Rng;
@@ -100,29 +100,24 @@ impl Producer {
         if self.rng.below(100) < hot { 0 } else { 1 + self.rng.below(keys - 1) }
     }
 
-    /// The next `count` records.
-    pub fn send(&mut self, count: u32) -> Vec<Send> {
-        assert!(count <= limits::SEND_RATE_MAX.max(limits::SEND_COUNT_MAX));
+    /// The next record.
+    pub fn send_one(&mut self) -> Send {
         let use_keys = self.settings.use_keys;
-        let mut out = Vec::with_capacity(count as usize);
-        for _ in 0..count {
-            let subject = self.pick_subject();
-            let partition = if use_keys {
-                let p = self.key_partitions[subject as usize];
-                let home = &mut self.keyed_home[subject as usize];
-                // A keyed record's partition never changes while P is fixed.
-                assert!(home.is_none_or(|h| h == p), "key user-{subject} moved partitions");
-                *home = Some(p);
-                p
-            } else {
-                self.keyless.next_partition(self.settings.keyless, self.partitions, &mut self.rng)
-            };
-            let id = self.next_record_id;
-            self.next_record_id += 1;
-            self.produced += 1;
-            out.push(Send { id, partition, subject, keyed: use_keys });
-        }
-        out
+        let subject = self.pick_subject();
+        let partition = if use_keys {
+            let p = self.key_partitions[subject as usize];
+            let home = &mut self.keyed_home[subject as usize];
+            // A keyed record's partition never changes while P is fixed.
+            assert!(home.is_none_or(|h| h == p), "key user-{subject} moved partitions");
+            *home = Some(p);
+            p
+        } else {
+            self.keyless.next_partition(self.settings.keyless, self.partitions, &mut self.rng)
+        };
+        let id = self.next_record_id;
+        self.next_record_id += 1;
+        self.produced += 1;
+        Send { id, partition, subject, keyed: use_keys }
     }
 
     /// `partitionFor(null)` (advancing) or a fixed peek.
@@ -157,7 +152,7 @@ mod tests {
     #[test]
     fn keyed_records_follow_murmur2_and_ids_increase() {
         let mut producer = Producer::new(ProducerConfig::default(), 7, 3);
-        let sends = producer.send(50);
+        let sends: Vec<Send> = (0..50).map(|_| producer.send_one()).collect();
         assert!(sends.windows(2).all(|w| w[0].id + 1 == w[1].id));
         for send in &sends {
             assert!(send.keyed);
@@ -179,7 +174,7 @@ mod tests {
         assert_eq!(producer.peek(0, true).partition, 0);
         assert_eq!(producer.advancing_peeks, 1);
         // The peek took partition 0: the next send skips it.
-        assert_eq!(producer.send(1)[0].partition, 1);
+        assert_eq!(producer.send_one().partition, 1);
     }
 
     #[test]
