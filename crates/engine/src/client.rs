@@ -5,5 +5,5 @@
 pub(crate) mod consumer;
 pub(crate) mod producer;
 
-pub(crate) use consumer::{Consumer, FetchStep, Fetched, Process};
+pub(crate) use consumer::{Consumer, FetchStep, Fetched};
 pub(crate) use producer::Producer;

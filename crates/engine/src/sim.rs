@@ -7,7 +7,7 @@
 use crate::app::Application;
 use crate::bridge::BridgeTopic;
 use crate::broker::{Coordinator, GroupState, OffsetStore, Topic};
-use crate::client::{Consumer, Process, Producer};
+use crate::client::{Consumer, Producer};
 use crate::config::{
     CheckpointWrites, CommitMode, Config, ConfigError, GroupConfig, GroupSettings, PositionModel,
     check_commit_mode, check_position_model, check_range, limits,
@@ -17,6 +17,7 @@ use crate::input::{ConsumerId, Input, InputError};
 use crate::log::Record;
 use crate::observe::GroupObserver;
 use crate::rng::Rng;
+use crate::view::ConsumerState;
 use crate::view::ExpansionView;
 use std::collections::VecDeque;
 
@@ -204,18 +205,18 @@ impl Sim {
             }
             Input::Pause { consumer } => {
                 let c = self.consumer_index(consumer)?;
-                if self.consumers[c].process != Process::Running {
+                if self.consumers[c].process != ConsumerState::Running {
                     return Err(self.wrong_state(c, "running"));
                 }
-                self.consumers[c].process = Process::Paused;
+                self.consumers[c].process = ConsumerState::Paused;
                 self.emit(Event::Paused { tick: self.now, consumer });
             }
             Input::Resume { consumer } => {
                 let c = self.consumer_index(consumer)?;
-                if self.consumers[c].process != Process::Paused {
+                if self.consumers[c].process != ConsumerState::Paused {
                     return Err(self.wrong_state(c, "paused"));
                 }
-                self.consumers[c].process = Process::Running;
+                self.consumers[c].process = ConsumerState::Running;
                 self.emit(Event::Resumed { tick: self.now, consumer });
             }
             Input::Crash { consumer } => {
@@ -227,14 +228,14 @@ impl Sim {
             }
             Input::Stop { consumer } => {
                 let c = self.consumer_index(consumer)?;
-                if !matches!(self.consumers[c].process, Process::Running | Process::Paused) {
+                if !matches!(self.consumers[c].process, ConsumerState::Running | ConsumerState::Paused) {
                     return Err(self.wrong_state(c, "running or paused"));
                 }
                 self.begin_stop(c, false);
             }
             Input::Start { consumer } => {
                 let c = self.consumer_index(consumer)?;
-                if !matches!(self.consumers[c].process, Process::Crashed | Process::Stopped) {
+                if !matches!(self.consumers[c].process, ConsumerState::Crashed | ConsumerState::Stopped) {
                     return Err(self.wrong_state(c, "stopped or crashed"));
                 }
                 self.start_consumer(consumer);
@@ -250,11 +251,11 @@ impl Sim {
             Input::RemoveConsumer { consumer } => {
                 let c = self.consumer_index(consumer)?;
                 match self.consumers[c].process {
-                    Process::Running | Process::Paused => self.begin_stop(c, true),
-                    Process::Stopping { deadline, .. } => {
-                        self.consumers[c].process = Process::Stopping { deadline, remove: true };
+                    ConsumerState::Running | ConsumerState::Paused => self.begin_stop(c, true),
+                    ConsumerState::Stopping { deadline, .. } => {
+                        self.consumers[c].process = ConsumerState::Stopping { deadline, remove: true };
                     }
-                    Process::Crashed | Process::Stopped => self.remove_card(c),
+                    ConsumerState::Crashed | ConsumerState::Stopped => self.remove_card(c),
                 }
             }
             Input::RecordsPerPoll { group, records } => {

@@ -110,12 +110,19 @@ pub struct PartitionView {
     pub oldest_unprocessed_age: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+/// Where a consumer process is: the one enum for the process (the consumer
+/// keeps it) and its card (the view shows it). In JSON, its label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConsumerState {
     Running,
+    /// `consumer.pause()`: in the group, fetching nothing.
     Paused,
-    Stopping,
+    /// Finishing its batch before it leaves, until `deadline`; `remove` drops
+    /// the card after it left.
+    Stopping {
+        deadline: Tick,
+        remove: bool,
+    },
     Crashed,
     Stopped,
 }
@@ -126,10 +133,16 @@ impl ConsumerState {
         match self {
             ConsumerState::Running => "running",
             ConsumerState::Paused => "paused",
-            ConsumerState::Stopping => "stopping",
+            ConsumerState::Stopping { .. } => "stopping",
             ConsumerState::Crashed => "crashed",
             ConsumerState::Stopped => "stopped",
         }
+    }
+}
+
+impl Serialize for ConsumerState {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.label())
     }
 }
 

@@ -8,21 +8,6 @@ use crate::input::ConsumerId;
 use crate::view::{CheckpointView, ConsumerState, LoopStep};
 use std::collections::VecDeque;
 
-/// Where the process is. One enum for the process and the card's state
-/// ([`ConsumerState`] is its public name, without the stop's details).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Process {
-    Running,
-    Paused,
-    /// Finishing its batch before it leaves; `remove` drops the card after.
-    Stopping {
-        deadline: Tick,
-        remove: bool,
-    },
-    Crashed,
-    Stopped,
-}
-
 /// A record fetched by `poll()` and not yet handled: the consumer holds a copy,
 /// so retention deleting it from the log does not take it away.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,7 +50,7 @@ pub(crate) struct Consumer {
     pub id: ConsumerId,
     /// The group it belongs to (index in the config's groups).
     pub group: usize,
-    pub process: Process,
+    pub process: ConsumerState,
     /// The member id of its current incarnation while it is in the group.
     pub member_id: Option<String>,
     pub host: String,
@@ -110,7 +95,7 @@ impl Consumer {
         Consumer {
             id,
             group,
-            process: Process::Stopped,
+            process: ConsumerState::Stopped,
             member_id: None,
             host: format!("/10.0.0.{}", 10 + id.0),
             assigned: Vec::new(),
@@ -136,22 +121,19 @@ impl Consumer {
     }
 
     pub fn alive(&self) -> bool {
-        matches!(self.process, Process::Running | Process::Paused | Process::Stopping { .. })
+        matches!(
+            self.process,
+            ConsumerState::Running | ConsumerState::Paused | ConsumerState::Stopping { .. }
+        )
     }
 
     pub fn state(&self) -> ConsumerState {
-        match self.process {
-            Process::Running => ConsumerState::Running,
-            Process::Paused => ConsumerState::Paused,
-            Process::Stopping { .. } => ConsumerState::Stopping,
-            Process::Crashed => ConsumerState::Crashed,
-            Process::Stopped => ConsumerState::Stopped,
-        }
+        self.process
     }
 
     /// A new incarnation with `member_id` (a JoinGroup without a member id).
     pub fn start(&mut self, member_id: String) {
-        self.process = Process::Running;
+        self.process = ConsumerState::Running;
         self.member_id = Some(member_id);
         self.assigned.clear();
         self.positions.iter_mut().for_each(|p| *p = None);
@@ -168,7 +150,7 @@ impl Consumer {
     /// The process dies: no commit, no LeaveGroup. Returns its member id.
     pub fn crash(&mut self, now: Tick) -> String {
         let member_id = self.member_id.take().expect("a live consumer is a member");
-        self.process = Process::Crashed;
+        self.process = ConsumerState::Crashed;
         self.assigned.clear();
         self.pending_assignment = None;
         self.positions.iter_mut().for_each(|p| *p = None);
@@ -181,8 +163,8 @@ impl Consumer {
     /// LeaveGroup after `close()`. Returns its member id.
     pub fn leave(&mut self) -> String {
         let member_id = self.member_id.take().expect("a leaving consumer is a member");
-        self.remove_after_leave = matches!(self.process, Process::Stopping { remove: true, .. });
-        self.process = Process::Stopped;
+        self.remove_after_leave = matches!(self.process, ConsumerState::Stopping { remove: true, .. });
+        self.process = ConsumerState::Stopped;
         self.assigned.clear();
         self.pending_assignment = None;
         self.positions.iter_mut().for_each(|p| *p = None);

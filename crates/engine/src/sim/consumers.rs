@@ -4,12 +4,13 @@
 //! (commits), its application and its group's observer (handled records).
 
 use super::{Sim, uuid};
-use crate::client::{Consumer, FetchStep, Fetched, Process};
+use crate::client::{Consumer, FetchStep, Fetched};
 use crate::config::{CheckpointWrites, CommitMode, PositionModel};
 use crate::event::{Event, RebalanceReason};
 use crate::input::ConsumerId;
 use crate::partitioner::partition_for_key;
 use crate::sim::subject_key;
+use crate::view::ConsumerState;
 use crate::view::LoopStep;
 
 impl Sim {
@@ -47,7 +48,7 @@ impl Sim {
     pub(super) fn begin_stop(&mut self, c: usize, remove: bool) {
         let g = self.consumers[c].group;
         let deadline = self.now + self.groups[g].config.shutdown_deadline_ticks;
-        self.consumers[c].process = Process::Stopping { deadline, remove };
+        self.consumers[c].process = ConsumerState::Stopping { deadline, remove };
         let consumer = self.consumers[c].id;
         self.emit(Event::Stopping { tick: self.now, consumer });
     }
@@ -76,12 +77,12 @@ impl Sim {
         let g = self.consumers[c].group;
         let settings = self.groups[g].settings;
         match self.consumers[c].process {
-            Process::Crashed | Process::Stopped => {}
-            Process::Stopping { deadline, .. } => {
+            ConsumerState::Crashed | ConsumerState::Stopped => {}
+            ConsumerState::Stopping { deadline, .. } => {
                 self.handle_some(c);
                 if self.consumers[c].batch.is_empty() {
                     self.commit_on_close(c);
-                    if !matches!(self.consumers[c].process, Process::Stopping { .. }) {
+                    if !matches!(self.consumers[c].process, ConsumerState::Stopping { .. }) {
                         return; // an armed fault killed it at the commit
                     }
                     if self.consumers[c].checkpoint.is_none() {
@@ -94,7 +95,7 @@ impl Sim {
                     self.leave(c);
                 }
             }
-            Process::Running | Process::Paused => match self.coordinators[g].state() {
+            ConsumerState::Running | ConsumerState::Paused => match self.coordinators[g].state() {
                 crate::broker::GroupState::PreparingRebalance if !settings.assignor.cooperative() => {
                     if !self.consumers[c].joined {
                         if !self.consumers[c].batch.is_empty() {
@@ -127,7 +128,7 @@ impl Sim {
                         }
                     }
                     let consumer = &self.consumers[c];
-                    if consumer.batch.is_empty() && consumer.process == Process::Running {
+                    if consumer.batch.is_empty() && consumer.process == ConsumerState::Running {
                         self.poll(c);
                     }
                     self.handle_some(c);
@@ -344,7 +345,7 @@ impl Sim {
         let mut c = 0;
         while c < self.consumers.len() {
             let consumer = &self.consumers[c];
-            if consumer.process == Process::Stopped && consumer.remove_after_leave {
+            if consumer.process == ConsumerState::Stopped && consumer.remove_after_leave {
                 self.remove_card(c);
             } else {
                 c += 1;

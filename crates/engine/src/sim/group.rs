@@ -4,10 +4,10 @@
 
 use super::Sim;
 use crate::broker::GroupState;
-use crate::client::Process;
 use crate::config::PositionModel;
 use crate::event::{Event, RebalanceReason};
 use crate::input::{ConsumerId, InputError, ResetSpec};
+use crate::view::ConsumerState;
 use crate::view::{LagSample, RollingView};
 use std::collections::VecDeque;
 
@@ -135,7 +135,7 @@ impl Sim {
             .filter(|p| {
                 !self.consumers.iter().any(|c| {
                     c.group == g
-                        && matches!(c.process, Process::Running | Process::Paused)
+                        && matches!(c.process, ConsumerState::Running | ConsumerState::Paused)
                         && c.assigned.contains(p)
                         && (cooperative || !preparing || !c.joined)
                 })
@@ -198,12 +198,12 @@ impl Sim {
         let restart: Vec<ConsumerId> = self
             .consumers
             .iter()
-            .filter(|c| c.group == g && c.process != Process::Stopped)
+            .filter(|c| c.group == g && c.process != ConsumerState::Stopped)
             .map(|c| c.id)
             .collect();
         for c in 0..self.consumers.len() {
             if self.consumers[c].group == g
-                && matches!(self.consumers[c].process, Process::Running | Process::Paused)
+                && matches!(self.consumers[c].process, ConsumerState::Running | ConsumerState::Paused)
             {
                 self.begin_stop(c, false);
             }
@@ -254,7 +254,7 @@ impl Sim {
                     group: self.groups[g].config.name.clone(),
                 });
             }
-            if !matches!(self.consumers[c].process, Process::Running | Process::Paused) {
+            if !matches!(self.consumers[c].process, ConsumerState::Running | ConsumerState::Paused) {
                 return Err(self.wrong_state(c, "running or paused"));
             }
         }
@@ -274,10 +274,10 @@ impl Sim {
                 let Ok(c) = self.consumer_index(id) else {
                     return; // removed: the update ends
                 };
-                if self.consumers[c].process == Process::Stopped {
+                if self.consumers[c].process == ConsumerState::Stopped {
                     rolling.phase = RollingPhase::Starting(id);
                     self.start_consumer(id);
-                } else if !matches!(self.consumers[c].process, Process::Stopping { .. }) {
+                } else if !matches!(self.consumers[c].process, ConsumerState::Stopping { .. }) {
                     // It crashed on the way out: the update goes on without it.
                     rolling.phase = RollingPhase::Starting(id);
                 }
@@ -288,7 +288,12 @@ impl Sim {
                         return; // every consumer restarted: done
                     };
                     rolling.phase = match self.consumer_index(next) {
-                        Ok(c) if matches!(self.consumers[c].process, Process::Running | Process::Paused) => {
+                        Ok(c)
+                            if matches!(
+                                self.consumers[c].process,
+                                ConsumerState::Running | ConsumerState::Paused
+                            ) =>
+                        {
                             self.begin_stop(c, false);
                             RollingPhase::Stopping(next)
                         }

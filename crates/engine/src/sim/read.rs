@@ -4,7 +4,6 @@
 use super::Sim;
 use crate::bridge::{BridgePartitionView, BridgeRecordView};
 use crate::broker::{Coordinator, GroupState};
-use crate::client::Process;
 use crate::config::limits;
 use crate::input::ConsumerId;
 use crate::view::{
@@ -173,7 +172,7 @@ impl Sim {
                 && coordinator.state() == GroupState::Stable
                 && member.is_some_and(|m| m.assignment.is_empty()),
             partitions: match consumer.process {
-                Process::Crashed => ghost.map(|m| m.assignment.clone()).unwrap_or_default(),
+                ConsumerState::Crashed => ghost.map(|m| m.assignment.clone()).unwrap_or_default(),
                 _ => consumer.assigned.clone(),
             },
             // The card draws the first few; a batch may hold thousands.

@@ -3,7 +3,7 @@
 use yew::prelude::*;
 
 /// `(heading, paragraphs)`, in display order.
-const ITEMS: [(&str, &[&str]); 10] = [
+const ITEMS: [(&str, &[&str]); 11] = [
     (
         "Brokers, replication and acks",
         &["The tapes behave as one broker's log that never fails. Real partitions are replicated: \
@@ -37,10 +37,17 @@ const ITEMS: [(&str, &[&str]); 10] = [
     ),
     (
         "Assignment and rebalancing",
-        &["Only the eager range assignment is modelled: in a rebalance every member gives up all \
-           its partitions and rejoins, and the RangeAssignor hands them out again. Kafka also \
-           ships the CooperativeStickyAssignor, whose incremental rebalances let members keep the \
-           partitions that do not move."],
+        &["The four client assignors are modelled as the Java client computes them: range, \
+           roundrobin, sticky with the eager protocol (every member gives up all its partitions \
+           and rejoins), and cooperative-sticky, whose incremental rebalances let members keep \
+           consuming the partitions that do not move. Kafka 4's consumer protocol \
+           (group.protocol=consumer), where the broker assigns, is not modelled yet."],
+    ),
+    (
+        "Several groups",
+        &["Up to eight groups can read the topic, each with its own members, committed offsets \
+           and application, as in Kafka. Group names here are letters, digits and '-' (Kafka \
+           also allows '.' and '_'), so that a shared link's separators stay unambiguous."],
     ),
     (
         "Commits, lag and retention",

@@ -61,7 +61,7 @@ pub fn actions_for(state: ConsumerState) -> &'static [&'static str] {
     match state {
         ConsumerState::Running => &["pause", "crash", "stop"],
         ConsumerState::Paused => &["resume", "crash", "stop"],
-        ConsumerState::Stopping => &["crash"],
+        ConsumerState::Stopping { .. } => &["crash"],
         ConsumerState::Crashed | ConsumerState::Stopped => &["start", "remove"],
     }
 }
@@ -240,7 +240,7 @@ pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
             if c.state == ConsumerState::Paused {
                 <p class="card-note">{ "paused: stays in the group and fetches nothing" }</p>
             }
-            if c.state == ConsumerState::Stopping {
+            if matches!(c.state, ConsumerState::Stopping { .. }) {
                 <p class="card-note">{ "stopping: finishes its batch, commits, then leaves" }</p>
             }
             <div class="card-actions">
