@@ -184,28 +184,41 @@ impl TryFrom<ConfigFile> for Config {
 
     fn try_from(file: ConfigFile) -> Result<Config, String> {
         let defaults = Config::default();
-        let d = GroupConfig::default();
-        let single = GroupConfig {
-            name: d.name.clone(),
-            consumers: file.consumers.unwrap_or(d.consumers),
-            records_per_poll: file.records_per_poll.unwrap_or(d.records_per_poll),
-            handle_per_tick: file.handle_per_tick.unwrap_or(d.handle_per_tick),
-            commit: file.commit.unwrap_or(d.commit),
-            idempotent: file.idempotent.unwrap_or(d.idempotent),
-            session_timeout_ticks: file.session_timeout_ticks.unwrap_or(d.session_timeout_ticks),
-            shutdown_deadline_ticks: file.shutdown_deadline_ticks.unwrap_or(d.shutdown_deadline_ticks),
-            assignor: file.assignor.unwrap_or(d.assignor),
-            position: file.position.unwrap_or(d.position),
-            bridge: file.bridge.unwrap_or(d.bridge),
-        };
+        let top_level_group = file.consumers.is_some()
+            || file.records_per_poll.is_some()
+            || file.handle_per_tick.is_some()
+            || file.commit.is_some()
+            || file.idempotent.is_some()
+            || file.session_timeout_ticks.is_some()
+            || file.shutdown_deadline_ticks.is_some()
+            || file.assignor.is_some()
+            || file.position.is_some()
+            || file.bridge.is_some();
         let groups = match file.groups {
-            None => vec![single],
-            Some(groups) if single == d => groups,
-            Some(_) => {
+            Some(_) if top_level_group => {
                 return Err(
                     "give the group settings (consumers, commit, …) inside groups, or leave groups out"
                         .into(),
                 );
+            }
+            Some(groups) => groups,
+            None => {
+                let d = GroupConfig::default();
+                vec![GroupConfig {
+                    name: d.name,
+                    consumers: file.consumers.unwrap_or(d.consumers),
+                    records_per_poll: file.records_per_poll.unwrap_or(d.records_per_poll),
+                    handle_per_tick: file.handle_per_tick.unwrap_or(d.handle_per_tick),
+                    commit: file.commit.unwrap_or(d.commit),
+                    idempotent: file.idempotent.unwrap_or(d.idempotent),
+                    session_timeout_ticks: file.session_timeout_ticks.unwrap_or(d.session_timeout_ticks),
+                    shutdown_deadline_ticks: file
+                        .shutdown_deadline_ticks
+                        .unwrap_or(d.shutdown_deadline_ticks),
+                    assignor: file.assignor.unwrap_or(d.assignor),
+                    position: file.position.unwrap_or(d.position),
+                    bridge: file.bridge.unwrap_or(d.bridge),
+                }]
             }
         };
         Ok(Config {
@@ -386,37 +399,27 @@ impl std::fmt::Debug for ConfigError {
 
 /// One consumer group as a scenario starts it: its name, its members, and the
 /// application behind it. [`GroupSettings`] is the part the page toggles live.
-/// In JSON (`config.groups[i]`) only `name` is required; the rest default as
-/// the group `demo` has them.
+/// In JSON (`config.groups[i]`) every field defaults as the group `demo`
+/// has it, its name too: two groups left unnamed are refused as two `demo`s.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(remote = "Self", deny_unknown_fields)]
+#[serde(remote = "Self", default, deny_unknown_fields)]
 pub struct GroupConfig {
     /// `group.id`: what `--describe --group NAME` names.
     pub name: String,
-    #[serde(default = "defaults::consumers")]
     /// Members joining at tick 0.
     pub consumers: u32,
-    #[serde(default = "defaults::records_per_poll")]
     pub records_per_poll: u32,
-    #[serde(default = "defaults::handle_per_tick")]
     pub handle_per_tick: u32,
-    #[serde(default = "defaults::commit")]
     pub commit: CommitMode,
     /// The application drops duplicates (a unique constraint on the record id).
-    #[serde(default = "defaults::idempotent")]
     pub idempotent: bool,
-    #[serde(default = "defaults::session_timeout_ticks")]
     pub session_timeout_ticks: u64,
-    #[serde(default = "defaults::shutdown_deadline_ticks")]
     pub shutdown_deadline_ticks: u64,
-    #[serde(default = "defaults::assignor")]
     pub assignor: Assignor,
     /// Where positions live: the group's committed offsets, or each consumer's own store.
-    #[serde(default = "defaults::position")]
     pub position: PositionModel,
     /// The application writes each handled record to the bridge target topic,
     /// without its key.
-    #[serde(default = "defaults::bridge")]
     pub bridge: bool,
 }
 
@@ -490,41 +493,5 @@ impl GroupConfig {
             .map_err(at)?;
         check_position_model("position.write_ticks", self.position).map_err(at)?;
         Ok(())
-    }
-}
-
-/// Each group field's default, for serde (`config.groups[i]` leaves them out).
-mod defaults {
-    use super::{Assignor, CommitMode, GroupConfig, PositionModel};
-
-    pub fn consumers() -> u32 {
-        GroupConfig::default().consumers
-    }
-    pub fn records_per_poll() -> u32 {
-        GroupConfig::default().records_per_poll
-    }
-    pub fn handle_per_tick() -> u32 {
-        GroupConfig::default().handle_per_tick
-    }
-    pub fn commit() -> CommitMode {
-        GroupConfig::default().commit
-    }
-    pub fn idempotent() -> bool {
-        GroupConfig::default().idempotent
-    }
-    pub fn session_timeout_ticks() -> u64 {
-        GroupConfig::default().session_timeout_ticks
-    }
-    pub fn shutdown_deadline_ticks() -> u64 {
-        GroupConfig::default().shutdown_deadline_ticks
-    }
-    pub fn assignor() -> Assignor {
-        GroupConfig::default().assignor
-    }
-    pub fn position() -> PositionModel {
-        GroupConfig::default().position
-    }
-    pub fn bridge() -> bool {
-        GroupConfig::default().bridge
     }
 }

@@ -211,8 +211,8 @@ fn bad_input_gets_an_exact_message() {
             "config: give the group settings (consumers, commit, …) inside groups, or leave groups out (line 1, column 68)",
         ),
         (
-            r#"{"name": "x", "config": {"groups": [{"consumers": 3}]}}"#,
-            "config.groups[0]: missing field `name` (line 1, column 52)",
+            r#"{"name": "x", "config": {"groups": [{"consumers": 3}, {"consumers": 1}]}}"#,
+            r#"config.groups[1].name: two groups are named "demo""#,
         ),
         (
             r#"{"name": "x", "config": {"groups": [{"name": "a"}, {"name": "a"}]}}"#,

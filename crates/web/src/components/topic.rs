@@ -67,6 +67,7 @@ pub fn Topic(props: &SectionProps) -> Html {
                 .map(|g| GroupMarker {
                     name: g.name.clone(),
                     committed: g.committed.get(tape.partition as usize).copied().flatten(),
+                    lag: g.lag.get(tape.partition as usize).copied().flatten(),
                 })
                 .collect()
         } else {

@@ -41,6 +41,8 @@ pub struct TapeProps {
 pub struct GroupMarker {
     pub name: String,
     pub committed: Option<u64>,
+    /// The group's lag on this partition (`None` before its first commit).
+    pub lag: Option<u64>,
 }
 
 #[component]
@@ -59,9 +61,19 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
         Some((owner, false)) => format!("{owner} (crashed)"),
         None => "—".to_owned(),
     };
-    let lag = match view.and_then(|v| v.lag) {
-        Some(lag) => format!("lag {lag}"),
-        None => "lag –".to_owned(),
+    let lag_text = |lag: Option<u64>| lag.map_or_else(|| "–".to_owned(), |l| l.to_string());
+    let lag = if props.groups.is_empty() {
+        format!("lag {}", lag_text(view.and_then(|v| v.lag)))
+    } else {
+        // Every group's own lag: one log, as many positions as groups.
+        let each: Vec<String> =
+            props.groups.iter().map(|m| format!("{} {}", m.name, lag_text(m.lag))).collect();
+        format!("lag {}", each.join(" · "))
+    };
+    // With several groups the owner shown is the first group's: say whose.
+    let owner = match props.groups.first() {
+        Some(first) => format!("{}: {owner}", first.name),
+        None => owner,
     };
     let committed = if props.store { props.stored } else { view.and_then(|v| v.committed) };
     let position = view.and_then(|v| v.position);
@@ -184,7 +196,8 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
                     }
                 </span>
             </div>
-            <div class="tape-scroll">
+            <div class={class_list(&[Some("tape-scroll"), named.then_some("has-group-markers")])}
+                style={named.then(|| format!("--groups:{}", props.groups.len()))}>
                 <div class="tape-track">
                     <span class="tape-more older" data-field="older-count">
                         { (tape.hidden_before > 0).then(|| format!("+{} older", tape.hidden_before)) }
