@@ -115,9 +115,9 @@ pub struct Tape {
     pub hidden_after: u64,
 }
 
-/// One tape of the booblik topic the bridge writes (its newest records).
+/// One tape of the bridge target topic (its newest records).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FarTape {
+pub struct BridgeTape {
     pub partition: u32,
     pub records: Vec<BridgeRecordView>,
     pub hidden_before: u64,
@@ -168,7 +168,7 @@ pub struct AppState {
     pub describe: Rc<str>,
     pub tapes: Rc<Vec<Tape>>,
     /// The booblik topic's tapes, when the application is a bridge.
-    pub far_tapes: Rc<Vec<FarTape>>,
+    pub bridge_tapes: Rc<Vec<BridgeTape>>,
     /// booblik's `/stats`: one entry per consumer and partition.
     pub stats: Rc<Vec<ConsumerStats>>,
     /// booblik's split check, now.
@@ -200,7 +200,7 @@ impl PartialEq for AppState {
             && Rc::ptr_eq(&self.tapes, &other.tapes)
             && Rc::ptr_eq(&self.split, &other.split)
             && Rc::ptr_eq(&self.stats, &other.stats)
-            && Rc::ptr_eq(&self.far_tapes, &other.far_tapes)
+            && Rc::ptr_eq(&self.bridge_tapes, &other.bridge_tapes)
             && Rc::ptr_eq(&self.lag_history, &other.lag_history)
             && Rc::ptr_eq(&self.ledger, &other.ledger)
             && Rc::ptr_eq(&self.announcements, &other.announcements)
@@ -266,7 +266,7 @@ impl AppState {
         let mut state = AppState {
             view: Rc::new(sim.view()),
             describe: describe(sim).into(),
-            far_tapes: Rc::new(Vec::new()),
+            bridge_tapes: Rc::new(Vec::new()),
             stats: Rc::new(sim.stats()),
             split: Rc::new(sim.split_check()),
             lag_history: Rc::new(Vec::new()),
@@ -508,20 +508,20 @@ impl AppState {
             let preview = sim.restart_preview(s.partition, s.offset)?;
             Some(Rc::new(Selection { partition: s.partition, offset: s.offset, record, preview }))
         });
-        let far_tapes = view
+        let bridge_tapes = view
             .bridge
             .iter()
             .flatten()
             .map(|p| {
                 let from = p.log_end.saturating_sub(TAPE_CELLS).max(p.log_start);
-                FarTape {
+                BridgeTape {
                     partition: p.partition,
                     records: sim.bridge_records(p.partition, from, TAPE_CELLS as u32),
                     hidden_before: from - p.log_start,
                 }
             })
             .collect();
-        self.far_tapes = Rc::new(far_tapes);
+        self.bridge_tapes = Rc::new(bridge_tapes);
         self.stats = Rc::new(sim.stats());
         self.split = Rc::new(sim.split_check());
         self.lag_history = Rc::new((0..view.partitions.len() as u32).map(|p| sim.lag_history(p)).collect());
@@ -775,9 +775,9 @@ mod tests {
         let bridge = Rc::new(builtin("key-erasure-bridge").unwrap());
         let state = run(AppState::new(1, None), [Action::Load(bridge)]);
         let state = run(Rc::unwrap_or_clone(state), std::iter::repeat_n(Action::Advance(10), 4));
-        assert_eq!(state.far_tapes.len(), 3);
-        assert!(state.far_tapes.iter().any(|t| !t.records.is_empty()));
-        assert!(state.far_tapes.iter().flat_map(|t| &t.records).all(|r| r.key.is_none()));
+        assert_eq!(state.bridge_tapes.len(), 3);
+        assert!(state.bridge_tapes.iter().any(|t| !t.records.is_empty()));
+        assert!(state.bridge_tapes.iter().flat_map(|t| &t.records).all(|r| r.key.is_none()));
         let torn = Rc::new(builtin("torn-checkpoint").unwrap());
         let state = run(AppState::new(1, None), [Action::Load(torn)]);
         let state = run(Rc::unwrap_or_clone(state), std::iter::repeat_n(Action::Advance(16), 5));

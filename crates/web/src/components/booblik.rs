@@ -1,13 +1,13 @@
 //! booblik's view of the same run: its split check, its `/stats` endpoint,
 //! the booblik topic a bridge writes (keys erased), and its counters.
 
-mod far_tapes;
+mod bridge_tapes;
 mod split_check;
 mod stats;
 
 use crate::components::SectionProps;
 use crate::components::class_list;
-use far_tapes::FarTapes;
+use bridge_tapes::BridgeTapes;
 use offsetlab_engine::{CheckpointWrites, Metrics, PositionModel};
 use split_check::SplitCheckPanel;
 use stats::StatsPanel;
@@ -98,8 +98,8 @@ pub fn Booblik(props: &SectionProps) -> Html {
                 <StatsPanel stats={state.stats.clone()}
                     store={matches!(view.settings.position, PositionModel::Consumer { .. })} />
             </div>
-            if let Some(far) = view.bridge.as_ref() {
-                <FarTapes tapes={state.far_tapes.clone()} partitions={far.clone()}
+            if let Some(bridge) = view.bridge.as_ref() {
+                <BridgeTapes tapes={state.bridge_tapes.clone()} partitions={bridge.clone()}
                     bridged={view.metrics.bridged} />
             }
         </section>

@@ -1,13 +1,13 @@
-//! The booblik topic the bridge writes: the same partitions, no keys.
+//! The bridge target topic (booblik, in seed 000): the same partitions, no keys.
 
-use crate::state::FarTape;
+use crate::state::BridgeTape;
 use offsetlab_engine::{BridgePartitionView, BridgeRecordView};
 use std::rc::Rc;
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Properties)]
-pub struct FarTapesProps {
-    pub tapes: Rc<Vec<FarTape>>,
+pub struct BridgeTapesProps {
+    pub tapes: Rc<Vec<BridgeTape>>,
     pub partitions: Vec<BridgePartitionView>,
     /// Records the bridge wrote in all.
     pub bridged: u64,
@@ -22,7 +22,7 @@ fn key_text(r: &BridgeRecordView) -> String {
 }
 
 #[component]
-pub fn FarTapes(props: &FarTapesProps) -> Html {
+pub fn BridgeTapes(props: &BridgeTapesProps) -> Html {
     html! {
         <div class="booblik-box far-side" data-field="far">
             <h3>{ "booblik topic " }<code>{ "orders" }</code>{ " (mirror)" }</h3>
