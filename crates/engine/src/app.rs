@@ -29,7 +29,7 @@ pub(crate) struct AppCounters {
 /// One group's application.
 ///
 /// # Calling contract
-/// [`Application::handle`] takes a record and whether this group handles it
+/// [`Application::handle_record`] takes a record and whether this group handles it
 /// for the first time (its observer knows), and returns what it did.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Application {
@@ -43,7 +43,7 @@ pub(crate) struct Application {
 }
 
 impl Application {
-    pub fn handle(
+    pub fn handle_record(
         &mut self,
         now: Tick,
         consumer: ConsumerId,
@@ -133,11 +133,11 @@ mod tests {
     fn duplicates_pay_twice_unless_idempotent() {
         let mut app = Application::default();
         let c = ConsumerId(1);
-        assert!(!app.handle(1, c, &record(1, 0), true, false).duplicate);
-        let again = app.handle(2, c, &record(1, 0), false, false);
+        assert!(!app.handle_record(1, c, &record(1, 0), true, false).duplicate);
+        let again = app.handle_record(2, c, &record(1, 0), false, false);
         assert!(again.duplicate && again.effect);
         assert_eq!(app.counters.double_paid_cents, payout_cents(1));
-        let dropped = app.handle(3, c, &record(1, 0), false, true);
+        let dropped = app.handle_record(3, c, &record(1, 0), false, true);
         assert!(dropped.duplicate && !dropped.effect, "the unique constraint drops it");
         assert_eq!(app.counters.delivered, 3);
         assert_eq!(app.counters.effects, 2);
@@ -148,9 +148,9 @@ mod tests {
     fn an_older_record_of_a_subject_handled_after_a_newer_one_is_out_of_key_order() {
         let mut app = Application::default();
         let c = ConsumerId(1);
-        app.handle(1, c, &record(5, 2), true, false);
-        assert!(app.handle(1, c, &record(3, 2), true, false).out_of_key_order);
-        assert!(!app.handle(1, c, &record(4, 1), true, false).out_of_key_order, "another subject");
+        app.handle_record(1, c, &record(5, 2), true, false);
+        assert!(app.handle_record(1, c, &record(3, 2), true, false).out_of_key_order);
+        assert!(!app.handle_record(1, c, &record(4, 1), true, false).out_of_key_order, "another subject");
         assert_eq!(app.counters.out_of_key_order, 1);
     }
 }

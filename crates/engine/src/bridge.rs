@@ -25,7 +25,7 @@ pub struct BridgeRecordView {
 /// same retention; copy-on-write like the source logs.
 ///
 /// # Calling contract
-/// [`BridgeTopic::write`] appends a record's id at the partition its key
+/// [`BridgeTopic::handle_write`] appends a record's id at the partition its key
 /// chose and returns the offset.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct BridgeTopic {
@@ -41,7 +41,7 @@ impl BridgeTopic {
         self.partitions.extend((0..added).map(|_| PartitionLog::default()));
     }
 
-    pub fn write(&mut self, partition: u32, source_record_id: u64, retention_records: u64) -> u64 {
+    pub fn handle_write(&mut self, partition: u32, source_record_id: u64, retention_records: u64) -> u64 {
         let log = &mut self.partitions[partition as usize];
         let offset = log.push(source_record_id);
         if log.records.len() as u64 > retention_records {
@@ -86,7 +86,7 @@ mod tests {
     fn writes_keep_no_key_and_respect_retention() {
         let mut bridge = BridgeTopic::new(1);
         for id in 0..4 {
-            assert_eq!(bridge.write(0, 100 + id, 3), id);
+            assert_eq!(bridge.handle_write(0, 100 + id, 3), id);
         }
         assert_eq!(bridge.partitions()[0], BridgePartitionView { partition: 0, log_start: 1, log_end: 4 });
         let records = bridge.records(0, 0, 10);

@@ -3,9 +3,9 @@
 //! the applications behind them, following Kafka's rules.
 //!
 //! The parts follow quinn-proto's endpoint/connection split: the broker side
-//! ([`broker`]: the topic's logs, group coordinators, committed offsets), the
-//! client side ([`client`]: the producer and the consumers), the applications
-//! ([`app`]) and the observers fed by what happens ([`observe`]). They
+//! (`broker`: the topic's logs, group coordinators, committed offsets), the
+//! client side (`client`: the producer and the consumers), the applications
+//! (`app`) and the observers fed by what happens (`observe`). They
 //! exchange plain values that [`Sim`] routes in a documented order.
 //!
 //! Inputs and ticks go in; events, a plain-data [`View`] and the

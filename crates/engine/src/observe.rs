@@ -281,7 +281,7 @@ impl GroupObserver {
         });
     }
 
-    pub fn push_lag_sample(&mut self, partition: u32, sample: LagSample) {
+    pub fn handle_lag_sample(&mut self, partition: u32, sample: LagSample) {
         let history = &mut self.lag_history[partition as usize];
         if history.len() == HISTORY_SAMPLES_MAX {
             history.pop_front();

@@ -61,11 +61,12 @@ pub(crate) struct GroupRuntime {
 ///
 /// # The parts
 ///
-/// Broker side: the [`Topic`], and per group a [`Coordinator`] and an
-/// [`OffsetStore`]. Client side: the [`Producer`] and every [`Consumer`]
-/// (each knows its group). Per group, the [`Application`] behind it and a
-/// [`GroupObserver`] that watches what the group did to each record. The
-/// bridge target topic is written by applications that bridge.
+/// Broker side: the `Topic`, and per group a `Coordinator` and an
+/// `OffsetStore`. Client side: the `Producer` and every `Consumer` (each
+/// knows its group). Per group, the `Application` behind it and a
+/// `GroupObserver` that watches what the group did to each record. The
+/// bridge target topic is written by applications that bridge. Each part's
+/// calling contract is on its type.
 #[derive(Debug, Clone)]
 pub struct Sim {
     /// As the run started; live settings live in the parts and `groups`.
@@ -195,7 +196,7 @@ impl Sim {
             }
             Input::KeyCount { keys } => {
                 check_input_range("keys", keys, 1, limits::KEYS_MAX)?;
-                self.producer.set_key_count(keys);
+                self.producer.handle_key_count(keys);
                 self.setting_changed(None, "key_count", keys.to_string());
             }
             Input::HotKey { share_percent } => {
@@ -310,7 +311,7 @@ impl Sim {
                 self.set_position_model(g, position);
             }
             Input::Peek { advancing } => {
-                let peek = self.producer.peek(self.now, advancing);
+                let peek = self.producer.handle_peek(self.now, advancing);
                 self.emit(Event::Peeked { tick: self.now, partition: peek.partition, advanced: advancing });
             }
             Input::AddPartitions { count } => self.add_partitions(count)?,
@@ -463,11 +464,11 @@ impl Sim {
     fn produce(&mut self, count: u32) {
         assert!(count <= limits::SEND_RATE_MAX.max(limits::SEND_COUNT_MAX));
         for _ in 0..count {
-            let send = self.producer.send_one();
+            let send = self.producer.poll_send();
             let record =
                 Record { id: send.id, produced_tick: self.now, subject: send.subject, keyed: send.keyed };
             // The observers' marks trail the log: a new record has the default mark.
-            let offset = self.topic.append(send.partition, record);
+            let offset = self.topic.handle_produce(send.partition, record);
             self.emit(Event::Produced {
                 tick: self.now,
                 partition: send.partition,
@@ -480,7 +481,7 @@ impl Sim {
     }
 
     fn enforce_retention(&mut self) {
-        for deleted in self.topic.retention_due() {
+        for deleted in self.topic.poll_retention() {
             for g in 0..self.groups.len() {
                 let topic = &self.topic;
                 let p = deleted.partition;
@@ -493,7 +494,7 @@ impl Sim {
                     lost,
                 });
             }
-            self.topic.delete(deleted);
+            self.topic.handle_delete(deleted);
         }
     }
 
@@ -527,7 +528,7 @@ impl Sim {
         for consumer in &mut self.consumers {
             consumer.add_partitions(added);
         }
-        let moved = self.producer.partitions_changed(to);
+        let moved = self.producer.handle_partitions_added(to);
         self.emit(Event::PartitionsAdded { tick: self.now, from, to, moved_keys: moved.len() as u32 });
         self.last_expansion = Some(ExpansionView { tick: self.now, from, to, moved });
         for g in 0..self.groups.len() {

@@ -53,16 +53,16 @@ pub(crate) struct Completed {
 /// One group's coordinator.
 ///
 /// # Calling contract
-/// - Membership: [`Coordinator::join`] (a JoinGroup without a member id),
-///   [`Coordinator::rejoin`] (a member's JoinGroup in a rebalance),
-///   [`Coordinator::leave`] (LeaveGroup), [`Coordinator::member_died`] (its
-///   session starts running out), [`Coordinator::expire_sessions`].
-/// - [`Coordinator::begin_rebalance`] returns whether a rebalance started;
+/// - Membership: [`Coordinator::handle_join_group`] (a JoinGroup without a member id),
+///   [`Coordinator::handle_rejoin`] (a member's JoinGroup in a rebalance),
+///   [`Coordinator::handle_leave_group`] (LeaveGroup), [`Coordinator::handle_member_died`] (its
+///   session starts running out), [`Coordinator::poll_expired_sessions`].
+/// - [`Coordinator::handle_rebalance_trigger`] returns whether a rebalance started;
 ///   the caller tells the members (they stop and rejoin, or, cooperative,
 ///   rejoin at their next poll).
-/// - [`Coordinator::try_complete`] completes a rebalance once every member
+/// - [`Coordinator::poll_completed_rebalance`] completes a rebalance once every member
 ///   has rejoined (a dead member holds it up until its session expires) and
-///   returns the new generation's plan; [`Coordinator::record_completion`]
+///   returns the new generation's plan; [`Coordinator::handle_assignment_applied`]
 ///   then records which partitions changed owner.
 #[derive(Debug, Clone)]
 pub(crate) struct Coordinator {
@@ -128,7 +128,7 @@ impl Coordinator {
         self.members.iter().filter(|m| m.expires_at.is_none() && !m.assignment.is_empty()).count() as u32
     }
 
-    pub fn join(&mut self, member_id: String, consumer: ConsumerId, host: String) {
+    pub fn handle_join_group(&mut self, member_id: String, consumer: ConsumerId, host: String) {
         self.members.push(Member {
             member_id,
             consumer,
@@ -140,23 +140,23 @@ impl Coordinator {
         assert!(self.members.len() <= 2 * limits::CONSUMERS_MAX as usize);
     }
 
-    pub fn rejoin(&mut self, member_id: &str) {
+    pub fn handle_rejoin(&mut self, member_id: &str) {
         let member = self.members.iter_mut().find(|m| m.member_id == member_id).expect("a member rejoins");
         member.rejoined = true;
     }
 
-    pub fn leave(&mut self, member_id: &str) {
+    pub fn handle_leave_group(&mut self, member_id: &str) {
         self.members.retain(|m| m.member_id != member_id);
     }
 
-    pub fn member_died(&mut self, member_id: &str, expires_at: Tick) {
+    pub fn handle_member_died(&mut self, member_id: &str, expires_at: Tick) {
         let member =
             self.members.iter_mut().find(|m| m.member_id == member_id).expect("a live consumer's member");
         member.expires_at = Some(expires_at);
     }
 
     /// Removes the members whose session ran out by `now`, in member order.
-    pub fn expire_sessions(&mut self, now: Tick) -> Vec<Member> {
+    pub fn poll_expired_sessions(&mut self, now: Tick) -> Vec<Member> {
         let mut expired = Vec::new();
         let mut i = 0;
         while i < self.members.len() {
@@ -170,7 +170,7 @@ impl Coordinator {
     }
 
     /// Moves the group to `PreparingRebalance`; `false` if it was already there.
-    pub fn begin_rebalance(&mut self) -> bool {
+    pub fn handle_rebalance_trigger(&mut self) -> bool {
         if self.state == GroupState::PreparingRebalance {
             return false;
         }
@@ -182,7 +182,7 @@ impl Coordinator {
     }
 
     /// The next generation, once every member has rejoined.
-    pub fn try_complete(&mut self, assignor: Assignor, partitions: u32) -> Option<Completed> {
+    pub fn poll_completed_rebalance(&mut self, assignor: Assignor, partitions: u32) -> Option<Completed> {
         if self.state != GroupState::PreparingRebalance {
             return None;
         }
@@ -206,7 +206,7 @@ impl Coordinator {
     }
 
     /// Records the completed generation's owners; returns the partitions that moved.
-    pub fn record_completion(
+    pub fn handle_assignment_applied(
         &mut self,
         now: Tick,
         assignment: &[(ConsumerId, Vec<u32>)],
@@ -296,18 +296,18 @@ mod tests {
     #[test]
     fn a_rebalance_completes_once_every_member_rejoined() {
         let mut coordinator = Coordinator::new(3);
-        coordinator.join("a".into(), c(1), "/h".into());
-        assert!(coordinator.begin_rebalance());
-        assert!(!coordinator.begin_rebalance(), "already preparing");
-        coordinator.join("b".into(), c(2), "/h".into());
+        coordinator.handle_join_group("a".into(), c(1), "/h".into());
+        assert!(coordinator.handle_rebalance_trigger());
+        assert!(!coordinator.handle_rebalance_trigger(), "already preparing");
+        coordinator.handle_join_group("b".into(), c(2), "/h".into());
         // "a" was told to rejoin and has not yet.
-        assert!(coordinator.try_complete(Assignor::Range, 3).is_none());
-        coordinator.rejoin("a");
-        let completed = coordinator.try_complete(Assignor::Range, 3).expect("everyone rejoined");
+        assert!(coordinator.poll_completed_rebalance(Assignor::Range, 3).is_none());
+        coordinator.handle_rejoin("a");
+        let completed = coordinator.poll_completed_rebalance(Assignor::Range, 3).expect("everyone rejoined");
         assert_eq!(completed.generation, 1);
         assert_eq!(completed.plan, vec![(c(1), vec![0, 1]), (c(2), vec![2])]);
         assert_eq!(coordinator.state(), GroupState::Stable);
-        let moved = coordinator.record_completion(5, &completed.plan);
+        let moved = coordinator.handle_assignment_applied(5, &completed.plan);
         assert_eq!(moved.len(), 3);
         assert_eq!(coordinator.owners(), &[Some(c(1)), Some(c(1)), Some(c(2))]);
         assert_eq!(coordinator.active_members(), 2);
@@ -316,21 +316,24 @@ mod tests {
     #[test]
     fn a_dead_member_holds_the_rebalance_until_its_session_expires() {
         let mut coordinator = Coordinator::new(2);
-        coordinator.join("a".into(), c(1), "/h".into());
-        coordinator.join("b".into(), c(2), "/h".into());
-        coordinator.begin_rebalance();
-        coordinator.rejoin("a");
-        coordinator.rejoin("b");
-        coordinator.try_complete(Assignor::Range, 2).expect("completes");
-        coordinator.member_died("b", 10);
+        coordinator.handle_join_group("a".into(), c(1), "/h".into());
+        coordinator.handle_join_group("b".into(), c(2), "/h".into());
+        coordinator.handle_rebalance_trigger();
+        coordinator.handle_rejoin("a");
+        coordinator.handle_rejoin("b");
+        coordinator.poll_completed_rebalance(Assignor::Range, 2).expect("completes");
+        coordinator.handle_member_died("b", 10);
         assert_eq!(coordinator.ghost_of(c(2)).map(|m| m.assignment.clone()), Some(vec![1]));
-        coordinator.begin_rebalance();
-        coordinator.rejoin("a");
-        assert!(coordinator.try_complete(Assignor::Range, 2).is_none(), "b is dead but still a member");
-        assert!(coordinator.expire_sessions(9).is_empty());
-        let expired = coordinator.expire_sessions(10);
+        coordinator.handle_rebalance_trigger();
+        coordinator.handle_rejoin("a");
+        assert!(
+            coordinator.poll_completed_rebalance(Assignor::Range, 2).is_none(),
+            "b is dead but still a member"
+        );
+        assert!(coordinator.poll_expired_sessions(9).is_empty());
+        let expired = coordinator.poll_expired_sessions(10);
         assert_eq!(expired.iter().map(|m| m.consumer).collect::<Vec<_>>(), vec![c(2)]);
-        let completed = coordinator.try_complete(Assignor::Range, 2).expect("b is gone");
+        let completed = coordinator.poll_completed_rebalance(Assignor::Range, 2).expect("b is gone");
         assert_eq!(completed.plan, vec![(c(1), vec![0, 1])]);
     }
 }

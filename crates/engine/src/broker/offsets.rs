@@ -4,7 +4,7 @@
 /// Committed offsets per partition of one group.
 ///
 /// # Calling contract
-/// [`OffsetStore::commit`] stores an offset and returns the one it replaces;
+/// [`OffsetStore::handle_commit`] stores an offset and returns the one it replaces;
 /// the caller (the `Sim`) has checked it against the log end.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct OffsetStore {
@@ -20,7 +20,7 @@ impl OffsetStore {
         self.committed.get(partition as usize).copied().flatten()
     }
 
-    pub fn commit(&mut self, partition: u32, offset: u64) -> Option<u64> {
+    pub fn handle_commit(&mut self, partition: u32, offset: u64) -> Option<u64> {
         self.committed[partition as usize].replace(offset)
     }
 
@@ -40,8 +40,8 @@ mod tests {
     fn a_commit_returns_what_it_replaces() {
         let mut offsets = OffsetStore::new(2);
         assert_eq!(offsets.get(0), None);
-        assert_eq!(offsets.commit(0, 4), None);
-        assert_eq!(offsets.commit(0, 2), Some(4));
+        assert_eq!(offsets.handle_commit(0, 4), None);
+        assert_eq!(offsets.handle_commit(0, 2), Some(4));
         assert_eq!(offsets.get(0), Some(2));
         assert_eq!(offsets.get(7), None, "no such partition: nothing committed, no panic");
         offsets.add_partitions(1);

@@ -5,11 +5,11 @@ use crate::log::{PartitionLog, Record};
 /// The topic's partitions.
 ///
 /// # Calling contract
-/// - [`Topic::append`] adds a record at a partition's log end and returns its offset.
-/// - [`Topic::retention_due`] says what retention will delete, so each
+/// - [`Topic::handle_produce`] adds a record at a partition's log end and returns its offset.
+/// - [`Topic::poll_retention`] says what retention will delete, so each
 ///   group's observer can count what it never handled while the records are
-///   still there; [`Topic::delete`] then deletes it.
-/// - [`Topic::read`] answers a fetch: the records in a range, as plain values.
+///   still there; [`Topic::handle_delete`] then deletes it.
+/// - [`Topic::handle_fetch`] answers a fetch: the records in a range, as plain values.
 /// - [`Topic::add_partitions`] grows the topic (`kafka-topics --alter`).
 #[derive(Debug, Clone)]
 pub(crate) struct Topic {
@@ -54,18 +54,23 @@ impl Topic {
         self.partitions.get(partition as usize)?.get(offset)
     }
 
-    pub fn append(&mut self, partition: u32, record: Record) -> u64 {
+    pub fn handle_produce(&mut self, partition: u32, record: Record) -> u64 {
         self.partitions[partition as usize].append(record)
     }
 
     /// The records at `from..to` of `partition` (a fetch response).
-    pub fn read(&self, partition: u32, from: u64, to: u64) -> impl Iterator<Item = (u64, Record)> + '_ {
+    pub fn handle_fetch(
+        &self,
+        partition: u32,
+        from: u64,
+        to: u64,
+    ) -> impl Iterator<Item = (u64, Record)> + '_ {
         let log = &self.partitions[partition as usize];
         log.present(from, to).map(|o| (o, *log.get(o).expect("present")))
     }
 
     /// What retention deletes now: per partition past retention, the new log start.
-    pub fn retention_due(&self) -> Vec<Deleted> {
+    pub fn poll_retention(&self) -> Vec<Deleted> {
         let retention = self.retention_records;
         self.partitions
             .iter()
@@ -75,7 +80,7 @@ impl Topic {
             .collect()
     }
 
-    pub fn delete(&mut self, deleted: Deleted) {
+    pub fn handle_delete(&mut self, deleted: Deleted) {
         self.partitions[deleted.partition as usize].delete_before(deleted.new_log_start);
     }
 
@@ -111,19 +116,22 @@ mod tests {
     fn appends_reads_and_deletes_past_retention() {
         let mut topic = Topic::new(2, 3);
         for id in 0..5 {
-            assert_eq!(topic.append(1, record(id)), id);
+            assert_eq!(topic.handle_produce(1, record(id)), id);
         }
-        assert_eq!(topic.read(1, 1, 3).map(|(o, r)| (o, r.id)).collect::<Vec<_>>(), vec![(1, 1), (2, 2)]);
-        let deleted = topic.retention_due();
+        assert_eq!(
+            topic.handle_fetch(1, 1, 3).map(|(o, r)| (o, r.id)).collect::<Vec<_>>(),
+            vec![(1, 1), (2, 2)]
+        );
+        let deleted = topic.poll_retention();
         assert_eq!(
             deleted,
             vec![Deleted { partition: 1, new_log_start: 2 }],
             "only the partition past retention"
         );
-        topic.delete(deleted[0]);
+        topic.handle_delete(deleted[0]);
         assert_eq!((topic.log_start(1), topic.log_end(1)), (2, 5));
         // A read clamps to what is retained.
-        assert_eq!(topic.read(1, 0, 3).count(), 1);
+        assert_eq!(topic.handle_fetch(1, 0, 3).count(), 1);
         topic.add_partitions(2);
         assert_eq!(topic.partition_count(), 4);
         assert_eq!(topic.log_end(3), 0);

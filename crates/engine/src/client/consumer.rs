@@ -41,9 +41,9 @@ pub(crate) enum FetchStep {
 ///
 /// # Calling contract
 /// The `Sim` drives its loop one tick at a time and routes what it asks for:
-/// [`Consumer::plan_fetch`] says what to read given the partitions' bounds,
-/// [`Consumer::handle_fetched`] takes the records read; [`Consumer::next_record`]
-/// hands out the batch one record at a time; [`Consumer::commit_offsets`] is
+/// [`Consumer::poll_fetch`] says what to read given the partitions' bounds,
+/// [`Consumer::handle_fetched`] takes the records read; [`Consumer::poll_record`]
+/// hands out the batch one record at a time; [`Consumer::poll_commit`] is
 /// what `commitSync()` sends. Its state changes only through its own methods.
 #[derive(Debug, Clone)]
 pub(crate) struct Consumer {
@@ -132,7 +132,7 @@ impl Consumer {
     }
 
     /// A new incarnation with `member_id` (a JoinGroup without a member id).
-    pub fn start(&mut self, member_id: String) {
+    pub fn handle_start(&mut self, member_id: String) {
         self.process = ConsumerState::Running;
         self.member_id = Some(member_id);
         self.assigned.clear();
@@ -148,7 +148,7 @@ impl Consumer {
     }
 
     /// The process dies: no commit, no LeaveGroup. Returns its member id.
-    pub fn crash(&mut self, now: Tick) -> String {
+    pub fn handle_crash(&mut self, now: Tick) -> String {
         let member_id = self.member_id.take().expect("a live consumer is a member");
         self.process = ConsumerState::Crashed;
         self.assigned.clear();
@@ -161,7 +161,7 @@ impl Consumer {
     }
 
     /// LeaveGroup after `close()`. Returns its member id.
-    pub fn leave(&mut self) -> String {
+    pub fn handle_leave(&mut self) -> String {
         let member_id = self.member_id.take().expect("a leaving consumer is a member");
         self.remove_after_leave = matches!(self.process, ConsumerState::Stopping { remove: true, .. });
         self.process = ConsumerState::Stopped;
@@ -178,7 +178,7 @@ impl Consumer {
     }
 
     /// What `commitSync()` sends: the position of every assigned partition.
-    pub fn commit_offsets(&self) -> Vec<(u32, u64)> {
+    pub fn poll_commit(&self) -> Vec<(u32, u64)> {
         self.assigned
             .iter()
             .map(|&p| (p, self.positions[p as usize].expect("assigned partitions have positions")))
@@ -220,7 +220,7 @@ impl Consumer {
     /// `poll()`'s fetch: up to `limit` records from the assigned partitions in
     /// turn, starting one partition further each time. `bounds(p)` is the
     /// partition's `(log start, log end)`. Moves the positions.
-    pub fn plan_fetch(&mut self, bounds: impl Fn(u32) -> (u64, u64), limit: u32) -> Vec<FetchStep> {
+    pub fn poll_fetch(&mut self, bounds: impl Fn(u32) -> (u64, u64), limit: u32) -> Vec<FetchStep> {
         let mut plan = Vec::new();
         let n = self.assigned.len();
         if n == 0 {
@@ -257,12 +257,12 @@ impl Consumer {
         self.batch.extend(records);
     }
 
-    pub fn next_record(&mut self) -> Option<Fetched> {
+    pub fn poll_record(&mut self) -> Option<Fetched> {
         self.batch.pop_front()
     }
 
     /// The application handled `fetched`.
-    pub fn note_handled(&mut self, fetched: &Fetched) {
+    pub fn handle_record_done(&mut self, fetched: &Fetched) {
         self.handled += 1;
         self.handled_by_partition[fetched.partition as usize] += 1;
         self.uncommitted = true;
@@ -270,7 +270,7 @@ impl Consumer {
 
     /// Starts a checkpoint of the assigned positions into its own store.
     pub fn begin_checkpoint(&mut self, now: Tick, write_ticks: u64) {
-        let positions = self.commit_offsets();
+        let positions = self.poll_commit();
         self.uncommitted = false;
         self.checkpoint = Some(PendingCheckpoint { positions, done_at: now + write_ticks });
     }
@@ -341,9 +341,9 @@ mod tests {
     #[test]
     fn a_fetch_rotates_over_partitions_and_jumps_over_deleted_offsets() {
         let mut c = Consumer::new(ConsumerId(1), 0, 3);
-        c.start("m".into());
+        c.handle_start("m".into());
         c.assign(vec![0, 2], &[(0, 0), (2, 1)]);
-        let plan = c.plan_fetch(|p| [(0, 2), (0, 0), (5, 9)][p as usize], 3);
+        let plan = c.poll_fetch(|p| [(0, 2), (0, 0), (5, 9)][p as usize], 3);
         assert_eq!(
             plan,
             vec![
@@ -354,7 +354,7 @@ mod tests {
         );
         assert_eq!(c.positions[2], Some(6));
         // The next poll starts from the other partition.
-        let plan = c.plan_fetch(|p| [(0, 2), (0, 0), (5, 9)][p as usize], 3);
+        let plan = c.poll_fetch(|p| [(0, 2), (0, 0), (5, 9)][p as usize], 3);
         assert_eq!(plan, vec![FetchStep::Read { partition: 2, from: 6, to: 9 }]);
     }
 }

@@ -21,9 +21,9 @@ pub(crate) struct Send {
 /// The producer.
 ///
 /// # Calling contract
-/// [`Producer::send`] returns the records to append, in order; the caller
-/// appends them to the topic. Settings change through its `set_*` methods;
-/// [`Producer::partitions_changed`] tells it the topic grew (keys remap).
+/// [`Producer::poll_send`] returns the next record to append; the caller
+/// appends it to the topic. Settings change through `settings` and
+/// [`Producer::handle_key_count`]; [`Producer::handle_partitions_added`] tells it the topic grew (keys remap).
 #[derive(Debug, Clone)]
 pub(crate) struct Producer {
     /// The live settings (the page's toggles).
@@ -60,14 +60,14 @@ impl Producer {
         producer
     }
 
-    pub fn set_key_count(&mut self, keys: u32) {
+    pub fn handle_key_count(&mut self, keys: u32) {
         self.settings.key_count = keys;
         self.refresh_key_partitions();
     }
 
     /// The topic grew to `partitions`: keys map anew for future records.
     /// Returns `(subject, old partition, new partition)` of every key that moved.
-    pub fn partitions_changed(&mut self, partitions: u32) -> Vec<(u32, u32, u32)> {
+    pub fn handle_partitions_added(&mut self, partitions: u32) -> Vec<(u32, u32, u32)> {
         self.partitions = partitions;
         let old = self.key_partitions.clone();
         self.refresh_key_partitions();
@@ -101,7 +101,7 @@ impl Producer {
     }
 
     /// The next record.
-    pub fn send_one(&mut self) -> Send {
+    pub fn poll_send(&mut self) -> Send {
         let use_keys = self.settings.use_keys;
         let subject = self.pick_subject();
         let partition = if use_keys {
@@ -121,7 +121,7 @@ impl Producer {
     }
 
     /// `partitionFor(null)` (advancing) or a fixed peek.
-    pub fn peek(&mut self, now: Tick, advancing: bool) -> PeekView {
+    pub fn handle_peek(&mut self, now: Tick, advancing: bool) -> PeekView {
         let partition = if advancing {
             self.advancing_peeks += 1;
             self.keyless.next_partition(self.settings.keyless, self.partitions, &mut self.rng)
@@ -152,7 +152,7 @@ mod tests {
     #[test]
     fn keyed_records_follow_murmur2_and_ids_increase() {
         let mut producer = Producer::new(ProducerConfig::default(), 7, 3);
-        let sends: Vec<Send> = (0..50).map(|_| producer.send_one()).collect();
+        let sends: Vec<Send> = (0..50).map(|_| producer.poll_send()).collect();
         assert!(sends.windows(2).all(|w| w[0].id + 1 == w[1].id));
         for send in &sends {
             assert!(send.keyed);
@@ -169,19 +169,19 @@ mod tests {
             ..ProducerConfig::default()
         };
         let mut producer = Producer::new(settings, 1, 3);
-        assert_eq!(producer.peek(0, false).partition, 0);
-        assert_eq!(producer.peek(0, false).partition, 0);
-        assert_eq!(producer.peek(0, true).partition, 0);
+        assert_eq!(producer.handle_peek(0, false).partition, 0);
+        assert_eq!(producer.handle_peek(0, false).partition, 0);
+        assert_eq!(producer.handle_peek(0, true).partition, 0);
         assert_eq!(producer.advancing_peeks, 1);
         // The peek took partition 0: the next send skips it.
-        assert_eq!(producer.send_one().partition, 1);
+        assert_eq!(producer.poll_send().partition, 1);
     }
 
     #[test]
     fn growing_the_topic_remaps_some_keys() {
         let mut producer =
             Producer::new(ProducerConfig { key_count: 100, ..ProducerConfig::default() }, 1, 3);
-        let moved = producer.partitions_changed(4);
+        let moved = producer.handle_partitions_added(4);
         assert!(!moved.is_empty());
         for (subject, from, to) in moved {
             assert_eq!(from, partition_for_key(subject_key(subject).as_bytes(), 3));

@@ -5,12 +5,12 @@
 //! inputs of links. The types derive `Deserialize` beside `Serialize`, with
 //! unknown fields refused; `read` adds what serde_json alone does not give:
 //! the field path of an error (serde_path_to_error), its line and column, and
-//! a nesting bound of [`DEPTH_MAX`].
+//! a nesting bound of `DEPTH_MAX`.
 //!
 //! - `tagged`: the internally tagged enums (`"do"`, `"to"`, `"mode"`,
 //!   `"store"`, `"strategy"`), read so that an error inside one still names
 //!   its field.
-//! - [`link`]: [`Link`], the query string of a shareable link.
+//! - `link`: [`Link`], the query string of a shareable link.
 
 pub mod link;
 pub(crate) mod tagged;
@@ -184,7 +184,7 @@ fn nested(path: &str, message: &str) -> String {
     format!("{NESTED}{path}{NESTED}{message}")
 }
 
-/// Refuses nesting deeper than [`DEPTH_MAX`], with the path to and the
+/// Refuses nesting deeper than `DEPTH_MAX`, with the path to and the
 /// position of the bracket that goes too deep. A scan of brackets outside
 /// strings; anything else is left to serde_json.
 fn check_depth(text: &str) -> Result<(), JsonError> {

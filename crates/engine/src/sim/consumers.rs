@@ -26,9 +26,9 @@ impl Sim {
         let c = self.consumer_index(id).expect("starting a consumer that exists");
         let g = self.consumers[c].group;
         let member_id = format!("{id}-{}", uuid(&mut self.groups[g].rng));
-        self.consumers[c].start(member_id.clone());
+        self.consumers[c].handle_start(member_id.clone());
         let host = self.consumers[c].host.clone();
-        self.coordinators[g].join(member_id.clone(), id, host);
+        self.coordinators[g].handle_join_group(member_id.clone(), id, host);
         self.emit(Event::Started { tick: self.now, consumer: id, member_id });
         self.begin_rebalance(g, RebalanceReason::MemberJoined);
     }
@@ -39,9 +39,9 @@ impl Sim {
         let abandoned = self.abandon_batch(c);
         let g = self.consumers[c].group;
         let id = self.consumers[c].id;
-        let member_id = self.consumers[c].crash(now);
+        let member_id = self.consumers[c].handle_crash(now);
         let expires_at = now + self.groups[g].config.session_timeout_ticks;
-        self.coordinators[g].member_died(&member_id, expires_at);
+        self.coordinators[g].handle_member_died(&member_id, expires_at);
         self.emit(Event::Crashed { tick: now, consumer: id, member_id, abandoned });
     }
 
@@ -143,7 +143,7 @@ impl Sim {
         let g = self.consumers[c].group;
         self.consumers[c].joined = true;
         let member_id = self.consumers[c].member_id.clone().expect("a running consumer is a member");
-        self.coordinators[g].rejoin(&member_id);
+        self.coordinators[g].handle_rejoin(&member_id);
     }
 
     /// `poll()`: auto-commit if due, fetch up to `records_per_poll`, and with
@@ -166,7 +166,7 @@ impl Sim {
         }
         let topic = &self.topic;
         let plan = self.consumers[c]
-            .plan_fetch(|p| (topic.log_start(p), topic.log_end(p)), settings.records_per_poll);
+            .poll_fetch(|p| (topic.log_start(p), topic.log_end(p)), settings.records_per_poll);
         let consumer = self.consumers[c].id;
         let mut fetched_any = false;
         for step in plan {
@@ -177,7 +177,7 @@ impl Sim {
                 FetchStep::Read { partition, from, to } => {
                     fetched_any = true;
                     self.observers[g].handle_fetched(partition, from, to);
-                    let records = self.topic.read(partition, from, to).map(|(offset, r)| Fetched {
+                    let records = self.topic.handle_fetch(partition, from, to).map(|(offset, r)| Fetched {
                         partition,
                         offset,
                         id: r.id,
@@ -204,7 +204,7 @@ impl Sim {
         let g = self.consumers[c].group;
         let settings = self.groups[g].settings;
         for _ in 0..settings.handle_per_tick {
-            let Some(fetched) = self.consumers[c].next_record() else { break };
+            let Some(fetched) = self.consumers[c].poll_record() else { break };
             self.handle_record(c, &fetched);
             if settings.group_commits() && settings.commit == CommitMode::EachRecord {
                 if self.fault_at_commit(c) {
@@ -225,11 +225,11 @@ impl Sim {
         let consumer = self.consumers[c].id;
         let first = self.observers[g].handle_delivered(fetched);
         let idempotent = self.groups[g].settings.idempotent;
-        let handled = self.apps[g].handle(self.now, consumer, fetched, first, idempotent);
+        let handled = self.apps[g].handle_record(self.now, consumer, fetched, first, idempotent);
         if self.groups[g].config.bridge {
             self.bridge_write(g, fetched);
         }
-        self.consumers[c].note_handled(fetched);
+        self.consumers[c].handle_record_done(fetched);
         self.emit(Event::Handled {
             tick: self.now,
             consumer,
@@ -250,7 +250,7 @@ impl Sim {
         } else {
             fetched.partition
         };
-        let target_offset = self.bridge.write(partition, fetched.id, self.topic.retention_records());
+        let target_offset = self.bridge.handle_write(partition, fetched.id, self.topic.retention_records());
         self.observers[g].bridged += 1;
         self.emit(Event::Bridged { tick: self.now, partition, target_offset, record_id: fetched.id });
     }
@@ -299,7 +299,7 @@ impl Sim {
 
     /// `commitSync()`: the consumer's positions for all its partitions.
     pub(super) fn commit(&mut self, c: usize) {
-        let offsets = self.consumers[c].commit_offsets();
+        let offsets = self.consumers[c].poll_commit();
         let g = self.consumers[c].group;
         for &(p, offset) in &offsets {
             self.set_committed(g, p, offset);
@@ -327,15 +327,15 @@ impl Sim {
         // consumer-side position past the log end is reset when positions move
         // to the group: a commit never passes the log end.
         assert!(offset <= end, "committed {offset} beyond log end {end}");
-        let old = self.offsets[g].commit(partition, offset);
+        let old = self.offsets[g].handle_commit(partition, offset);
         self.observers[g].handle_commit(partition, old, offset);
     }
 
     fn leave(&mut self, c: usize) {
         let g = self.consumers[c].group;
-        let member_id = self.consumers[c].leave();
+        let member_id = self.consumers[c].handle_leave();
         let consumer = self.consumers[c].id;
-        self.coordinators[g].leave(&member_id);
+        self.coordinators[g].handle_leave_group(&member_id);
         self.emit(Event::Left { tick: self.now, consumer, member_id });
         self.begin_rebalance(g, RebalanceReason::MemberLeft);
     }

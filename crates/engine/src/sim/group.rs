@@ -38,7 +38,7 @@ impl Sim {
     /// Tells the coordinator; when a rebalance starts, every member of the
     /// group learns it must rejoin.
     pub(super) fn begin_rebalance(&mut self, g: usize, reason: RebalanceReason) {
-        if !self.coordinators[g].begin_rebalance() {
+        if !self.coordinators[g].handle_rebalance_trigger() {
             return;
         }
         for consumer in self.consumers.iter_mut().filter(|c| c.group == g && c.member_id.is_some()) {
@@ -48,7 +48,7 @@ impl Sim {
     }
 
     pub(super) fn expire_sessions(&mut self, g: usize) {
-        for member in self.coordinators[g].expire_sessions(self.now) {
+        for member in self.coordinators[g].poll_expired_sessions(self.now) {
             self.emit(Event::SessionExpired {
                 tick: self.now,
                 consumer: member.consumer,
@@ -63,7 +63,8 @@ impl Sim {
     /// cooperative members apply theirs at their next poll.
     pub(super) fn try_complete_rebalance(&mut self, g: usize) {
         let assignor = self.groups[g].settings.assignor;
-        let Some(completed) = self.coordinators[g].try_complete(assignor, self.topic.partition_count())
+        let Some(completed) =
+            self.coordinators[g].poll_completed_rebalance(assignor, self.topic.partition_count())
         else {
             return;
         };
@@ -85,7 +86,7 @@ impl Sim {
             assignment.push((consumer_id, partitions));
         }
         assignment.sort_by_key(|(consumer, _)| *consumer);
-        let moved = self.coordinators[g].record_completion(self.now, &assignment);
+        let moved = self.coordinators[g].handle_assignment_applied(self.now, &assignment);
         for (c, p, start) in resumes {
             self.note_resume(c, p, start);
         }
@@ -353,7 +354,7 @@ impl Sim {
                 oldest_unprocessed_age: self.oldest_unprocessed_age(g, p),
             };
             total += sample.lag;
-            self.observers[g].push_lag_sample(p, sample);
+            self.observers[g].handle_lag_sample(p, sample);
         }
         let peak = &mut self.observers[g].peak_total_lag;
         *peak = (*peak).max(total);
