@@ -487,3 +487,47 @@ fn every_command_has_help() {
     assert!(out.contains("Empty lines are skipped"), "{out}");
     assert!(out.contains("Keys from the arguments come first"), "{out}");
 }
+
+/// Several groups: `--json` keeps the first group's metrics and describe at
+/// the top and lists every group; the text has a table and counters per group.
+#[test]
+fn two_groups_print_each_group() {
+    let v = run_json(&["--scenario", "two-groups"]);
+    let groups = v["groups"].as_array().expect("groups");
+    let names: Vec<&str> = groups.iter().map(|g| g["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["demo", "audit"]);
+    assert_eq!(v["metrics"], groups[0]["metrics"], "the top level is the first group");
+    assert_eq!(v["describe"], groups[0]["describe"]);
+    for g in groups {
+        let name = g["name"].as_str().unwrap();
+        let describe = g["describe"].as_str().unwrap();
+        assert!(describe.lines().skip(1).all(|l| l.starts_with(name)), "{name}'s table names it: {describe}");
+        assert_eq!(g["metrics"]["delivered"], 240, "{name} handled every record");
+    }
+    assert_eq!(groups[1]["metrics"]["active_consumers"], 1);
+    let text = stdout_of(&["run", "--scenario", "two-groups"]);
+    let demo = text.find("group demo").expect("a demo heading");
+    let audit = text.find("group audit").expect("an audit heading");
+    assert!(demo < audit, "{text}");
+    assert!(text[audit..].contains("\naudit           orders          0"), "{text}");
+    assert!(text.contains("outcome: reproduced: audit fell"), "{text}");
+    // One group: no group headings, as before.
+    assert!(!stdout_of(&["run", "--scenario", "crash-commit-after"]).contains("group demo"));
+}
+
+/// Inputs naming a group that does not exist are refused by name, with the seed.
+#[test]
+fn an_input_for_an_unknown_group_is_refused() {
+    let dir = std::env::temp_dir().join(format!("offsetlab-groups-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("unknown-group.json");
+    std::fs::write(
+        &file,
+        r#"{"name": "x", "ticks": 5, "timeline": [{"tick": 1, "input": {"do": "add-consumer", "group": "nope"}}]}"#,
+    )
+    .unwrap();
+    let message = failure_of(&["run", "--scenario", file.to_str().unwrap()]);
+    assert!(message.contains(r#"no group named "nope""#), "{message}");
+    assert!(message.contains("seed"), "{message}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -166,6 +166,12 @@ impl<T: Clone> Chunks<T> {
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         self.chunks.iter().flat_map(|c| c.iter()).skip(self.skip)
     }
+
+    /// How many chunks `self` and `other` still share (for tests of copy-on-write).
+    #[cfg(test)]
+    pub fn shared_chunks(&self, other: &Chunks<T>) -> usize {
+        self.chunks.iter().filter(|c| other.chunks.iter().any(|o| Rc::ptr_eq(c, o))).count()
+    }
 }
 
 impl<'a, T: Clone> IntoIterator for &'a Chunks<T> {

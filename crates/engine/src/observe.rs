@@ -341,6 +341,30 @@ mod tests {
         assert_eq!(observer.check(), 0);
     }
 
+    /// A snapshot (a clone) keeps sharing the marks a reset or a commit
+    /// leaves as they are: only chunks with a changed mark are copied.
+    #[test]
+    fn commits_and_resets_copy_only_the_chunks_they_change() {
+        let mut observer = GroupObserver::new(1);
+        observer.handle_fetched(0, 0, 2_000);
+        for o in 0..2_000 {
+            observer.handle_delivered(&fetched(o));
+        }
+        observer.handle_commit(0, None, 2_000);
+        let snapshot = observer.clone();
+        let chunks = |o: &GroupObserver| o.marks[0].records.shared_chunks(&snapshot.marks[0].records);
+        assert_eq!(chunks(&observer), 8, "2,000 marks in 8 chunks, all shared");
+        // A reset back to 0 and forward again: nothing was lost, nothing changes.
+        observer.handle_commit(0, Some(2_000), 0);
+        observer.handle_commit(0, Some(0), 2_000);
+        assert_eq!(chunks(&observer), 8, "no chunk copied");
+        // Fetching one record again changes one chunk.
+        observer.handle_commit(0, Some(2_000), 1_000);
+        observer.handle_fetched(0, 1_000, 1_001);
+        assert_eq!(chunks(&observer), 7);
+        assert!(snapshot.mark(0, 1_000).is_some_and(|m| !m.in_flight), "the snapshot is unchanged");
+    }
+
     #[test]
     fn retention_counts_what_the_group_never_handled() {
         let mut observer = GroupObserver::new(1);
