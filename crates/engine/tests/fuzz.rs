@@ -17,6 +17,8 @@
 //! `FUZZ_SLOW=1` prints the cases that take over 100 ms.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use offsetlab_engine::{
     Assignor, BUILTINS, CheckpointWrites, CommitMode, Config, ConsumerId, GroupConfig, History, Input,
     JournalEntry, KeylessStrategy, Link, LinkScenario, PositionModel, ProducerConfig, ResetSpec,
@@ -793,33 +795,7 @@ fn the_generator_covers_every_input_variant() {
             }
         }
     }
-    let names = [
-        "send",
-        "keep-sending",
-        "use-keys",
-        "key-count",
-        "hot-key",
-        "pause",
-        "resume",
-        "crash",
-        "stop",
-        "start",
-        "add-consumer",
-        "remove-consumer",
-        "records-per-poll",
-        "handle-per-tick",
-        "commit",
-        "idempotent",
-        "reset-offsets",
-        "restart-from",
-        "position-store",
-        "peek",
-        "load-checkpoint",
-        "add-partitions",
-        "kill-before-commit",
-        "rolling-update",
-        "assignor",
-    ];
+    let names = common::INPUT_NAMES;
     let forms = [
         "reset:earliest",
         "reset:latest",

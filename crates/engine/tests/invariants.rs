@@ -1,6 +1,8 @@
 //! Property tests: thousands of random input sequences, every invariant checked after every step.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use offsetlab_engine::GroupConfig;
 use offsetlab_engine::{
     CheckpointWrites, CommitMode, Config, ConsumerId, Event, Input, KeylessStrategy, PositionModel,
@@ -337,34 +339,7 @@ fn every_variant_is_generated() {
         let json = serde_json::to_value(&input).expect("an input serializes");
         seen.insert(json["do"].as_str().expect("tagged").to_string());
     }
-    // The input names of the scenario format, one per variant.
-    let all = [
-        "send",
-        "keep-sending",
-        "use-keys",
-        "key-count",
-        "hot-key",
-        "pause",
-        "resume",
-        "crash",
-        "stop",
-        "start",
-        "add-consumer",
-        "remove-consumer",
-        "records-per-poll",
-        "handle-per-tick",
-        "commit",
-        "idempotent",
-        "reset-offsets",
-        "restart-from",
-        "position-store",
-        "peek",
-        "load-checkpoint",
-        "add-partitions",
-        "kill-before-commit",
-        "rolling-update",
-        "assignor",
-    ];
+    let all = common::INPUT_NAMES;
     let missing: Vec<_> = all.iter().filter(|n| !seen.contains(**n)).collect();
     assert!(missing.is_empty(), "never generated: {missing:?}");
     assert_eq!(seen.len(), all.len(), "a variant this test does not name: {seen:?}");

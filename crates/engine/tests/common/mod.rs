@@ -3,6 +3,36 @@
 
 use offsetlab_engine::{Event, Sim, builtin};
 
+/// The input names of the scenario format, one per `Input` variant: the
+/// generators of the property tests and the fuzzer must cover them all.
+pub const INPUT_NAMES: [&str; 25] = [
+    "send",
+    "keep-sending",
+    "use-keys",
+    "key-count",
+    "hot-key",
+    "pause",
+    "resume",
+    "crash",
+    "stop",
+    "start",
+    "add-consumer",
+    "remove-consumer",
+    "records-per-poll",
+    "handle-per-tick",
+    "commit",
+    "idempotent",
+    "reset-offsets",
+    "restart-from",
+    "position-store",
+    "peek",
+    "load-checkpoint",
+    "add-partitions",
+    "kill-before-commit",
+    "rolling-update",
+    "assignor",
+];
+
 /// Runs a built-in scenario tick by tick, checking the invariants after
 /// every tick, and returns the simulation with every event it emitted.
 pub fn events_of(name: &str) -> (Sim, Vec<Event>) {
