@@ -92,7 +92,7 @@ export async function serve(root = DIST, { base = '/' } = {}) {
       if (!(await isFile(path))) {
         // "/" (and "/?seed=1"), and any unknown extensionless route: the page itself.
         if (pathname === '/favicon.ico') {
-          // No icon yet: an empty answer, not a 404 in the console.
+          // The page links its icon (assets/favicon.svg); an old tab may still ask for this one.
           res.writeHead(204).end();
           return;
         }
