@@ -183,7 +183,16 @@ impl Condition {
             None => Some(0),
             Some(name) => sim.group_named(name),
         };
-        g.map_or(0, |g| self.metric.value(&sim.metrics_of(g), &sim.split_check_of(g)))
+        let Some(g) = g else { return 0 };
+        let metrics = sim.metrics_of(g);
+        match self.metric {
+            // Only these read the split check: the page evaluates every frame, so the
+            // others skip building it.
+            Metric::SplitViolations | Metric::LegalReplays => {
+                self.metric.value(&metrics, &sim.split_check_of(g))
+            }
+            metric => metric.value(&metrics, &SplitCheck::default()),
+        }
     }
 
     #[must_use]

@@ -361,7 +361,7 @@ pub struct PartitionSplit {
 /// Resuming up to one batch behind the last known position is legal under
 /// at-least-once; resuming further back, or never processing a record, is a
 /// violation, listed with record ids.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct SplitCheck {
     pub partitions: Vec<PartitionSplit>,
     /// Legal replays and violations, oldest first, then never-processed records.
