@@ -44,6 +44,7 @@ async function stepUntil(lab, done, bound, what) {
 }
 
 async function crashMidBatch(lab, commit) {
+  await lab.openPanel('settings');
   if (commit === 'before') {
     await lab.click('input[name=commit][value=before]');
     assert.equal(await lab.page.isChecked('input[name=commit][value=before]'), true);

@@ -327,6 +327,7 @@ describe('Shared links, time travel, embeds, scenario JSON', () => {
       const start = (await lab.view()).tick;
       await lab.step(12);
       const exportedAt = await snapshot(lab);
+      await lab.openPanel('share');
       await lab.click('details.share-json > summary');
       await lab.click('button[data-action=export]');
       await lab.need('textarea[data-field=export-json]');

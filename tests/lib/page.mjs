@@ -111,6 +111,14 @@ export class Lab {
     );
   }
 
+  /** Opens a panel under the simulation (settings, offset-storage, operations, share) unless open. */
+  async openPanel(slug) {
+    if ((await this.page.locator(`[data-open-panel=${slug}]`).count()) === 0) {
+      await this.click(`button[data-panel=${slug}]`);
+    }
+    await this.need(`[data-open-panel=${slug}]`);
+  }
+
   /** The engine's View on screen (window.offsetlab_view()). */
   view() {
     return this.page.evaluate(() => window.offsetlab_view());

@@ -44,6 +44,7 @@ export function assertSameMoment(actual, expected, what) {
 
 /** The share panel's link, once the URL bar agrees with it (replaceState runs in an effect). */
 export async function sharedLink(lab) {
+  await lab.openPanel('share');
   await lab.need('input[data-field=share-link]');
   try {
     await lab.page.waitForFunction(

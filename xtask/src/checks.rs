@@ -127,16 +127,23 @@ fn end_to_end(ctx: &Ctx) -> Result {
     run::run(node_with_page(ctx).args(["--test", "tests/"]))
 }
 
-/// Installs tests/node_modules unless it already holds the playwright-core that
-/// tests/package.json pins.
+/// The packages tests/package.json pins: the browser driver and the accessibility checker.
+const TEST_PACKAGES: [&str; 2] = ["playwright-core", "axe-core"];
+
+/// Installs tests/node_modules unless it already holds every package that
+/// tests/package.json pins, at its version.
 fn test_dependencies(ctx: &Ctx) -> Result {
     let tests = ctx.root.join("tests");
     let read = |path: &Path| fs::read_to_string(path).ok();
-    let want = read(&tests.join("package.json")).and_then(|json| pins::json_string(&json, "playwright-core"));
-    let have = read(&tests.join("node_modules/playwright-core/package.json"))
-        .and_then(|json| pins::json_string(&json, "version"));
-    if let Some(version) = have.as_deref().filter(|&have| want.as_deref() == Some(have)) {
-        println!("ok playwright-core {version} (tests/node_modules)");
+    let manifest = read(&tests.join("package.json")).unwrap_or_default();
+    let installed = TEST_PACKAGES.iter().all(|package| {
+        let want = pins::json_string(&manifest, package);
+        let have = read(&tests.join("node_modules").join(package).join("package.json"))
+            .and_then(|json| pins::json_string(&json, "version"));
+        want.is_some() && want == have
+    });
+    if installed {
+        println!("ok {} (tests/node_modules)", TEST_PACKAGES.join(", "));
         return Ok(());
     }
     let npm_command = if tests.join("package-lock.json").exists() { "ci" } else { "install" };

@@ -100,6 +100,55 @@ pub enum Action {
     /// A notice for the status line (e.g. why an import was refused).
     Notice(Rc<str>),
     DismissMessage,
+    /// Open one of the panels under the simulation, or close them all.
+    ShowPanel(Option<Panel>),
+    /// What the experiment index is filtered by.
+    FilterIndex(Rc<str>),
+}
+
+/// The panels under the simulation that a first visit does not need: one at
+/// most is open (none at first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Panel {
+    Settings,
+    OffsetStorage,
+    Operations,
+    Share,
+}
+
+impl Panel {
+    pub const ALL: [Panel; 4] = [Panel::Settings, Panel::OffsetStorage, Panel::Operations, Panel::Share];
+
+    /// `data-panel` and the element ids.
+    #[must_use]
+    pub fn slug(self) -> &'static str {
+        match self {
+            Panel::Settings => "settings",
+            Panel::OffsetStorage => "offset-storage",
+            Panel::Operations => "operations",
+            Panel::Share => "share",
+        }
+    }
+
+    #[must_use]
+    pub fn title(self) -> &'static str {
+        match self {
+            Panel::Settings => "Consumer settings",
+            Panel::OffsetStorage => "Offset storage",
+            Panel::Operations => "Operations",
+            Panel::Share => "Share this run",
+        }
+    }
+
+    /// The panel an experiment of `topic` is read in: loading one opens it.
+    #[must_use]
+    pub fn for_topic(topic: offsetlab_engine::Topic) -> Option<Panel> {
+        match topic {
+            offsetlab_engine::Topic::OffsetStorage => Some(Panel::OffsetStorage),
+            offsetlab_engine::Topic::Operations => Some(Panel::Operations),
+            _ => None,
+        }
+    }
 }
 
 /// One tape's visible window.
@@ -188,6 +237,10 @@ pub struct AppState {
     pub message: Option<Rc<str>>,
     /// The quiz's chosen answers.
     pub quiz: [Option<usize>; 2],
+    /// The open panel under the simulation.
+    pub panel: Option<Panel>,
+    /// The experiment index's filter, as typed.
+    pub index_filter: Rc<str>,
     /// The run as scenario JSON, as of the last export, and its tick.
     pub exported: Option<(u64, Rc<str>)>,
 }
@@ -210,6 +263,8 @@ impl PartialEq for AppState {
             && self.speed == other.speed
             && self.message == other.message
             && self.quiz == other.quiz
+            && self.panel == other.panel
+            && self.index_filter == other.index_filter
             && self.head == other.head
             && self.guided == other.guided
             && Rc::ptr_eq(&self.input_ticks, &other.input_ticks)
@@ -290,6 +345,8 @@ impl AppState {
             next_announcement: 0,
             message: None,
             quiz: [None, None],
+            panel: None,
+            index_filter: Rc::from(""),
             exported: None,
         };
         state.drain_events();
@@ -416,11 +473,25 @@ impl AppState {
             }
             _ => format!("Loaded {}. {}", scenario.name, scenario.watch),
         };
+        let panel = if scenario.config.groups.iter().any(|g| g.bridge) {
+            Some(Panel::OffsetStorage)
+        } else {
+            scenario.guide.as_ref().and_then(|g| Panel::for_topic(g.topic))
+        };
         let mut next = AppState::start(scenario, seed, guided);
-        next.quiz = self.quiz;
-        next.speed = self.speed;
+        self.carry_ui(&mut next);
+        next.panel = panel.or(self.panel);
         next.announce(announcement);
         next
+    }
+
+    /// What a new run keeps of the page around it: the reader's answers,
+    /// the speed, the open panel, the index filter.
+    fn carry_ui(&self, next: &mut AppState) {
+        next.quiz = self.quiz;
+        next.speed = self.speed;
+        next.panel = self.panel;
+        next.index_filter = self.index_filter.clone();
     }
 
     fn seek(&mut self, tick: u64) {
@@ -618,8 +689,7 @@ impl Reducible for AppState {
             Action::Guide(scenario) => next = self.load(scenario, true),
             Action::Restart => {
                 next = AppState::start(self.scenario.clone(), self.seed, self.guided);
-                next.quiz = self.quiz;
-                next.speed = self.speed;
+                self.carry_ui(&mut next);
                 next.playing = self.playing;
                 next.announce(format!(
                     "Started {} again from tick 0 (seed {}).",
@@ -628,8 +698,7 @@ impl Reducible for AppState {
             }
             Action::Reseed(seed) => {
                 next = AppState::start(self.scenario.clone(), seed, self.guided);
-                next.quiz = self.quiz;
-                next.speed = self.speed;
+                self.carry_ui(&mut next);
                 next.playing = self.playing;
                 next.announce(format!("Started {} with seed {seed}.", self.scenario.name));
             }
@@ -656,6 +725,14 @@ impl Reducible for AppState {
             }
             Action::DismissMessage => {
                 next.message = None;
+                return Rc::new(next);
+            }
+            Action::ShowPanel(panel) => {
+                next.panel = panel;
+                return Rc::new(next);
+            }
+            Action::FilterIndex(filter) => {
+                next.index_filter = filter;
                 return Rc::new(next);
             }
         }

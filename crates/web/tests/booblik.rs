@@ -168,6 +168,7 @@ async fn the_bridge_writes_every_record_without_its_key() {
 #[wasm_bindgen_test]
 async fn partition_for_null_moves_the_counter_and_a_fixed_peek_does_not() {
     let page = load("partition-for-null").await;
+    page.open_panel("offset-storage").await;
     assert_eq!(page.counter("advancing-peeks"), 6);
     let ends: Vec<u64> = js_sys::Array::from(&get(&view(), "partitions"))
         .iter()
@@ -196,6 +197,7 @@ async fn partition_for_null_moves_the_counter_and_a_fixed_peek_does_not() {
 #[wasm_bindgen_test]
 async fn the_position_radios_choose_where_positions_live() {
     let page = Page::with_seed(1).await;
+    page.open_panel("settings").await;
     let position = || get(&get(&view(), "settings"), "position");
     assert_eq!(string(&get(&position(), "store")), "group");
     assert!(checked(&page, "input[name=position][value=group]"));
@@ -230,6 +232,7 @@ async fn the_position_radios_choose_where_positions_live() {
 #[wasm_bindgen_test]
 async fn with_a_store_the_dashed_line_is_the_owners_checkpoint() {
     let page = Page::with_seed(1).await;
+    page.open_panel("settings").await;
     page.click("input[name=position][value=atomic]").await;
     step_to(&page, 15).await;
     assert!(page.all(".topic [data-marker=committed]").is_empty(), "nothing commits to the group");

@@ -222,7 +222,7 @@ async fn each_rule_shows_its_scenario() {
         (Some("crash-commit-after"), 4.0),
     ];
     for (i, (name, seed)) in expected.into_iter().enumerate() {
-        page.click(&format!(".rule:nth-child({}) [data-action=rule-show-me]", i + 1)).await;
+        page.click(&format!(".rule[data-rule=\"{}\"] [data-action=rule-show-me]", i + 1)).await;
         pause(&page).await;
         assert_eq!(running_experiment(&page).as_deref(), name, "rule {}", i + 1);
         assert_eq!(view_number(&["seed"]), seed, "rule {}", i + 1);
@@ -230,44 +230,111 @@ async fn each_rule_shows_its_scenario() {
 }
 
 #[wasm_bindgen_test]
-async fn experiments_cover_every_built_in_but_the_starting_point() {
+async fn chapters_tell_every_built_in_but_the_starting_point_once() {
     let page = Page::with_seed(1).await;
     let names: Vec<String> =
         page.all("[data-scenario]").iter().map(|b| b.get_attribute("data-scenario").unwrap()).collect();
-    // Grouped by topic, each group in listing order.
-    let all = offsetlab_engine::builtins();
-    let expected: Vec<String> = offsetlab_engine::Topic::ALL
-        .into_iter()
-        .flat_map(|topic| {
-            all.iter()
-                .filter(move |s| s.name != "default" && s.guide.as_ref().map(|g| g.topic) == Some(topic))
-                .map(|s| s.name.clone())
-        })
-        .collect();
-    assert_eq!(names, expected);
-    assert_eq!(page.all("[data-topic]").len(), offsetlab_engine::Topic::ALL.len());
+    let mut sorted = names.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), names.len(), "one set-up button per experiment: {names:?}");
+    let mut expected: Vec<String> =
+        offsetlab_engine::builtins().into_iter().map(|s| s.name).filter(|n| n != "default").collect();
+    expected.sort();
+    assert_eq!(sorted, expected);
+    // Chapters in the story's order, each with an anchor of its own.
+    let ids: Vec<String> = page.all(".chapter").iter().map(|c| c.id()).collect();
+    assert_eq!(ids, ["log-and-keys", "groups", "delivery", "rebalances", "offset-storage", "operations"]);
+    for id in &ids {
+        page.find(&format!(".chapter-nav a[href=\"#{id}\"]"));
+    }
     assert_eq!(running_experiment(&page), None);
-    let featured = page.text(".experiment.featured h4");
-    assert_eq!(featured, "Experiment 4: crash after handling, before committing");
-    assert!(page.text(".experiment.featured").contains("What to watch:"));
+    let crash = page.find("#x-crash-commit-after");
+    assert!(crash.closest("#delivery").unwrap().is_some(), "experiment 4 is told with the commits");
+    assert!(crash.matches(".featured").unwrap());
+    assert!(crash.text_content().unwrap().contains("Watch:"));
     set_up(&page, "spare-consumers").await;
     page.step(1).await;
     assert_eq!(partition_count(), 6);
     assert_eq!(page.counter("active-consumers"), 6);
+    assert_eq!(running_experiment(&page).as_deref(), Some("spare-consumers"));
+    // The running experiment's block follows its outcome check, live.
+    let outcome = page.text("#x-spare-consumers [data-field=chapter-outcome]");
+    assert_eq!(
+        page.find("#x-spare-consumers [data-field=chapter-outcome]")
+            .get_attribute("data-reproduced")
+            .as_deref(),
+        page.find("[data-field=outcome]").get_attribute("data-reproduced").as_deref(),
+        "{outcome}"
+    );
+    assert_eq!(page.all("[data-field=chapter-outcome]").len(), 1, "only the running one");
 }
 
 #[wasm_bindgen_test]
-async fn the_intro_links_to_the_experiments_and_the_fine_print_names_the_kafka_version() {
+async fn the_index_lists_every_experiment_filters_and_loads() {
+    let page = Page::with_seed(1).await;
+    let lines = page.all("#experiments [data-jump]");
+    assert_eq!(lines.len(), offsetlab_engine::builtins().len() - 1);
+    assert_eq!(page.text("[data-field=index-count]"), format!("{} experiments", lines.len()));
+    page.set_value("[data-field=index-filter]", "crash commit").await;
+    let shown: Vec<String> =
+        page.all("#experiments [data-jump]").iter().map(|a| a.get_attribute("data-jump").unwrap()).collect();
+    assert!(shown.contains(&"crash-commit-after".to_string()), "{shown:?}");
+    assert!(!shown.contains(&"keys-keep-order".to_string()), "{shown:?}");
+    assert_eq!(
+        page.text("[data-field=index-count]"),
+        format!("{} of {} experiments", shown.len(), lines.len())
+    );
+    // A line points into its chapter and loads the experiment there.
+    let line = page.find("#experiments [data-jump=crash-commit-before]");
+    assert_eq!(line.get_attribute("href").as_deref(), Some("#x-crash-commit-before"));
+    page.click("#experiments [data-jump=crash-commit-before]").await;
+    pause(&page).await;
+    assert_eq!(running_experiment(&page).as_deref(), Some("crash-commit-before"));
+    page.set_value("[data-field=index-filter]", "no such thing").await;
+    assert!(page.all("#experiments [data-jump]").is_empty());
+    assert!(page.text(".index-empty").contains("no such thing"));
+}
+
+#[wasm_bindgen_test]
+async fn panels_open_one_at_a_time_and_an_experiment_opens_its_own() {
+    let page = Page::with_seed(1).await;
+    assert!(page.root.query_selector("[data-open-panel]").unwrap().is_none(), "all closed at first");
+    page.click("[data-panel=settings]").await;
+    assert_eq!(page.find("[data-open-panel]").get_attribute("data-open-panel").as_deref(), Some("settings"));
+    assert_eq!(page.find("[data-panel=settings]").get_attribute("aria-expanded").as_deref(), Some("true"));
+    page.click("[data-panel=share]").await;
+    assert_eq!(page.all("[data-open-panel]").len(), 1);
+    assert!(page.root.query_selector(".share").unwrap().is_some());
+    page.click("[data-panel=share]").await;
+    assert!(page.root.query_selector("[data-open-panel]").unwrap().is_none(), "a second click closes");
+    set_up(&page, "payout-ledger").await;
+    assert_eq!(
+        page.find("[data-open-panel]").get_attribute("data-open-panel").as_deref(),
+        Some("operations")
+    );
+    set_up(&page, "torn-checkpoint").await;
+    assert_eq!(
+        page.find("[data-open-panel]").get_attribute("data-open-panel").as_deref(),
+        Some("offset-storage")
+    );
+}
+
+#[wasm_bindgen_test]
+async fn the_intro_links_to_the_chapters_and_the_fine_print_names_the_kafka_version() {
     let page = Page::with_seed(1).await;
     assert_eq!(page.text(".intro h1"), "offsetlab");
     let link = page.find(".intro a[href=\"#experiments\"]");
-    assert_eq!(link.text_content().unwrap(), "Skip to the experiments");
+    assert_eq!(link.text_content().unwrap(), "All experiments");
     page.find("#experiments");
     let fine_print = page.text("#fine-print");
     assert!(fine_print.contains("Apache Kafka 3.9"), "{fine_print}");
     assert!(fine_print.contains("consumer.pause()"));
     assert!(fine_print.contains("auto.offset.reset=earliest"));
-    assert!(page.text(".describe").contains("CURRENT-OFFSET"));
+    assert!(page.text("#groups .describe").contains("CURRENT-OFFSET"));
+    assert!(page.root.query_selector("#delivery [data-field=poll-loop]").unwrap().is_some());
+    assert!(page.root.query_selector("#groups [data-question=\"0\"]").unwrap().is_some());
+    assert!(page.root.query_selector("#log-and-keys [data-question=\"1\"]").unwrap().is_some());
 }
 
 /// Rule 1 on the page: two groups on the same tapes, one committed marker
@@ -275,7 +342,7 @@ async fn the_intro_links_to_the_experiments_and_the_fine_print_names_the_kafka_v
 #[wasm_bindgen_test]
 async fn two_groups_read_the_same_tapes_each_with_its_own_marker() {
     let page = Page::with_seed(1).await;
-    page.click(".rule:nth-child(1) [data-action=rule-show-me]").await;
+    page.click(".rule[data-rule=\"1\"] [data-action=rule-show-me]").await;
     pause(&page).await;
     assert_eq!(running_experiment(&page).as_deref(), Some("two-groups"));
     page.step(40).await;

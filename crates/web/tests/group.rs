@@ -232,6 +232,7 @@ async fn added_consumers_share_the_partitions_then_sit_idle_as_spares() {
 #[wasm_bindgen_test]
 async fn the_poll_loop_shows_where_each_consumer_is_and_follows_the_commit_mode() {
     let page = Page::with_seed(1).await;
+    page.open_panel("settings").await;
     step_until_stable(&page, 5).await;
     page.step(1).await;
     // Every consumer not idle has one badge, on the line of its card's step.
@@ -288,6 +289,7 @@ async fn the_poll_loop_shows_where_each_consumer_is_and_follows_the_commit_mode(
 #[wasm_bindgen_test]
 async fn settings_reflect_and_change_the_simulation() {
     let page = Page::with_seed(4).await;
+    page.open_panel("settings").await;
     let settings = || get(&view(), "settings");
 
     let checkbox: HtmlInputElement =
@@ -327,6 +329,7 @@ async fn settings_reflect_and_change_the_simulation() {
 #[wasm_bindgen_test]
 async fn restarting_from_earliest_after_handling_brings_duplicates() {
     let page = Page::with_seed(1).await;
+    page.open_panel("settings").await;
     page.step(15).await;
     assert!(metric("delivered") >= 6, "the six records were handled");
     assert_eq!(duplicates(&page), 0);
@@ -348,6 +351,7 @@ async fn restarting_from_earliest_after_handling_brings_duplicates() {
 #[wasm_bindgen_test]
 async fn restarting_from_an_offset_on_one_partition() {
     let page = Page::with_seed(1).await;
+    page.open_panel("settings").await;
     page.step(15).await;
     page.set_value("select[data-field=restart-mode]", "offset").await;
     // The partition with the most records, back to offset 0.

@@ -18,6 +18,7 @@ async fn load(name: &str) -> Page {
         page.click("[data-action=play]").await;
     }
     assert_eq!(page.text("[data-field=clock]"), "paused");
+    page.open_panel("operations").await;
     page
 }
 
@@ -130,6 +131,7 @@ async fn kill_buttons_follow_the_running_consumers() {
 #[wasm_bindgen_test]
 async fn the_commit_cost_table_compares_three_ways_of_committing() {
     let page = Page::with_seed(1).await;
+    page.open_panel("operations").await;
     let rows = page.all("[data-field=commit-cost] tbody tr");
     assert_eq!(rows.len(), 3);
     let numbers: Vec<(u64, u64)> = rows

@@ -73,6 +73,7 @@ async fn pause(page: &Page) {
 }
 
 async fn paste(page: &Page, json: &str) {
+    page.open_panel("share").await;
     let area: HtmlTextAreaElement = page.find("textarea[data-field=import-json]").dyn_into().unwrap();
     area.set_value(json);
     page.click("button[data-action=import]").await;
@@ -194,6 +195,7 @@ async fn a_link_opens_its_run_and_a_changed_one_says_why() {
     page.step(6).await;
     page.click("[data-consumer=c1] [data-action=crash]").await;
     page.step(14).await;
+    page.open_panel("share").await;
     let url = page.find("input[data-field=share-link]").dyn_into::<HtmlInputElement>().unwrap().value();
     let query = url.split_once('?').map(|(_, q)| q.to_string()).unwrap_or_else(|| panic!("{url}"));
     assert!(query.contains("seed=5") && query.contains("crash.c1"), "{query}");

@@ -2,8 +2,8 @@
 
 use crate::components::class_list;
 use crate::components::{
-    Announcer, Booblik, ClockBar, DescribeTable, Experiments, FinePrint, Group, Guide, Intro, Operations,
-    PollLoop, ProducerCard, Quiz, Rules, Settings, Share, Sink, StatusLine, Timeline, Topic, share,
+    Announcer, Chapters, ClockBar, ExperimentIndex, FinePrint, Group, Guide, Intro, Panels, ProducerCard,
+    Sink, StatusLine, Timeline, Topic, share,
 };
 use crate::frames::FrameLoop;
 use crate::published;
@@ -97,6 +97,20 @@ pub fn App(props: &AppProps) -> Html {
         });
     }
 
+    // A deep link (`#rebalances`): the chapter exists only once the app has
+    // rendered, so jump to it after the first render.
+    use_effect_with((), |()| {
+        let document = web_sys::window().and_then(|w| w.document());
+        let hash =
+            document.as_ref().and_then(|d| d.location()).and_then(|l| l.hash().ok()).unwrap_or_default();
+        let target = hash.strip_prefix('#').filter(|id| !id.is_empty() && *id != "simulation");
+        if let (Some(document), Some(id)) = (document, target) {
+            if let Some(element) = document.get_element_by_id(id) {
+                element.scroll_into_view();
+            }
+        }
+    });
+
     // After every render: what is on screen, for the panic hook and window.offsetlab_view().
     {
         let view = state.view.clone();
@@ -121,6 +135,8 @@ pub fn App(props: &AppProps) -> Html {
     let full = embed.then(|| share::page_url(&state.link().to_query()));
     // Sections that draw the whole state get it with the one callback; the
     // others get only what they draw, and render again only when that changes.
+    // A guided run's steps come before the stage: the reader follows them while acting.
+    let guide_first = state.guided && !embed;
     html! {
         <>
             if !embed {
@@ -130,45 +146,40 @@ pub fn App(props: &AppProps) -> Html {
                 if !embed {
                     <Intro />
                 }
-                <div id="simulation" class="simulation" tabindex="-1">
+                <div id="simulation" class="simulation" tabindex="-1" aria-label="The simulation">
                     <ClockBar state={state.clone()} on_action={on_action.clone()} />
                     <StatusLine {message} {on_dismiss} />
-                    <Announcer state={state.clone()} on_action={on_action.clone()} />
-                    if !embed {
+                    if guide_first {
                         <Guide state={state.clone()} on_action={on_action.clone()} />
                     }
                     <div class="stage">
                         <ProducerCard state={state.clone()} on_action={on_action.clone()} />
                         <Topic state={state.clone()} on_action={on_action.clone()} />
-                        <Timeline state={state.clone()} on_action={on_action.clone()} />
                         <Group state={state.clone()} on_action={on_action.clone()} />
-                        <Sink state={state.clone()} on_action={on_action.clone()} />
-                        if !embed {
-                            <Settings state={state.clone()} on_action={on_action.clone()} />
-                            <Booblik state={state.clone()} on_action={on_action.clone()} />
-                            <Operations state={state.clone()} on_action={on_action.clone()} />
+                    </div>
+                    <Sink state={state.clone()} on_action={on_action.clone()} />
+                    <Timeline state={state.clone()} on_action={on_action.clone()} />
+                    <div class="after-stage">
+                        if !guide_first {
+                            <Guide state={state.clone()} on_action={on_action.clone()} />
                         }
+                        <Announcer state={state.clone()} on_action={on_action.clone()} />
                     </div>
                     if let Some(full) = full {
-                        // Embedded, the simulation comes first and the guide after it.
-                        <Guide state={state.clone()} on_action={on_action.clone()} />
                         <p class="embed-footer">
                             <a data-field="open-full" href={full} target="_blank" rel="noopener">
                                 { "Open this run in offsetlab ↗" }
                             </a>
                         </p>
                     } else {
-                        <Share state={state.clone()} on_action={on_action.clone()} />
+                        <Panels state={state.clone()} on_action={on_action.clone()} />
                     }
                 </div>
                 if !embed {
                     <div class="explainer">
-                        <Rules on_action={on_action.clone()} />
-                        <DescribeTable text={AttrValue::from(state.describe.clone())} />
-                        <PollLoop state={state.clone()} on_action={on_action.clone()} />
-                        <Experiments running={AttrValue::from(state.scenario.name.clone())}
-                            on_action={on_action.clone()} />
-                        <Quiz answers={state.quiz} on_action={on_action.clone()} />
+                        <Chapters state={state.clone()} on_action={on_action.clone()} />
+                        <ExperimentIndex filter={AttrValue::from(state.index_filter.clone())}
+                            running={AttrValue::from(state.scenario.name.clone())} on_action={on_action.clone()} />
                         <FinePrint />
                     </div>
                 }

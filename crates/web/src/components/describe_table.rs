@@ -46,13 +46,10 @@ pub fn DescribeTable(props: &DescribeTableProps) -> Html {
     };
     html! {
         <section class="describe" aria-labelledby="describe-heading">
-            <p class="eyebrow">{ "Under the hood" }</p>
-            <h2 id="describe-heading">{ "The same state, as an operator sees it" }</h2>
+            <h3 id="describe-heading">{ "The same state, as an operator sees it" }</h3>
             <p class="section-lead">
-                { "Live output of Kafka's own tool for the simulation above. CURRENT-OFFSET is the \
-                   offset the group last committed, not where the consumer is reading: it moves in \
-                   steps, lags behind the cursor while a batch is in progress, and shows '-' until \
-                   the first commit." }
+                { "Kafka's own tool, live. CURRENT-OFFSET is the last commit, not where the consumer \
+                   reads: it moves in steps and shows '-' until the first commit." }
             </p>
             <button type="button" class="copy" data-action="copy-describe" onclick={on_copy}
                 aria-label="Copy the command and its output">{ label }</button>

@@ -88,8 +88,10 @@ const ITEMS: [(&str, &[&str]); 11] = [
 pub fn FinePrint() -> Html {
     html! {
         <section class="fine_print" id="fine-print" aria-labelledby="fine-print-heading">
-            <p class="eyebrow">{ "Fine print" }</p>
-            <h2 id="fine-print-heading">{ "What this model leaves out" }</h2>
+            <details class="fine-print-details">
+                <summary>
+                    <h2 id="fine-print-heading">{ "Fine print: what this model leaves out, and where it differs from Kafka" }</h2>
+                </summary>
             <div class="fine-print-grid">
                 { for ITEMS.iter().map(|(heading, paragraphs)| html! {
                     <section class="fine-print-item" key={*heading}>
@@ -98,6 +100,7 @@ pub fn FinePrint() -> Html {
                     </section>
                 }) }
             </div>
+            </details>
         </section>
     }
 }

@@ -1,30 +1,27 @@
-//! The page's title and the lead: what a log is and what to try first.
+//! The masthead: the title, the one-sentence hook, and the chapters.
 
+use crate::components::CHAPTERS;
 use yew::prelude::*;
 
 #[component]
 pub fn Intro() -> Html {
     html! {
         <header class="intro">
-            <h1>{ "offsetlab" }</h1>
-            <p class="tagline">{ "A Kafka topic and one consumer group, simulated tick by tick in your browser." }</p>
-            <div class="lead">
-                <p>
-                    { "Producers append records to the end of partition tapes. Every consumer group \
-                       keeps its own place in each tape, and reading a record removes nothing, so \
-                       another group can read the same records later." }
-                </p>
-                <p>
-                    { "Time moves in ticks: on each tick, every running consumer handles a record \
-                       from the batch its last poll() returned." }
-                </p>
-                <p class="try-this">
-                    <strong>{ "Try this first: " }</strong>
-                    { "send 10 records, crash c1 while it is halfway through a batch, and watch the \
-                       Duplicates counter once c2 takes over its partitions." }
+            <div class="masthead">
+                <h1>{ "offsetlab" }</h1>
+                <p class="tagline">
+                    { "Why do Kafka records come back twice, vanish, or arrive out of order? A topic and \
+                       its consumer groups, simulated tick by tick: send records, crash a consumer, watch." }
                 </p>
             </div>
-            <a class="skip-to-experiments" href="#experiments">{ "Skip to the experiments" }</a>
+            <nav class="chapter-nav" aria-label="Chapters">
+                <ol>
+                    { for CHAPTERS.iter().map(|c| html! {
+                        <li key={c.id}><a href={format!("#{}", c.id)}>{ c.title }</a></li>
+                    }) }
+                    <li><a href="#experiments">{ "All experiments" }</a></li>
+                </ol>
+            </nav>
         </header>
     }
 }

@@ -11,19 +11,18 @@ use yew::prelude::*;
 mod announcer;
 mod app;
 mod booblik;
+mod chapters;
 mod clock_bar;
 mod counters;
 mod describe_table;
-mod experiments;
 mod fine_print;
 mod group;
 mod guide;
 mod intro;
 mod operations;
+mod panels;
 mod poll_loop;
 mod producer_card;
-mod quiz;
-mod rules;
 mod settings;
 pub mod share;
 mod sink;
@@ -34,19 +33,18 @@ mod topic;
 pub use announcer::Announcer;
 pub use app::{App, AppProps};
 pub use booblik::Booblik;
+pub use chapters::{CHAPTERS, Chapters, ExperimentIndex, RULES, chapter_of};
 pub use clock_bar::ClockBar;
 pub use counters::{Counters, CountersProps};
 pub use describe_table::{DescribeTable, DescribeTableProps};
-pub use experiments::{Experiments, ExperimentsProps};
 pub use fine_print::FinePrint;
 pub use group::Group;
 pub use guide::Guide;
 pub use intro::Intro;
 pub use operations::Operations;
+pub use panels::Panels;
 pub use poll_loop::PollLoop;
 pub use producer_card::ProducerCard;
-pub use quiz::{Quiz, QuizProps};
-pub use rules::{Rules, RulesProps};
 pub use settings::Settings;
 pub use share::Share;
 pub use sink::Sink;
@@ -76,6 +74,30 @@ pub fn class_list(parts: &[Option<&str>]) -> Option<AttrValue> {
         out.push_str(part);
     }
     (!out.is_empty()).then(|| AttrValue::from(out))
+}
+
+/// A built-in scenario, parsed once per page (components ask for them on
+/// every render of a chapter).
+#[must_use]
+pub fn builtin(name: &str) -> Option<std::rc::Rc<offsetlab_engine::Scenario>> {
+    thread_local! {
+        static BUILTINS: Vec<std::rc::Rc<offsetlab_engine::Scenario>> =
+            offsetlab_engine::builtins().into_iter().map(std::rc::Rc::new).collect();
+    }
+    BUILTINS.with(|all| all.iter().find(|s| s.name == name).cloned())
+}
+
+/// Bring the simulation into view and move the focus there, after a control
+/// far below it started a run. A no-op outside a browser.
+pub fn show_simulation() {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+    if let Some(simulation) = document.get_element_by_id("simulation") {
+        simulation.scroll_into_view();
+        if let Ok(simulation) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(simulation) {
+            // Focus after the scroll: focusing first would scroll the element to the middle.
+            let _ = simulation.focus();
+        }
+    }
 }
 
 /// What every section gets: the state to draw and where to send actions.

@@ -247,11 +247,9 @@ pub fn PollLoop(props: &SectionProps) -> Html {
 
     html! {
         <section class="poll_loop" aria-labelledby="poll-loop-heading" data-field="poll-loop">
-            <h2 id="poll-loop-heading">{ "The consumer is a loop around poll()" }</h2>
+            <h3 id="poll-loop-heading">{ "The consumer is a loop around poll()" }</h3>
             <p class="poll-loop-lead">
-                { "Fetch a batch, process it, commit. The order of those last two steps is the choice \
-                   between processing a record twice and possibly not at all. Each consumer's badge sits \
-                   on the line it is on now." }
+                { "Fetch a batch, process it, commit: each consumer's badge sits on the line it is on now." }
             </p>
             <p class="poll-loop-mode" data-field="poll-loop-mode">{ mode_text }</p>
             <pre class="poll-loop-code"><code>{ for lines.iter().map(render_line) }</code></pre>

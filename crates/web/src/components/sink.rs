@@ -35,14 +35,17 @@ pub fn Sink(props: &SectionProps) -> Html {
     let first_seq = view.metrics.delivered.saturating_sub(shown.len() as u64);
     html! {
         <section class="sink panel" aria-labelledby="sink-heading">
-            <h2 id="sink-heading">{ "What the application did, in order" }</h2>
-            <p class="sink-legend">
-                <span class="legend-chip duplicate" aria-hidden="true"></span>{ "dashed = duplicate" }
-                { " · " }
-                <span class="legend-chip out-of-order" aria-hidden="true"></span>{ "filled = out of key order" }
-                { " · " }
-                <span class="legend-chip no-effect" aria-hidden="true"></span>{ "faded = no effect (idempotent)" }
-            </p>
+            <div class="sink-head">
+                <h2 id="sink-heading">{ "What the application did, in order" }</h2>
+                <p class="sink-legend">
+                    <span class="legend-chip duplicate" aria-hidden="true"></span>{ "dashed = duplicate" }
+                    { " · " }
+                    <span class="legend-chip out-of-order" aria-hidden="true"></span>{ "filled = out of key order" }
+                    { " · " }
+                    <span class="legend-chip no-effect" aria-hidden="true"></span>{ "faded = no effect (idempotent)" }
+                </p>
+            </div>
+            <Counters metrics={view.metrics.clone()} />
             <ol class="sink-strip" data-field="sink-strip"
                 aria-label={format!("The last {} records the application handled, oldest first", shown.len())}>
                 { for shown.iter().enumerate().map(|(i, r)| {
@@ -59,7 +62,6 @@ pub fn Sink(props: &SectionProps) -> Html {
             if shown.is_empty() {
                 <p class="sink-empty">{ "Nothing handled yet: send records, and the consumers' work appears here." }</p>
             }
-            <Counters metrics={view.metrics.clone()} />
             <details class="counter-help">
                 <summary>{ "What the counters count" }</summary>
                 <dl>

@@ -106,6 +106,16 @@ impl Page {
         settle().await;
     }
 
+    /// Opens one of the panels under the simulation (`settings`, `offset-storage`,
+    /// `operations`, `share`) unless it is open already.
+    pub async fn open_panel(&self, slug: &str) {
+        let open = self.root.query_selector(&format!("[data-open-panel={slug}]")).unwrap().is_some();
+        if !open {
+            self.click(&format!("button[data-panel={slug}]")).await;
+        }
+        self.find(&format!("[data-open-panel={slug}]"));
+    }
+
     /// Sets an `<input>` or `<select>` value and fires `input` and `change`.
     pub async fn set_value(&self, selector: &str, value: &str) {
         let element = self.find(selector);

@@ -1,0 +1,360 @@
+//! The story under the simulation, in chapters: each a short text, the rules
+//! and predictions it needs, and its experiments inline with their live
+//! outcome check. Deep links name a chapter (`#rebalances`); the index at the
+//! end lists every experiment by chapter.
+
+mod chapter_experiments;
+mod chapter_rules;
+mod chapter_text;
+mod experiment_index;
+mod prediction;
+
+pub use chapter_experiments::{ChapterExperiments, Part};
+pub use chapter_rules::ChapterRules;
+pub use chapter_text::ChapterText;
+pub use experiment_index::ExperimentIndex;
+pub use prediction::Prediction;
+
+use crate::components::{DescribeTable, PollLoop, SectionProps};
+use offsetlab_engine::Scenario;
+use yew::prelude::*;
+
+/// Something live a chapter shows beside its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Live {
+    /// `kafka-consumer-groups --describe`, now.
+    Describe,
+    /// The poll loop with each consumer's place in it.
+    PollLoop,
+}
+
+/// One chapter of the story.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Chapter {
+    /// The element id, so `#rebalances` links to it.
+    pub id: &'static str,
+    pub title: &'static str,
+    pub paragraphs: &'static [&'static str],
+    /// Indexes into [`RULES`] shown as call-outs.
+    pub rules: &'static [usize],
+    /// The quiz question the reader predicts here, if any.
+    pub question: Option<usize>,
+    pub live: Option<Live>,
+    /// Built-in scenarios shown in full, then the others of the chapter, one line each.
+    pub featured: &'static [&'static str],
+    pub more: &'static [&'static str],
+    /// Where the rules and the other experiments go, so that at two columns
+    /// both end about level: the rules beside the text (above the
+    /// experiments) when a live output makes the text long, the other
+    /// experiments under the text when it is short.
+    pub rules_beside: bool,
+    pub more_under_text: bool,
+}
+
+/// The story, in the order the seed explainer tells it. Every built-in
+/// scenario but the starting point is in exactly one chapter (tested).
+pub static CHAPTERS: [Chapter; 6] = [
+    Chapter {
+        id: "log-and-keys",
+        title: "The log and keys",
+        paragraphs: &[
+            "A topic is a set of partitions, and each partition is a tape: the producer appends \
+             records at its end, and every record gets the next offset. The producer picks the \
+             partition from the record's key, toPositive(murmur2(key)) % partitions, so one key \
+             always lands on one tape.",
+            "Reading removes nothing. Old records leave only when retention deletes them, which is \
+             why another application can read the same records later, at its own pace.",
+        ],
+        rules: &[0, 1],
+        question: Some(1),
+        live: None,
+        featured: &["keys-keep-order", "no-keys-reorder"],
+        more: &["partition-for-null", "key-erasure-bridge"],
+        rules_beside: false,
+        more_under_text: false,
+    },
+    Chapter {
+        id: "groups",
+        title: "Groups and ownership",
+        paragraphs: &[
+            "Consumers that share a group name share the work: the group's coordinator gives each \
+             partition to exactly one member, and the member reads it in offset order. Add members \
+             and the partitions are spread thinner, up to one each.",
+            "Each group keeps its own offsets, so two groups on one topic never take work from each \
+             other. An operator sees a group through kafka-consumer-groups --describe: the live \
+             output for the simulation is below.",
+        ],
+        rules: &[2],
+        question: Some(0),
+        live: Some(Live::Describe),
+        featured: &["spare-consumers", "two-groups"],
+        more: &[],
+        rules_beside: true,
+        more_under_text: false,
+    },
+    Chapter {
+        id: "delivery",
+        title: "Commits, crashes and what you can promise",
+        paragraphs: &["The broker does not mark records done: whoever takes a partition over after a crash \
+             starts at the group's last commit. So the order of handling and committing decides what \
+             a crash costs. Commit after and the unfinished batch is replayed: at-least-once, \
+             duplicates. Commit before and it is skipped: at-most-once, records never processed."],
+        rules: &[3],
+        question: None,
+        live: Some(Live::PollLoop),
+        featured: &["crash-commit-after", "crash-commit-before"],
+        more: &["idempotent-absorbs-duplicates"],
+        rules_beside: true,
+        more_under_text: false,
+    },
+    Chapter {
+        id: "rebalances",
+        title: "Rebalances",
+        paragraphs: &[
+            "When a member joins, leaves or stops answering, the coordinator starts a new generation \
+             and the assignor plans who owns what. With the eager protocol every member gives up \
+             every partition first, so the whole group stops; cooperative-sticky moves only the \
+             partitions that change hands.",
+            "A member that stops cleanly finishes its batch and commits before it leaves; one that \
+             crashes is noticed only when its session times out, and its partitions wait until then.",
+        ],
+        rules: &[],
+        question: None,
+        live: None,
+        featured: &["scale-out-eager", "scale-out-cooperative"],
+        more: &["rolling-update"],
+        rules_beside: false,
+        more_under_text: true,
+    },
+    Chapter {
+        id: "offset-storage",
+        title: "Where the position lives",
+        paragraphs: &[
+            "Kafka keeps a group's positions on the broker. Some systems keep them with the consumer \
+             instead, as a checkpoint file each consumer writes after handling a batch and reads \
+             back when it starts. Then the file's write is the commit, and how it is written \
+             decides what a crash in the middle leaves behind.",
+            "How often to commit is a trade: every record costs the most commit requests and replays \
+             the least, a timer the fewest requests and the widest replay. Open the Offset storage \
+             panel under the simulation to see the checkpoints and the split check.",
+        ],
+        rules: &[],
+        question: None,
+        live: None,
+        featured: &["torn-checkpoint", "atomic-checkpoint"],
+        more: &["booblik-checkpoint", "commit-each-record", "commit-each-batch", "commit-on-timer"],
+        rules_beside: false,
+        more_under_text: true,
+    },
+    Chapter {
+        id: "operations",
+        title: "Operations",
+        paragraphs: &[
+            "In production the questions are a payout stream's: is anything paid twice, which \
+             partition falls behind and how old is its oldest unprocessed record, what a rolling \
+             update or a new partition does to the keys in flight.",
+            "An effect key on each payout and a ledger written before the offset make a replay \
+             harmless. Lag per partition, not the total, finds a hot key. The Operations panel \
+             under the simulation shows the ledger, the lag and the commit cost.",
+        ],
+        rules: &[],
+        question: None,
+        live: None,
+        featured: &["payout-double-payout", "payout-ledger"],
+        more: &["hot-account", "partition-growth", "busy-group"],
+        rules_beside: false,
+        more_under_text: true,
+    },
+];
+
+/// A rule of the model, with the scenario its "Show me" loads.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Rule {
+    pub title: &'static str,
+    pub text: &'static str,
+    pub scenario: &'static str,
+}
+
+/// The four rules behind everything the simulation does.
+pub static RULES: [Rule; 4] = [
+    Rule {
+        title: "A partition is an append-only log",
+        text: "A producer only ever adds records at the end, and each one gets the next offset. \
+               Reading removes nothing, so two groups can read the same records, each at its own pace.",
+        scenario: "two-groups",
+    },
+    Rule {
+        title: "Order exists within a partition",
+        text: "Offsets order the records of one partition; nothing orders records across \
+               partitions. Records with the same key go to the same partition (while the partition \
+               count stays the same), so key one customer's events by the customer.",
+        scenario: "no-keys-reorder",
+    },
+    Rule {
+        title: "One owner per partition, per group",
+        text: "Within a group, each partition belongs to exactly one consumer at a time. A group \
+               with more consumers than partitions gains idle spares, not throughput.",
+        scenario: "spare-consumers",
+    },
+    Rule {
+        title: "Progress is a number the consumer commits",
+        text: "For each partition the group commits one offset, the next record to read, and lag \
+               is the distance from it to the log end. Whether a crash repeats records or skips \
+               them depends on when that number is written.",
+        scenario: "crash-commit-after",
+    },
+];
+
+/// A short title for each built-in experiment; others show their name.
+#[must_use]
+pub fn title(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "keys-keep-order" => "Keys keep each user's records in order",
+        "no-keys-reorder" => "Without keys, a user's records overtake each other",
+        "partition-for-null" => "partitionFor(null) moves the round-robin counter",
+        "key-erasure-bridge" => "A bridge that loses the keys",
+        "two-groups" => "Two groups read the same records",
+        "spare-consumers" => "More consumers than partitions",
+        "crash-commit-after" => "Crash after handling, before committing",
+        "crash-commit-before" => "Commit first, then crash",
+        "idempotent-absorbs-duplicates" => "An idempotent application",
+        "scale-out-eager" => "Scaling out with an eager assignor",
+        "scale-out-cooperative" => "Scaling out with cooperative-sticky",
+        "rolling-update" => "A rolling update under load",
+        "booblik-checkpoint" => "Each consumer checkpoints its own position",
+        "torn-checkpoint" => "A checkpoint torn by a crash",
+        "atomic-checkpoint" => "An atomic checkpoint survives the crash",
+        "commit-each-record" => "Commit after every record",
+        "commit-each-batch" => "Commit after every batch",
+        "commit-on-timer" => "Auto-commit on a timer",
+        "busy-group" => "A busy group",
+        "hot-account" => "A hot account",
+        "partition-growth" => "Adding a partition while running",
+        "payout-double-payout" => "A payout paid twice",
+        "payout-ledger" => "Ledger first: paid once",
+        _ => return None,
+    })
+}
+
+/// The summary without an "Experiment N: " prefix (the title says what it is).
+#[must_use]
+pub fn summary(scenario: &Scenario) -> String {
+    let s = scenario.summary.as_str();
+    let rest = match s.split_once(": ") {
+        Some((head, rest)) if head.starts_with("Experiment ") => rest,
+        _ => s,
+    };
+    // ASCII only: the summaries are English, and Unicode case tables would cost ~14 KB of wasm.
+    let mut out = rest.to_string();
+    if let Some(first) = out.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
+    out
+}
+
+/// The chapter a built-in experiment is told in.
+#[must_use]
+pub fn chapter_of(name: &str) -> Option<&'static Chapter> {
+    CHAPTERS.iter().find(|c| c.featured.contains(&name) || c.more.contains(&name))
+}
+
+/// Every chapter, in order. Each part gets only what it draws, so the static
+/// text renders once and only the running experiment's block follows the clock.
+#[component]
+pub fn Chapters(props: &SectionProps) -> Html {
+    let state = &props.state;
+    let running = AttrValue::from(state.scenario.name.clone());
+    let outcome = state.outcome.as_deref().map(AttrValue::from);
+    let pending = state.outcome_pending.as_deref().map(AttrValue::from);
+    let home = chapter_of(&state.scenario.name);
+    html! {
+        <div class="chapters">
+            { for CHAPTERS.iter().enumerate().map(|(i, chapter)| {
+                let split = chapter.more_under_text && !chapter.more.is_empty();
+                let here = home.is_some_and(|home| std::ptr::eq(home, chapter));
+                let live = chapter.live.map(|live| match live {
+                    Live::Describe => html! { <DescribeTable text={AttrValue::from(state.describe.clone())} /> },
+                    Live::PollLoop => html! { <PollLoop state={state.clone()} on_action={props.on_action.clone()} /> },
+                });
+                html! {
+                    <section class="chapter" id={chapter.id} key={chapter.id}
+                        aria-labelledby={format!("{}-heading", chapter.id)}>
+                        <div class="chapter-story">
+                            <ChapterText index={i} />
+                            if !chapter.rules_beside {
+                                <ChapterRules index={i} on_action={props.on_action.clone()} />
+                            }
+                            { for live }
+                            // A chapter without live output has room under its text for the
+                            // experiments it does not feature: the two columns end level.
+                            if split {
+                                <ChapterExperiments index={i} running={running.clone()} guided={state.guided}
+                                    outcome={here.then(|| outcome.clone()).flatten()}
+                                    pending={here.then(|| pending.clone()).flatten()}
+                                    part={Part::More} on_action={props.on_action.clone()} />
+                            }
+                        </div>
+                        <div class="chapter-side">
+                        if chapter.rules_beside {
+                            <ChapterRules index={i} on_action={props.on_action.clone()} />
+                        }
+                        // Predict first, then try it.
+                        if let Some(q) = chapter.question {
+                            <Prediction question={q} answer={state.quiz.get(q).copied().flatten()}
+                                on_action={props.on_action.clone()} />
+                        }
+                        // Only the chapter telling the running experiment follows its outcome.
+                        <ChapterExperiments index={i} running={running.clone()} guided={state.guided}
+                            outcome={here.then(|| outcome.clone()).flatten()}
+                            pending={here.then(|| pending.clone()).flatten()}
+                            part={if split { Part::Featured } else { Part::All }}
+                            on_action={props.on_action.clone()} />
+                        </div>
+                    </section>
+                }
+            }) }
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    #[test]
+    fn every_built_in_but_the_starting_point_is_in_one_chapter_and_has_a_title() {
+        for scenario in offsetlab_engine::builtins() {
+            let name = scenario.name.as_str();
+            let homes =
+                CHAPTERS.iter().filter(|c| c.featured.contains(&name) || c.more.contains(&name)).count();
+            if name == crate::state::SCENARIO {
+                assert_eq!(homes, 0, "the starting point is no experiment");
+                continue;
+            }
+            assert_eq!(homes, 1, "{name} is told in exactly one chapter");
+            assert!(title(name).is_some(), "{name} has a title");
+        }
+        for chapter in &CHAPTERS {
+            assert!(
+                !chapter.featured.is_empty() && chapter.featured.len() <= 2,
+                "{}: one or two inline",
+                chapter.id
+            );
+            for name in chapter.featured.iter().chain(chapter.more) {
+                assert!(offsetlab_engine::builtin(name).is_ok(), "{name} is a built-in");
+            }
+            assert!(chapter.rules.iter().all(|&r| r < RULES.len()));
+        }
+        // Each quiz question is asked in one chapter.
+        let mut asked: Vec<usize> = CHAPTERS.iter().filter_map(|c| c.question).collect();
+        asked.sort_unstable();
+        assert_eq!(asked, [0, 1]);
+        // Each rule is told once.
+        let mut told: Vec<usize> = CHAPTERS.iter().flat_map(|c| c.rules.iter().copied()).collect();
+        told.sort_unstable();
+        assert_eq!(told, [0, 1, 2, 3]);
+    }
+}

@@ -1,0 +1,168 @@
+// The page's layout and story: the simulation fits the first screen, the collapsed page stays
+// short, chapters are deep-linkable, the index filters and loads, each chapter's inline
+// experiment reproduces its outcome from a click, and axe-core finds no violation in either theme.
+
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { describe, it } from 'node:test';
+import { useBrowser, withLab } from './lib/page.mjs';
+
+/** The collapsed page's height budget at 1440 px. */
+const PAGE_HEIGHT_MAX_PX = 5400;
+
+const AXE_SOURCE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Bounding boxes (viewport coordinates, rounded) of the first element matching each selector. */
+function boxes(lab, selectors) {
+  return lab.page.evaluate((selectors) => {
+    const out = {};
+    for (const [name, selector] of Object.entries(selectors)) {
+      const e = document.querySelector(selector);
+      if (!e) continue;
+      const r = e.getBoundingClientRect();
+      out[name] = { top: Math.round(r.top), bottom: Math.round(r.bottom), left: Math.round(r.left), right: Math.round(r.right) };
+    }
+    return out;
+  }, selectors);
+}
+
+/** axe-core's violations in the page as it is now, one line each (rule, impact, nodes). */
+async function axeViolations(lab) {
+  await lab.page.evaluate(AXE_SOURCE);
+  const violations = await lab.page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      nodes: v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')}: ${n.failureSummary?.split('\n')[1] ?? ''}`),
+      count: v.nodes.length,
+    }));
+  });
+  return violations.map((v) => `${v.id} (${v.impact}, ${v.count} nodes): ${v.nodes.join(' | ')}`);
+}
+
+describe('layout and story', () => {
+  const env = useBrowser();
+
+  it('at 1440 × 900 the producer, the tapes, the group and the counters are in the first screen', async () => {
+    await withLab(env, { seed: 1, viewport: { width: 1440, height: 900 } }, async (lab) => {
+      const b = await boxes(lab, {
+        title: '.intro h1',
+        producer: '.producer_card',
+        send: 'button[data-action=send-10]',
+        tape: '[data-partition]',
+        topic: '.topic',
+        group: '.group',
+        counters: '.counters',
+      });
+      for (const name of ['title', 'producer', 'send', 'tape', 'topic', 'group', 'counters']) {
+        assert.ok(b[name], `${name} is on the page`);
+        assert.ok(b[name].top >= 0 && b[name].bottom <= 900, `${name} within the first screen: ${JSON.stringify(b[name])}`);
+      }
+      // Side by side: producer, tapes, group in one row.
+      assert.ok(b.producer.right <= b.topic.left && b.topic.right <= b.group.left, JSON.stringify(b));
+    });
+  });
+
+  it('at 390 × 844 the tapes start within the first screen', async () => {
+    await withLab(env, { seed: 1, viewport: { width: 390, height: 844 } }, async (lab) => {
+      const b = await boxes(lab, { tape: '[data-partition]' });
+      assert.ok(b.tape.top < 844 - 60, `the first tape starts at ${b.tape.top} px`);
+      const scrollWidth = await lab.page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(scrollWidth <= 391, `no sideways scroll: ${scrollWidth}`);
+    });
+  });
+
+  it(`with everything collapsed the page is at most ${PAGE_HEIGHT_MAX_PX} px tall at 1440`, async (t) => {
+    await withLab(env, { seed: 1, viewport: { width: 1440, height: 900 } }, async (lab) => {
+      const state = await lab.page.evaluate(() => ({
+        open: [...document.querySelectorAll('details[open]')].map((d) => d.className),
+        panel: document.querySelector('[data-open-panel]')?.dataset.openPanel ?? null,
+        height: document.documentElement.scrollHeight,
+      }));
+      assert.deepEqual(state.open, [], 'nothing expanded at first');
+      assert.equal(state.panel, null, 'no panel open at first');
+      t.diagnostic(`${state.height} px`);
+      assert.ok(state.height <= PAGE_HEIGHT_MAX_PX, `${state.height} px tall`);
+      // Opening a panel shows it; closing it gives the height back.
+      await lab.click('button[data-panel=operations]');
+      await lab.need('[data-open-panel=operations] .operations');
+      await lab.click('button[data-panel=operations]');
+      const after = await lab.page.evaluate(() => document.documentElement.scrollHeight);
+      assert.equal(after, state.height);
+    });
+  });
+
+  it('a deep link opens its chapter at the top of the screen', async () => {
+    for (const chapter of ['rebalances', 'operations', 'groups']) {
+      await withLab(env, { query: `?seed=1#${chapter}`, viewport: { width: 1440, height: 900 } }, async (lab) => {
+        await lab.page.waitForFunction(
+          (id) => Math.abs(document.getElementById(id)?.getBoundingClientRect().top ?? 1e9) < 40,
+          chapter,
+        );
+        const heading = await lab.text(`#${chapter} h2`);
+        assert.ok(heading.length > 0, `#${chapter} has a heading`);
+      });
+    }
+  });
+
+  it('the index filters, then a line loads its experiment in its chapter', async () => {
+    await withLab(env, { seed: 1 }, async (lab) => {
+      const all = await lab.page.locator('#experiments [data-jump]').count();
+      assert.ok(all >= 23, `${all} lines`);
+      await lab.page.fill('[data-field=index-filter]', 'lag');
+      await lab.settle();
+      const shown = await lab.page.locator('#experiments [data-jump]').evaluateAll((a) => a.map((e) => e.dataset.jump));
+      assert.ok(shown.length > 0 && shown.length < all, `filtered to ${shown}`);
+      assert.match(await lab.text('[data-field=index-count]'), new RegExp(`^${shown.length} of ${all} `));
+      await lab.click(`#experiments [data-jump=${shown[0]}]`);
+      await lab.page.waitForFunction((name) => window.location.hash === `#x-${name}`, shown[0]);
+      const { scenario, top } = await lab.page.evaluate((name) => ({
+        scenario: document.querySelector('[data-field=guide] h2 code')?.textContent,
+        top: document.getElementById(`x-${name}`).getBoundingClientRect().top,
+      }), shown[0]);
+      assert.equal(scenario, shown[0]);
+      assert.ok(top >= 0 && top < 900, `the experiment's block is on screen (top ${top})`);
+      await lab.need(`#x-${shown[0]} .running-now`);
+    });
+  });
+
+  // Each chapter's first inline experiment, started by its own button, plays its script to the
+  // outcome the guide checks; the chapter's block says so too.
+  for (const chapter of ['log-and-keys', 'groups', 'delivery', 'rebalances', 'offset-storage', 'operations']) {
+    it(`chapter ${chapter}: its inline experiment reproduces its outcome`, { timeout: 120_000 }, async () => {
+      await withLab(env, { seed: 1, pause: false }, async (lab) => {
+        const name = await lab.page.evaluate(
+          (id) => document.querySelector(`#${id} .experiment.featured [data-scenario]`).dataset.scenario,
+          chapter,
+        );
+        await lab.click(`#${chapter} [data-scenario=${name}]`);
+        const speed = lab.page.locator('select[data-field=speed]');
+        const fastest = Math.max(...(await speed.locator('option').evaluateAll((o) => o.map((e) => Number(e.value)))));
+        await speed.selectOption(String(fastest));
+        if ((await lab.text('button[data-action=play]')).includes('Play')) await lab.click('button[data-action=play]');
+        await lab.page.waitForFunction(
+          (name) => document.querySelector(`#x-${name} [data-field=chapter-outcome]`)?.dataset.reproduced === 'true',
+          name,
+          { timeout: 100_000, polling: 200 },
+        );
+        assert.equal(await lab.page.getAttribute('[data-field=outcome]', 'data-reproduced'), 'true');
+        assert.match(await lab.text(`#x-${name} [data-field=chapter-outcome]`), /Reproduced/);
+      });
+    });
+  }
+
+  for (const colorScheme of ['light', 'dark']) {
+    it(`axe-core finds no violations in the ${colorScheme} theme, at rest and after sending`, { timeout: 120_000 }, async () => {
+      await withLab(env, { seed: 1, colorScheme }, async (lab) => {
+        assert.deepEqual(await axeViolations(lab), [], 'at rest');
+        await lab.send10();
+        await lab.send10();
+        await lab.step(12);
+        await lab.click('button[data-panel=settings]');
+        assert.deepEqual(await axeViolations(lab), [], 'after sending, settings open');
+      });
+    });
+  }
+});
