@@ -252,7 +252,7 @@ pub fn PollLoop(props: &SectionProps) -> Html {
                 { "Fetch a batch, process it, commit: each consumer's badge sits on the line it is on now." }
             </p>
             <p class="poll-loop-mode" data-field="poll-loop-mode">{ mode_text }</p>
-            <pre class="poll-loop-code" tabindex="0" aria-label="The poll loop">
+            <pre class="terminal poll-loop-code" tabindex="0" aria-label="The poll loop">
                 <code>{ for lines.iter().map(render_line) }</code></pre>
             <p class="poll-loop-explain" data-field="poll-loop-explain">{ explain }</p>
         </section>
