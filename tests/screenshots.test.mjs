@@ -68,19 +68,21 @@ describe('screenshots and layout', () => {
     });
   });
 
-  it('dark colour scheme', { timeout: 120_000 }, async () => {
-    await withLab(env, { seed: 1, viewport: { width: 1440, height: 900 }, colorScheme: 'dark' }, async (lab) => {
-      await busy(lab);
-      await shoot(lab, 'page-1440-dark.png');
-      const background = await lab.page.evaluate(() => {
-        const rgb = (e) => getComputedStyle(e).backgroundColor.match(/\d+(\.\d+)?/g)?.map(Number) ?? [];
-        const [r, g, b, a = 1] = rgb(document.body);
-        return a === 0 ? rgb(document.documentElement) : [r, g, b];
+  for (const [width, height] of [[1440, 900], [390, 844]]) {
+    it(`dark colour scheme at ${width} px`, { timeout: 120_000 }, async () => {
+      await withLab(env, { seed: 1, viewport: { width, height }, colorScheme: 'dark' }, async (lab) => {
+        await busy(lab);
+        await shoot(lab, `page-${width}-dark.png`);
+        const background = await lab.page.evaluate(() => {
+          const rgb = (e) => getComputedStyle(e).backgroundColor.match(/\d+(\.\d+)?/g)?.map(Number) ?? [];
+          const [r, g, b, a = 1] = rgb(document.body);
+          return a === 0 ? rgb(document.documentElement) : [r, g, b];
+        });
+        const luminance = (0.2126 * background[0] + 0.7152 * background[1] + 0.0722 * background[2]) / 255;
+        assert.ok(luminance < 0.35, `a dark background in dark mode: rgb(${background})`);
       });
-      const luminance = (0.2126 * background[0] + 0.7152 * background[1] + 0.0722 * background[2]) / 255;
-      assert.ok(luminance < 0.35, `a dark background in dark mode: rgb(${background})`);
     });
-  });
+  }
 
   // Two groups on the same tapes: a named committed marker per group, a column for audit.
   for (const [width, height, colorScheme] of [[1440, 900, 'light'], [390, 844, 'light'], [1440, 900, 'dark'], [390, 844, 'dark']]) {
