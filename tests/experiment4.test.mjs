@@ -44,6 +44,10 @@ async function stepUntil(lab, done, bound, what) {
 }
 
 async function crashMidBatch(lab, commit) {
+  // From tick 0, whatever tick the clock was stopped at once the page had loaded: a batch
+  // polled under commit-after before the switch would be replayed.
+  await lab.click('button[data-action=restart]');
+  assert.equal((await lab.view()).tick, 0);
   await lab.openPanel('settings');
   if (commit === 'before') {
     await lab.click('input[name=commit][value=before]');

@@ -28,7 +28,7 @@ export async function snapshot(lab) {
     })),
   );
   assert.ok(tapes.length > 0, 'the page shows tapes');
-  const describe = await lab.page.locator('pre.terminal').textContent();
+  const describe = await lab.page.locator('.describe pre.terminal').textContent();
   return { tick: view.tick, counters, view, tapes, describe };
 }
 
