@@ -20,7 +20,7 @@ pub fn Guide(props: &SectionProps) -> Html {
                 { guide.topic.title() }{ " · " }
                 { if guided { "your turn" } else if guide.steps.is_empty() { "watch" } else { "the scripted run" } }
             </p>
-            <h2 id="guide-heading"><code>{ &scenario.name }</code>{ ": " }{ &scenario.summary }</h2>
+            <h2 id="guide-heading"><code>{ &scenario.name }</code>{ ": " }{ crate::components::chapters::summary(scenario) }</h2>
             <p data-field="guide-story">{ &guide.story }</p>
             if guided {
                 <ol class="guide-steps" data-field="guide-steps">

@@ -11,7 +11,7 @@ use yew::prelude::*;
 mod announcer;
 mod app;
 mod booblik;
-mod chapters;
+pub mod chapters;
 mod clock_bar;
 mod counters;
 mod describe_table;
