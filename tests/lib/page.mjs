@@ -19,6 +19,10 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
+/** The element holding the page's first render, prerendered into index.html at build time
+ * (crates/web/src/prerender.rs ROOT_ID); the live app removes it when it mounts. */
+export const PRERENDER_ID = 'offsetlab-prerender';
+
 /** How long one wait for the page may take before the test fails, in ms. */
 export const WAIT_MS = 15_000;
 /** How long a selector may take to appear before the test names it as missing, in ms. */
@@ -105,11 +109,18 @@ export class Lab {
     });
   }
 
+  /** Waits for the live app: its view is published and the copy prerendered into index.html
+   * (PRERENDER_ID, the same controls, not yet working) is gone. */
   async waitForApp() {
     await this.page.waitForFunction(
-      () => typeof window.offsetlab_view === 'function' && window.offsetlab_view() !== null,
+      (id) =>
+        typeof window.offsetlab_view === 'function' &&
+        window.offsetlab_view() !== null &&
+        document.getElementById(id) === null,
+      PRERENDER_ID,
     );
   }
+
 
   /** The engine's View on screen (window.offsetlab_view()). */
   view() {
