@@ -92,6 +92,7 @@ export async function openLab(env, options = {}) {
   await page.goto(`${env.server.url}/${query}`);
   await lab.waitForApp();
   if (pause) await lab.pause();
+  await lab.waitForLiveParts();
   return lab;
 }
 
@@ -121,6 +122,11 @@ export class Lab {
     );
   }
 
+  /** Waits until no part of the prerendered copy stands in ([data-prerendered]: the parts below
+   * the first screen go live a frame or two after the rest), so selectors find only live parts. */
+  async waitForLiveParts() {
+    await this.page.waitForFunction(() => document.querySelector('[data-prerendered]') === null);
+  }
 
   /** The engine's View on screen (window.offsetlab_view()). */
   view() {

@@ -14,10 +14,16 @@
 //! removes the copy in one go after the app's first render. Yew may let the
 //! browser paint between the first render and its effects (it yields every
 //! 16 ms once no first render is pending): that frame still shows the copy
-//! alone, so no frame shows both or neither.
+//! alone, so no frame shows both or neither. Parts below the first screen
+//! can wait a frame or two ([`Deferred`]): a clone of their copy stands in
+//! inside the live app meanwhile.
 
 use crate::components::{App, AppProps};
 use yew::prelude::*;
+
+mod deferred;
+
+pub use deferred::{Deferred, DeferredProps};
 
 /// The id of the element that holds the prerendered copy (see `index.html`).
 pub const ROOT_ID: &str = "offsetlab-prerender";
@@ -25,6 +31,9 @@ pub const ROOT_ID: &str = "offsetlab-prerender";
 /// What the prerender replaces with the page's HTML (see `index.html`).
 pub const MARKER: &str = "<!-- offsetlab:prerender -->";
 
+/// The attribute on a part of the prerendered copy that stands in, moved into
+/// the live app, until the app renders that part ([`Deferred`]).
+pub const STANDING_IN: &str = "data-prerendered";
 
 /// The prerender's seed: fixed, so that a build is reproducible. The live app
 /// then runs the URL's seed or a random one; the seed is not in the layout.

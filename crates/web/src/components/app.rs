@@ -6,6 +6,7 @@ use crate::components::{
     PollLoop, ProducerCard, Quiz, Rules, Settings, Share, Sink, StatusLine, Timeline, Topic, share,
 };
 use crate::frames::FrameLoop;
+use crate::prerender::Deferred;
 use crate::published;
 use crate::seed;
 use crate::state::{ADVANCE_TICKS_MAX, Action, AppState};
@@ -144,9 +145,16 @@ pub fn App(props: &AppProps) -> Html {
                         <Group state={state.clone()} on_action={on_action.clone()} />
                         <Sink state={state.clone()} on_action={on_action.clone()} />
                         if !embed {
-                            <Settings state={state.clone()} on_action={on_action.clone()} />
-                            <Booblik state={state.clone()} on_action={on_action.clone()} />
-                            <Operations state={state.clone()} on_action={on_action.clone()} />
+                            // Below the first screen: live a frame after the rest (see Deferred).
+                            <Deferred copy=".stage > .settings">
+                                <Settings state={state.clone()} on_action={on_action.clone()} />
+                            </Deferred>
+                            <Deferred copy=".stage > .booblik">
+                                <Booblik state={state.clone()} on_action={on_action.clone()} />
+                            </Deferred>
+                            <Deferred copy=".stage > .operations">
+                                <Operations state={state.clone()} on_action={on_action.clone()} />
+                            </Deferred>
                         }
                     </div>
                     if let Some(full) = full {
@@ -158,10 +166,13 @@ pub fn App(props: &AppProps) -> Html {
                             </a>
                         </p>
                     } else {
-                        <Share state={state.clone()} on_action={on_action.clone()} />
+                        <Deferred copy=".simulation > .share">
+                            <Share state={state.clone()} on_action={on_action.clone()} />
+                        </Deferred>
                     }
                 </div>
                 if !embed {
+                    <Deferred copy="main > .explainer">
                     <div class="explainer">
                         <Rules on_action={on_action.clone()} />
                         <DescribeTable text={AttrValue::from(state.describe.clone())} />
@@ -171,6 +182,7 @@ pub fn App(props: &AppProps) -> Html {
                         <Quiz answers={state.quiz} on_action={on_action.clone()} />
                         <FinePrint />
                     </div>
+                    </Deferred>
                 }
             </main>
         </>
