@@ -15,8 +15,8 @@
 //! browser paint between the first render and its effects (it yields every
 //! 16 ms once no first render is pending): that frame still shows the copy
 //! alone, so no frame shows both or neither. Parts below the first screen
-//! can wait a frame or two ([`Deferred`]): a clone of their copy stands in
-//! inside the live app meanwhile.
+//! can wait until the browser is idle ([`Deferred`]): a clone of their copy
+//! stands in inside the live app meanwhile.
 
 use crate::components::{App, AppProps};
 use yew::prelude::*;

@@ -18,8 +18,9 @@ pub struct DeferredProps {
 /// Renders `children`, which render one element at their top, as they are
 /// (no wrapper: a grid's `.stage > .settings` still matches). When the page
 /// has a prerendered copy of the part, the app's first render puts a clone of
-/// it here, inert, instead of rendering the children, and renders them a frame
-/// later: the first render, which the first usable control waits for, then
+/// it here, inert, instead of rendering the children, and renders them once
+/// the browser is idle after a frame: the first render, which the first usable
+/// control waits for, then
 /// builds less and calls fewer of the wasm's functions for the first time
 /// (each is compiled on its first call), and nothing on screen moves. Without
 /// a copy (component tests, a build without the prerender) the children
@@ -76,15 +77,17 @@ fn copy_of(selector: &str) -> Option<web_sys::Node> {
     Some(clone.into())
 }
 
-/// Runs `then` at the start of the frame after the next one: the next frame
-/// paints the first render (with the copy in place), this one the part.
+/// Runs `then` once the browser is idle after the next frame: that frame
+/// paints the first render (with the copy in place), and the parts then
+/// render one per idle period, between frames and clicks, so the first usable
+/// control does not wait behind them.
 fn after_next_frame(then: impl FnOnce() + 'static) {
     let Some(window) = web_sys::window() else { return then() };
-    let second = Closure::once_into_js(then);
+    let idle = Closure::once_into_js(then);
     let first = {
         let window = window.clone();
         Closure::once_into_js(move || {
-            if window.request_animation_frame(second.unchecked_ref()).is_err() {
+            if window.request_idle_callback(idle.unchecked_ref()).is_err() {
                 web_sys::console::error_1(&"offsetlab: cannot render a deferred part".into());
             }
         })
