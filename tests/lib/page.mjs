@@ -90,7 +90,7 @@ export async function openLab(env, options = {}) {
   page.setDefaultTimeout(WAIT_MS);
   const lab = new Lab(context, page);
   await page.goto(`${env.server.url}/${query}`);
-  await lab.waitForApp();
+  await lab.waitForApp({ pause });
   if (pause) await lab.pause();
   await lab.waitForLiveParts();
   return lab;
@@ -111,19 +111,28 @@ export class Lab {
   }
 
   /** Waits for the live app: its view is published and the copy prerendered into index.html
-   * (PRERENDER_ID, the same controls, not yet working) is gone. */
-  async waitForApp() {
+   * (PRERENDER_ID, the same controls, not yet working) is gone. With `pause`, clicks Pause in the
+   * first animation frame that sees it, before the clock's first tick (the clock starts at 0 ticks
+   * in its first frame), so that tests start from tick 0 however slow the machine. */
+  async waitForApp({ pause = false } = {}) {
     await this.page.waitForFunction(
-      (id) =>
-        typeof window.offsetlab_view === 'function' &&
-        window.offsetlab_view() !== null &&
-        document.getElementById(id) === null,
-      PRERENDER_ID,
+      ([id, pause]) => {
+        const live =
+          typeof window.offsetlab_view === 'function' &&
+          window.offsetlab_view() !== null &&
+          document.getElementById(id) === null;
+        const play = live && pause ? document.querySelector('button[data-action=play]') : null;
+        if (play && window.__spoken(play) === 'Pause') play.click();
+        return live;
+      },
+      [PRERENDER_ID, pause],
+      { polling: 'raf' },
     );
   }
 
   /** Waits until no part of the prerendered copy stands in ([data-prerendered]: the parts below
-   * the first screen go live a frame or two after the rest), so selectors find only live parts. */
+   * the first screen go live when the browser is idle after the first frame), so selectors find
+   * only live parts. */
   async waitForLiveParts() {
     await this.page.waitForFunction(() => document.querySelector('[data-prerendered]') === null);
   }
