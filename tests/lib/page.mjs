@@ -19,6 +19,10 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
+/** The element holding the page's first render, prerendered into index.html at build time
+ * (crates/web/src/prerender.rs ROOT_ID); the live app removes it when it mounts. */
+export const PRERENDER_ID = 'offsetlab-prerender';
+
 /** How long one wait for the page may take before the test fails, in ms. */
 export const WAIT_MS = 15_000;
 /** How long a selector may take to appear before the test names it as missing, in ms. */
@@ -86,8 +90,9 @@ export async function openLab(env, options = {}) {
   page.setDefaultTimeout(WAIT_MS);
   const lab = new Lab(context, page);
   await page.goto(`${env.server.url}/${query}`);
-  await lab.waitForApp();
+  await lab.waitForApp({ pause });
   if (pause) await lab.pause();
+  await lab.waitForLiveParts();
   return lab;
 }
 
@@ -105,9 +110,23 @@ export class Lab {
     });
   }
 
-  async waitForApp() {
+  /** Waits for the live app: its view is published and the copy prerendered into index.html
+   * (PRERENDER_ID, the same controls, not yet working) is gone. With `pause`, clicks Pause in the
+   * first animation frame that sees it, before the clock's first tick (the clock starts at 0 ticks
+   * in its first frame), so that tests start from tick 0 however slow the machine. */
+  async waitForApp({ pause = false } = {}) {
     await this.page.waitForFunction(
-      () => typeof window.offsetlab_view === 'function' && window.offsetlab_view() !== null,
+      ([id, pause]) => {
+        const live =
+          typeof window.offsetlab_view === 'function' &&
+          window.offsetlab_view() !== null &&
+          document.getElementById(id) === null;
+        const play = live && pause ? document.querySelector('button[data-action=play]') : null;
+        if (play && window.__spoken(play) === 'Pause') play.click();
+        return live;
+      },
+      [PRERENDER_ID, pause],
+      { polling: 'raf' },
     );
   }
 
@@ -117,6 +136,13 @@ export class Lab {
       await this.click(`button[data-panel=${slug}]`);
     }
     await this.need(`[data-open-panel=${slug}]`);
+  }
+
+  /** Waits until no part of the prerendered copy stands in ([data-prerendered]: the parts below
+   * the first screen go live when the browser is idle after the first frame), so selectors find
+   * only live parts. */
+  async waitForLiveParts() {
+    await this.page.waitForFunction(() => document.querySelector('[data-prerendered]') === null);
   }
 
   /** The engine's View on screen (window.offsetlab_view()). */

@@ -2,6 +2,7 @@
 // Only node:http and node:fs: no network beyond the loopback, no other server.
 
 import { createServer } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +25,9 @@ const TYPES = {
   '.ico': 'image/x-icon',
   '.txt': 'text/plain; charset=utf-8',
 };
+
+/** Types a real static host compresses (text, and wasm, which gzip shrinks to about a third). */
+const COMPRESSED = new Set(['.html', '.js', '.mjs', '.css', '.wasm', '.json', '.svg', '.txt']);
 
 /** The content type for a file name. */
 export function contentType(name) {
@@ -48,6 +52,21 @@ export function fileFor(root, urlPath) {
   return full;
 }
 
+/** Gzip of each file served, by path, kept while the file's size and mtime stay the same. */
+const GZIP_CACHE = new Map();
+
+/** `body` (the file at `path`) gzipped, compressed once: level 9 takes long enough for a 1 MB
+ * wasm that compressing it on every request would show up in a load measurement. */
+async function gzipped(path, body) {
+  const { size, mtimeMs } = await stat(path);
+  const key = `${size}:${mtimeMs}`;
+  const cached = GZIP_CACHE.get(path);
+  if (cached?.key === key) return cached.body;
+  const compressed = gzipSync(body, { level: 9 });
+  GZIP_CACHE.set(path, { key, body: compressed });
+  return compressed;
+}
+
 async function isFile(path) {
   try {
     return (await stat(path)).isFile();
@@ -61,8 +80,11 @@ async function isFile(path) {
  * Resolves to { url, port, close() }; `url` ends without a slash, e.g. http://127.0.0.1:41234.
  * With `base` (e.g. "/offsetlab/"), `root` is served under that path, as a site hosting the page
  * below its root would, and anything outside it is a 404.
+ * With `gzip`, text and wasm go out with Content-Encoding: gzip (level 9, as the page budget
+ * counts) to a client that accepts it, as a production host would serve them; the browser then
+ * still sees application/wasm, so streaming compilation works.
  */
-export async function serve(root = DIST, { base = '/' } = {}) {
+export async function serve(root = DIST, { base = '/', gzip = false } = {}) {
   root = resolve(root);
   if (!(await isFile(join(root, 'index.html')))) {
     throw new Error(
@@ -103,12 +125,17 @@ export async function serve(root = DIST, { base = '/' } = {}) {
           return;
         }
       }
-      const body = await readFile(path);
-      res.writeHead(200, {
-        'Content-Type': contentType(path),
-        'Content-Length': body.length,
-        'Cache-Control': 'no-store',
-      });
+      let body = await readFile(path);
+      const headers = { 'Content-Type': contentType(path), 'Cache-Control': 'no-store' };
+      if (gzip && COMPRESSED.has(extname(path).toLowerCase())) {
+        headers.Vary = 'Accept-Encoding';
+        if (/\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
+          body = await gzipped(path, body);
+          headers['Content-Encoding'] = 'gzip';
+        }
+      }
+      headers['Content-Length'] = body.length;
+      res.writeHead(200, headers);
       res.end(req.method === 'HEAD' ? undefined : body);
     } catch (error) {
       res.writeHead(500, { 'Content-Type': 'text/plain' }).end(String(error));

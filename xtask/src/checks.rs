@@ -162,11 +162,25 @@ fn node_with_page(ctx: &Ctx) -> Command {
 
 /// `cargo xtask bench-page`: the release page's frame rate under load (tests/bench/fps.mjs).
 /// A measurement: it prints frames, mean fps, p95 frame time and ticks advanced.
+/// With `OFFSETLAB_BENCH=load`, the page's loading on a slow profile instead (load_bench).
 pub fn bench_page(ctx: &Ctx) -> Result {
     setup::all(ctx)?;
     step("trunk build --release", || run::run(ctx.trunk().args(["build", "--release"])))?;
+    if std::env::var("OFFSETLAB_BENCH").is_ok_and(|mode| mode == "load") {
+        return load_bench(ctx);
+    }
     step("page frame rate", || {
         test_dependencies(ctx)?;
         run::run(node_with_page(ctx).arg("tests/bench/fps.mjs"))
+    })
+}
+
+/// tests/bench/load.mjs: cold loads at 150 ms latency, 1.6 Mbit/s and 4x CPU slowdown, gzip, of
+/// the page as built and padded to the budget. It prints first paint, first contentful paint, the
+/// first usable control and bytes transferred, median and worst (OFFSETLAB_BENCH_RUNS loads each).
+fn load_bench(ctx: &Ctx) -> Result {
+    step("page loading", || {
+        test_dependencies(ctx)?;
+        run::run(node_with_page(ctx).arg("tests/bench/load.mjs"))
     })
 }

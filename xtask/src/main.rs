@@ -26,7 +26,8 @@ commands:
                        end-to-end tests
   setup                only install the tools the machine lacks
   bench-page           set up the tools, build the release page and measure its frame rate
-                       in headless Chromium (busy-group at the highest speed, 10 s)";
+                       in headless Chromium (busy-group at the highest speed, 10 s); with
+                       OFFSETLAB_BENCH=load, its loading on a slow, throttled profile instead";
 
 #[derive(Debug, PartialEq, Eq)]
 enum Command {

@@ -5,6 +5,8 @@
 //! - [`frames`], [`seed`]: the clock (animation frames) and the `?seed=` in the URL.
 //! - [`published`], [`panic`], [`js_api`]: what the page shares with the
 //!   browser outside Yew (panic banner, `window.offsetlab_view()`).
+//! - [`prerender`]: the first render written into `index.html` at build time,
+//!   and the live app that replaces it.
 //!
 //! [`start`] is the page's entry point (called by the binary trunk builds).
 
@@ -12,6 +14,7 @@ pub mod components;
 pub mod frames;
 pub mod js_api;
 pub mod panic;
+pub mod prerender;
 pub mod published;
 pub mod seed;
 pub mod state;
@@ -21,7 +24,9 @@ use yew::AttrValue;
 
 /// Starts the page: installs the panic hook and `window.offsetlab_view`,
 /// reads the URL — a shared run's link (`?h=…&s=…&seed=…&in=…`), a plain
-/// `?seed=N`, `embed=1` for an iframe — and renders [`App`] into `<body>`.
+/// `?seed=N`, `embed=1` for an iframe — and renders [`App`] into its root at
+/// the end of `<body>`, in place of the copy prerendered at build time
+/// ([`prerender::Live`]).
 /// The app then keeps the URL a link to what is on screen.
 pub fn start() {
     panic::install();
@@ -43,7 +48,13 @@ pub fn start() {
         link: Some(AttrValue::from(search)),
         embed,
     };
-    yew::Renderer::<App>::with_props(props).render();
+    match prerender::live_root() {
+        Ok(root) => yew::Renderer::<prerender::Live>::with_root_and_props(root, props).render(),
+        Err(e) => {
+            web_sys::console::error_2(&"offsetlab: cannot make the app's root:".into(), &e);
+            yew::Renderer::<prerender::Live>::with_props(props).render()
+        }
+    };
 }
 
 // The unit tests run in headless Chromium too (`cargo test --target wasm32-unknown-unknown`).

@@ -28,7 +28,9 @@ use std::rc::Rc;
 use yew::Reducible;
 
 thread_local! {
-    /// The commit-cost comparison runs three scenarios headless: once per page.
+    /// The commit-cost comparison runs three scenarios headless: once per page,
+    /// when the table first renders (not in the page's first render: see
+    /// `prerender::Deferred`).
     static COMMIT_COST: Rc<Vec<CommitCost>> = Rc::new(offsetlab_engine::commit_cost_comparison());
 }
 
@@ -226,8 +228,6 @@ pub struct AppState {
     pub lag_history: Rc<Vec<Vec<LagSample>>>,
     /// The payout ledger: one entry per account that saw a payout.
     pub ledger: Rc<Vec<LedgerEntry>>,
-    /// Commit every record, every batch or on a timer, measured side by side (computed once).
-    pub commit_cost: Rc<Vec<CommitCost>>,
     scroll: Rc<Vec<Option<u64>>>,
     pub selected: Option<Rc<Selection>>,
     /// Newest last.
@@ -314,6 +314,13 @@ impl AppState {
         Ok(state)
     }
 
+    /// Commit every record, every batch or on a timer, measured side by side
+    /// (computed on the first call, then shared).
+    #[must_use]
+    pub fn commit_cost(&self) -> Rc<Vec<CommitCost>> {
+        COMMIT_COST.with(Rc::clone)
+    }
+
     fn around(scenario: Rc<Scenario>, guided: bool, history: History) -> AppState {
         let sim = history.sim();
         let partitions = sim.config().partitions as usize;
@@ -326,7 +333,6 @@ impl AppState {
             split: Rc::new(sim.split_check()),
             lag_history: Rc::new(Vec::new()),
             ledger: Rc::new(Vec::new()),
-            commit_cost: COMMIT_COST.with(Rc::clone),
             seed: history.seed(),
             head: history.head(),
             history: Rc::new(RefCell::new(history)),

@@ -6,6 +6,7 @@ use crate::components::{
     Sink, StatusLine, Timeline, Topic, share,
 };
 use crate::frames::FrameLoop;
+use crate::prerender::Deferred;
 use crate::published;
 use crate::seed;
 use crate::state::{ADVANCE_TICKS_MAX, Action, AppState};
@@ -176,12 +177,14 @@ pub fn App(props: &AppProps) -> Html {
                     }
                 </div>
                 if !embed {
+                    <Deferred copy="main > .explainer">
                     <div class="explainer">
                         <Chapters state={state.clone()} on_action={on_action.clone()} />
                         <ExperimentIndex filter={AttrValue::from(state.index_filter.clone())}
                             running={AttrValue::from(state.scenario.name.clone())} on_action={on_action.clone()} />
                         <FinePrint />
                     </div>
+                    </Deferred>
                 }
             </main>
         </>

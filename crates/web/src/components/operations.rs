@@ -40,7 +40,7 @@ pub fn Operations(props: &SectionProps) -> Html {
                    topic moves, and what a consumer killed at the wrong moment pays twice." }
             </p>
             <LagChart ..props.clone() />
-            <CommitCostTable rows={props.state.commit_cost.clone()} on_action={props.on_action.clone()} />
+            <CommitCostTable rows={props.state.commit_cost()} on_action={props.on_action.clone()} />
             <div class="operations-grid">
                 <Rebalancing ..props.clone() />
                 <Growth expansion={view.last_expansion.clone()} on_action={props.on_action.clone()} />

@@ -13,7 +13,9 @@ use yew::prelude::*;
 /// The page's address with `query`: what the URL bar holds and what Copy copies.
 #[must_use]
 pub fn page_url(query: &str) -> String {
-    let location = web_sys::window().map(|w| w.location());
+    // Natively (the build-time prerender) there is no window: the link stays
+    // relative, which the browser resolves against the page's own address.
+    let location = cfg!(target_arch = "wasm32").then(web_sys::window).flatten().map(|w| w.location());
     let base = location
         .and_then(|l| Some(format!("{}{}", l.origin().ok()?, l.pathname().ok()?)))
         .unwrap_or_default();

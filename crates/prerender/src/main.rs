@@ -1,0 +1,45 @@
+//! `offsetlab-prerender [INDEX_HTML]`: renders the page's first render with
+//! Yew's server renderer and writes it into the built `index.html`, in place
+//! of the marker `index.html` holds (`offsetlab_web::prerender::MARKER`).
+//!
+//! Trunk runs it after every build (`Trunk.toml`, `[[hooks]] stage =
+//! "post_build"`), on `$TRUNK_STAGING_DIR/index.html`, before the staged
+//! files move to `dist/`. The HTML comes from the page's own components, so
+//! the prerender follows whatever they render; nothing here knows the layout.
+
+use std::env;
+use std::fs;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+mod render;
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(message) => {
+            println!("{message}");
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("offsetlab-prerender: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<String, String> {
+    let path = match (env::args_os().nth(1), env::var_os("TRUNK_STAGING_DIR")) {
+        (Some(path), _) => PathBuf::from(path),
+        (None, Some(staging)) => PathBuf::from(staging).join("index.html"),
+        (None, None) => {
+            return Err("usage: offsetlab-prerender INDEX_HTML (or run as a trunk hook, \
+                        which sets TRUNK_STAGING_DIR)"
+                .to_owned());
+        }
+    };
+    let page = fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let html = render::first_render();
+    let written = render::inject(&page, &html)?;
+    fs::write(&path, &written).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(format!("prerendered the page into {} ({} bytes of HTML)", path.display(), html.len()))
+}

@@ -1,0 +1,108 @@
+// The page's first render is in index.html (prerendered at build time by the page's own
+// components): readable without JavaScript, hidden in an embed, inert until the wasm runs, and
+// replaced by the live app, which is then the only app on the page and works.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { PRERENDER_ID, openLab, useBrowser } from './lib/page.mjs';
+
+/** Headings and controls of the page, as a document shows them: [selector, texts]. */
+async function outline(page) {
+  return page.evaluate(() => {
+    const texts = (selector) =>
+      [...document.querySelectorAll(selector)].map((e) => e.textContent.replace(/\s+/g, ' ').trim());
+    return {
+      headings: texts('main h1, main h2, main h3'),
+      controls: [...document.querySelectorAll('main button[data-action]')].map((b) => b.dataset.action),
+      mains: document.querySelectorAll('main').length,
+    };
+  });
+}
+
+describe('the prerendered page', () => {
+  const env = useBrowser();
+
+  it('is in index.html: the title, the explainer and the simulation\'s controls', async () => {
+    const html = await (await fetch(`${env.server.url}/`)).text();
+    const body = html.slice(html.indexOf('<body'));
+    assert.ok(body.includes(`id="${PRERENDER_ID}"`), 'the prerender root');
+    assert.ok(!body.includes('offsetlab:prerender'), 'the marker was replaced');
+    assert.match(body, /<main[\s>]/, 'a <main>');
+    assert.match(body, /<h1[^>]*>[^<]*offsetlab/i, 'the page title, offsetlab');
+    for (const action of ['play', 'step', 'send-10']) {
+      assert.ok(body.includes(`data-action="${action}"`), `the ${action} button`);
+    }
+    const text = body.replace(/<script[\s\S]*?<\/script>/g, '').replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+    assert.ok(text.length > 5_000, `the explainer's text (${text.length} characters)`);
+  });
+
+  it('reads without JavaScript, with the headings and controls the live app first shows', async () => {
+    const live = await openLab(env, { pause: false });
+    const expected = await outline(live.page);
+    await live.close();
+
+    const context = await env.browser.newContext({ javaScriptEnabled: false, viewport: { width: 1440, height: 900 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${env.server.url}/`);
+      assert.ok(await page.locator(`#${PRERENDER_ID}`).isVisible(), 'the prerendered copy shows');
+      assert.ok(await page.locator('main h1').first().isVisible(), 'the title shows');
+      assert.ok(await page.locator('button[data-action=send-10]').first().isVisible(), 'Send 10 shows');
+      const text = await page.locator('main').first().innerText();
+      assert.ok(text.length > 5_000, `the page's text is rendered (${text.length} characters)`);
+      const seen = await outline(page);
+      assert.deepEqual(seen.headings, expected.headings, 'the same headings as the live app');
+      assert.deepEqual(seen.controls, expected.controls, 'the same controls as the live app');
+      assert.equal(seen.mains, 1);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('is inert until the wasm runs, and hidden in an embed', async () => {
+    const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
+    try {
+      // No wasm: what a visitor sees while it downloads.
+      await context.route(/\.wasm$/, (route) => route.abort());
+      const page = await context.newPage();
+      await page.goto(`${env.server.url}/?seed=3`);
+      const copy = page.locator(`#${PRERENDER_ID}`);
+      assert.ok(await copy.isVisible(), 'the copy shows');
+      assert.equal(await copy.evaluate((e) => e.inert), true, 'the copy is inert');
+      await page.goto(`${env.server.url}/?embed=1&seed=3`);
+      assert.equal(await page.locator(`#${PRERENDER_ID}`).isVisible(), false, 'an embed does not show the whole page');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('gives way to one live app that works', async () => {
+    const lab = await openLab(env, { seed: 5 });
+    try {
+      const seen = await outline(lab.page);
+      assert.equal(seen.mains, 1, 'one <main>');
+      assert.equal(await lab.page.locator(`#${PRERENDER_ID}`).count(), 0, 'no prerendered copy');
+      assert.equal(await lab.page.locator('button[data-action=send-10]').count(), 1, 'one Send 10 button');
+      assert.equal(await lab.page.locator('h1').count(), 1, 'one title');
+      const before = await lab.counters();
+      await lab.send10();
+      await lab.step(4);
+      const after = await lab.counters();
+      assert.ok(after.delivered > before.delivered, `delivered ${before.delivered} → ${after.delivered}`);
+    } finally {
+      await lab.close();
+    }
+  });
+
+  it('gives way to the embedded simulation alone with ?embed=1', async () => {
+    const lab = await openLab(env, { query: '?embed=1&seed=2' });
+    try {
+      const seen = await outline(lab.page);
+      assert.equal(seen.mains, 1, 'one <main>');
+      assert.equal(await lab.page.locator('main[data-embed=true]').count(), 1, 'the embedded app');
+      assert.equal(await lab.page.locator('h1').count(), 0, 'no page title in an embed');
+    } finally {
+      await lab.close();
+    }
+  });
+});
