@@ -233,14 +233,21 @@ fn cell_offset(target: Option<web_sys::EventTarget>) -> Option<u64> {
 }
 
 /// One record: a button with its offset and key label, coloured by subject.
+/// Its accessible name starts with what it shows ("7 u3 ×2"), then says it in words.
 fn cell(r: &RecordView, selected: bool, tab_stop: bool) -> Html {
     let hue = r.subject % KEY_HUES;
     let key = if r.keyed { format!("u{}", r.subject) } else { format!("·u{}", r.subject) };
-    let mut label = if r.keyed {
-        format!("offset {}, key user-{}", r.offset, r.subject)
+    let times = (r.handled > 1).then(|| format!("×{}", r.handled));
+    let mut label = format!("{} {key}", r.offset);
+    if let Some(times) = &times {
+        label.push(' ');
+        label.push_str(times);
+    }
+    if r.keyed {
+        label.push_str(&format!(": offset {}, key user-{}", r.offset, r.subject));
     } else {
-        format!("offset {}, no key (user-{})", r.offset, r.subject)
-    };
+        label.push_str(&format!(": offset {}, no key (user-{})", r.offset, r.subject));
+    }
     match r.handled {
         0 => {}
         1 => label.push_str(", handled"),
@@ -266,10 +273,12 @@ fn cell(r: &RecordView, selected: bool, tab_stop: bool) -> Html {
         <button type="button" key={r.offset} {class} data-offset={r.offset.to_string()}
             aria-label={label.clone()} title={label} tabindex={if tab_stop { "0" } else { "-1" }}
             aria-current={selected.then_some("true")}>
-            { r.offset }
+            // The spaces separate the parts in the text a screen reader reads (the
+            // cell's flex layout ignores them), so the name contains "7 u3".
+            { r.offset }{ " " }
             <span class="cell-key">{ key }</span>
-            if r.handled > 1 {
-                <span class="cell-times">{ format!("×{}", r.handled) }</span>
+            if let Some(times) = times {
+                { " " }<span class="cell-times">{ times }</span>
             }
         </button>
     }
