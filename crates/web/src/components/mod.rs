@@ -24,6 +24,7 @@ mod poll_loop;
 mod producer_card;
 mod quiz;
 mod rules;
+mod scroll_window;
 mod settings;
 pub mod share;
 mod sink;

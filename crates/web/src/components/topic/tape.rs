@@ -4,7 +4,8 @@
 //!
 //! Only the window's cells are in the DOM (at most `TAPE_CELLS`). Clicks and
 //! arrow keys are handled once on the cell row, not per cell; only one cell
-//! per tape is in the tab order (arrow keys move between them).
+//! per tape is in the tab order (left and right arrows move between them, up
+//! and down to the next tape's).
 
 use crate::components::class_list;
 use crate::state::{Action, TapeScroll};
@@ -106,6 +107,16 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
                 cell.parent_element().and_then(|row| row.query_selector("button:first-of-type").ok()?)
             }
             "End" => cell.parent_element().and_then(|row| row.query_selector("button:last-of-type").ok()?),
+            // The neighbouring tape's cell in the tab order (windowed tapes draw one more either side).
+            "ArrowDown" | "ArrowUp" => {
+                let tape = cell.closest(".tape").ok().flatten();
+                let next = if e.key() == "ArrowDown" {
+                    tape.and_then(|t| t.next_element_sibling())
+                } else {
+                    tape.and_then(|t| t.previous_element_sibling())
+                };
+                next.and_then(|t| t.query_selector("button[data-offset][tabindex=\"0\"]").ok()?)
+            }
             _ => return,
         };
         e.prevent_default();
