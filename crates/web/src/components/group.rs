@@ -1,6 +1,8 @@
 //! Consumer group demo: one card per consumer, the generation, rebalances.
 
 mod consumer_card;
+mod consumer_list;
+mod consumer_row;
 mod group_column;
 
 use crate::components::SectionProps;
@@ -8,9 +10,9 @@ use crate::components::class_list;
 use crate::components::clock_bar::group_state_label;
 use crate::components::send;
 use crate::state::Action;
-use consumer_card::ConsumerCard;
+use consumer_list::ConsumerList;
 use group_column::GroupColumn;
-use offsetlab_engine::{ConsumerId, Input, PartitionMove, PositionModel, RebalanceView, limits};
+use offsetlab_engine::{Input, PartitionMove, PositionModel, RebalanceView, limits};
 use yew::prelude::*;
 
 /// For this many ticks after a rebalance, moved partitions are highlighted
@@ -47,20 +49,10 @@ pub fn Group(props: &SectionProps) -> Html {
     let held_until = view.consumers.iter().filter_map(|c| c.session_expires_at).max();
     let recent =
         view.last_rebalance.as_ref().filter(|r| view.tick.saturating_sub(r.tick) < REBALANCE_RECENT_TICKS);
-    let arrived_for = |id: ConsumerId| -> Vec<u32> {
-        recent
-            .map(|r| r.moved.iter().filter(|m| m.to == Some(id)).map(|m| m.partition).collect())
-            .unwrap_or_default()
-    };
-    let left_for = |id: ConsumerId| -> Vec<(u32, Option<ConsumerId>)> {
-        recent
-            .map(|r| r.moved.iter().filter(|m| m.from == Some(id)).map(|m| (m.partition, m.to)).collect())
-            .unwrap_or_default()
-    };
     let on_add = send(&props.on_action, Action::Apply(Input::AddConsumer { group: None }));
     // The first group's cards here; every further group has a column of its own.
     let first = view.groups.first().map_or("demo", |g| g.name.as_str());
-    let mine: Vec<_> = view.consumers.iter().filter(|c| c.group == first).collect();
+    let mine: Vec<_> = view.consumers.iter().filter(|c| c.group == first).cloned().collect();
     let full = mine.len() >= limits::CONSUMERS_MAX as usize;
     let others = view.groups.get(1..).unwrap_or_default();
     let store = match view.settings.position {
@@ -97,12 +89,8 @@ pub fn Group(props: &SectionProps) -> Html {
                     { rebalance_text(r) }
                 </p>
             }
-            <ul class="consumer-cards" aria-label="Consumers">
-                { for mine.iter().map(|c| html! {
-                    <ConsumerCard key={c.id.to_string()} consumer={(*c).clone()} arrived={arrived_for(c.id)}
-                        left={left_for(c.id)} {store} on_action={props.on_action.clone()} />
-                }) }
-            </ul>
+            <ConsumerList consumers={mine} recent={view.last_rebalance.clone()} tick={view.tick} {store}
+                label="Consumers" on_action={props.on_action.clone()} />
             <div class="group-foot">
                 <button type="button" data-action="add-consumer" onclick={on_add} disabled={full}>
                     { "Add consumer" }
@@ -128,6 +116,7 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     use super::*;
+    use offsetlab_engine::ConsumerId;
 
     #[test]
     fn rebalance_lines_name_every_move() {
