@@ -153,13 +153,19 @@ fn node_with_page(ctx: &Ctx) -> Command {
     cmd
 }
 
-/// `cargo xtask bench-page`: the release page's frame rate under load (tests/bench/fps.mjs).
-/// A measurement: it prints frames, mean fps, p95 frame time and ticks advanced.
-pub fn bench_page(ctx: &Ctx) -> Result {
+/// `cargo xtask bench-page [MODE…]`: the release page under load (tests/bench/fps.mjs), in the
+/// modes given (busy, max, sustained, all; none: busy, or what OFFSETLAB_BENCH says). A
+/// measurement: it prints frames, mean fps, p95 frame time, ticks advanced, DOM elements and,
+/// sustained, memory samples; it fails only if it cannot run.
+pub fn bench_page(ctx: &Ctx, modes: &[String]) -> Result {
     setup::all(ctx)?;
     step("trunk build --release", || run::run(ctx.trunk().args(["build", "--release"])))?;
     step("page frame rate", || {
         test_dependencies(ctx)?;
-        run::run(node_with_page(ctx).arg("tests/bench/fps.mjs"))
+        let mut node = node_with_page(ctx);
+        if !modes.is_empty() {
+            node.env("OFFSETLAB_BENCH", modes.join(","));
+        }
+        run::run(node.arg("tests/bench/fps.mjs"))
     })
 }
