@@ -14,7 +14,7 @@ use yew::prelude::*;
 
 /// Rows drawn beyond each edge of the box, so a short scroll or an arrow key
 /// lands on a row that is already there.
-pub const OVERSCAN_ROWS: u32 = 2;
+pub const OVERSCAN_ROWS: u32 = 1;
 
 /// The rows of `rows` to draw when the box, `viewport_px` tall, is scrolled to
 /// `scroll_top_px` and each row (with its gap) is `row_px` tall: those in view
@@ -141,17 +141,17 @@ mod tests {
 
     #[test]
     fn draws_what_is_in_view_and_a_few_more_bounded() {
-        // 100 px rows, a 400 px box at the top: 5 rows in view (one partly), 2 more below.
-        assert_eq!(visible_rows(0.0, 400.0, 100.0, 256, 24), 0..9);
-        assert_eq!(visible_rows(1_000.0, 400.0, 100.0, 256, 24), 8..17);
+        // 100 px rows, a 400 px box at the top: 5 rows in view (one partly), 1 more either side.
+        assert_eq!(visible_rows(0.0, 400.0, 100.0, 256, 24), 0..7);
+        assert_eq!(visible_rows(1_000.0, 400.0, 100.0, 256, 24), 9..16);
         // At the bottom the window keeps its size and ends at the last row.
-        assert_eq!(visible_rows(25_200.0, 400.0, 100.0, 256, 24), 247..256);
-        assert_eq!(visible_rows(1e9, 400.0, 100.0, 256, 24), 247..256);
+        assert_eq!(visible_rows(25_200.0, 400.0, 100.0, 256, 24), 249..256);
+        assert_eq!(visible_rows(1e9, 400.0, 100.0, 256, 24), 249..256);
         // A huge box still draws at most the bound.
         assert_eq!(visible_rows(0.0, 1e6, 100.0, 256, 24), 0..24);
         // Fewer rows than the window: all of them.
         assert_eq!(visible_rows(0.0, 400.0, 100.0, 3, 24), 0..3);
-        assert_eq!(visible_rows(f64::NAN, f64::NAN, 0.0, 10, 4), 0..4);
+        assert_eq!(visible_rows(f64::NAN, f64::NAN, 0.0, 10, 4), 0..3);
         assert_eq!(visible_rows(0.0, 400.0, 100.0, 0, 24), 0..0);
     }
 }

@@ -23,7 +23,7 @@ use yew::prelude::*;
 /// Up to this many partitions every tape is drawn, in the page's own flow.
 pub const TAPES_ALL_MAX: usize = 12;
 /// Tapes drawn at once past [`TAPES_ALL_MAX`], however tall the box.
-pub const TAPES_DRAWN_MAX: u32 = 16;
+pub const TAPES_DRAWN_MAX: u32 = 12;
 /// A tape's height with its gap before the first one is measured, in px.
 const TAPE_ROW_ESTIMATE_PX: f64 = 92.0;
 
