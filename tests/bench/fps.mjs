@@ -45,7 +45,7 @@ export function maxScenario() {
       retention_records: Math.floor(RETAINED_RECORDS_MAX / PARTITIONS_MAX),
       records_per_poll: 8,
       handle_per_tick: 4,
-      producer: { use_keys: true, key_count: 1000 },
+      producer: { use_keys: true, key_count: 10_000 },
     },
     ticks: 10_000_000,
     timeline: [{ tick: 0, input: { do: 'keep-sending', per_tick: 200 } }],
