@@ -47,16 +47,22 @@ const drawnTapes = (lab) =>
     })),
   );
 
+/** Imports the largest configuration and waits until the page shows it (paused). */
+async function openMax(lab) {
+  const { page } = lab;
+  await lab.click('details.share-json > summary');
+  await page.locator('textarea[data-field=import-json]').fill(JSON.stringify(MAX_SCENARIO));
+  await lab.click('button[data-action=import]');
+  await page.waitForFunction((n) => window.offsetlab_view()?.partitions.length === n, PARTITIONS_MAX, SLOW);
+}
+
 describe('the largest configuration', () => {
   const env = useBrowser();
 
   it(`plays at the highest speed under ${ELEMENTS_MAX} elements and scrolls to P255`, { timeout: 300_000 }, async (t) => {
     await withLab(env, { seed: 1 }, async (lab) => {
       const { page } = lab;
-      await lab.click('details.share-json > summary');
-      await page.locator('textarea[data-field=import-json]').fill(JSON.stringify(MAX_SCENARIO));
-      await lab.click('button[data-action=import]');
-      await page.waitForFunction((n) => window.offsetlab_view()?.partitions.length === n, PARTITIONS_MAX, SLOW);
+      await openMax(lab);
       const view = await lab.view();
       assert.equal(view.consumers.length, CONSUMERS_MAX);
 
@@ -126,6 +132,29 @@ describe('the largest configuration', () => {
       await page.keyboard.press('ArrowUp');
       const focused = await page.evaluate(() => document.activeElement?.closest('.tape')?.dataset.partition);
       assert.equal(focused, String(PARTITIONS_MAX - 2), 'ArrowUp moves to the tape above');
+    });
+  });
+
+  it('fits a 390 px screen: no sideways page scroll, tapes and consumer lines in view', { timeout: 120_000 }, async () => {
+    await withLab(env, { seed: 1, viewport: { width: 390, height: 844 } }, async (lab) => {
+      const { page } = lab;
+      await openMax(lab);
+      for (let i = 0; i < 5; i++) await page.locator('button[data-action=step]').click(SLOW);
+      await lab.settle();
+      const layout = await page.evaluate(() => ({
+        page: document.documentElement.scrollWidth,
+        viewport: document.documentElement.clientWidth,
+        elements: document.getElementsByTagName('*').length,
+      }));
+      assert.ok(layout.page <= layout.viewport, `the page is ${layout.page} px wide in a ${layout.viewport} px viewport`);
+      assert.ok(layout.elements < ELEMENTS_MAX, `${layout.elements} elements`);
+      const tape = page.locator('.topic .tape[data-partition="0"]');
+      await tape.scrollIntoViewIfNeeded();
+      assert.ok(await tape.isVisible(), 'P0 is shown');
+      const row = page.locator('.group .consumer-row[data-consumer=c1]');
+      await row.scrollIntoViewIfNeeded();
+      assert.ok(await row.isVisible(), "c1's line is shown");
+      assert.ok(await row.locator('button[data-action=crash]').isVisible(), "c1's Crash button fits");
     });
   });
 });

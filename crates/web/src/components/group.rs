@@ -1,4 +1,5 @@
-//! Consumer group demo: one card per consumer, the generation, rebalances.
+//! Consumer group demo: one card per consumer (one line each past a dozen),
+//! the generation, rebalances.
 
 mod consumer_card;
 mod consumer_list;
