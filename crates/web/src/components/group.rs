@@ -31,15 +31,20 @@ pub fn move_text(m: &PartitionMove) -> String {
     }
 }
 
+/// Moves the rebalance line names; the rest are counted (256 partitions
+/// assigned at once would fill the column).
+pub const MOVES_NAMED_MAX: usize = 12;
+
 /// "Generation 3 (tick 14): P2 moved c1 → c2."
 #[must_use]
 pub fn rebalance_text(r: &RebalanceView) -> String {
     if r.moved.is_empty() {
-        format!("Generation {} (tick {}): no partition changed owner.", r.generation, r.tick)
-    } else {
-        let moves: Vec<String> = r.moved.iter().map(move_text).collect();
-        format!("Generation {} (tick {}): {}.", r.generation, r.tick, moves.join(", "))
+        return format!("Generation {} (tick {}): no partition changed owner.", r.generation, r.tick);
     }
+    let moves: Vec<String> = r.moved.iter().take(MOVES_NAMED_MAX).map(move_text).collect();
+    let more = r.moved.len().saturating_sub(MOVES_NAMED_MAX);
+    let rest = if more > 0 { format!(" and {more} more") } else { String::new() };
+    format!("Generation {} (tick {}): {}{rest}.", r.generation, r.tick, moves.join(", "))
 }
 
 #[component]
@@ -132,5 +137,10 @@ mod tests {
         assert_eq!(rebalance_text(&r), "Generation 3 (tick 14): P2 moved c1 → c2, P0 assigned to c3.");
         let r = RebalanceView { tick: 5, generation: 2, moved: vec![] };
         assert_eq!(rebalance_text(&r), "Generation 2 (tick 5): no partition changed owner.");
+        let moved = (0..256)
+            .map(|p| PartitionMove { partition: p, from: None, to: Some(ConsumerId(p % 64 + 1)) })
+            .collect();
+        let text = rebalance_text(&RebalanceView { tick: 1, generation: 1, moved });
+        assert!(text.ends_with("P11 assigned to c12 and 244 more."), "{text}");
     }
 }
