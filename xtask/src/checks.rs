@@ -160,18 +160,41 @@ fn node_with_page(ctx: &Ctx) -> Command {
     cmd
 }
 
-/// `cargo xtask bench-page`: the release page's frame rate under load (tests/bench/fps.mjs).
-/// A measurement: it prints frames, mean fps, p95 frame time and ticks advanced.
-/// With `OFFSETLAB_BENCH=load`, the page's loading on a slow profile instead (load_bench).
-pub fn bench_page(ctx: &Ctx) -> Result {
+/// `cargo xtask bench-page [MODE…]`: the release page under load (tests/bench/fps.mjs), in the
+/// modes given (busy, max, sustained, load, all; none: busy, or what OFFSETLAB_BENCH says). A
+/// measurement: it prints frames, mean fps, p95 frame time, ticks advanced, DOM elements and,
+/// sustained, memory samples; `load`, the page's loading on a slow, throttled profile
+/// (tests/bench/load.mjs). It fails only if it cannot run.
+pub fn bench_page(ctx: &Ctx, modes: &[String]) -> Result {
     setup::all(ctx)?;
     step("trunk build --release", || run::run(ctx.trunk().args(["build", "--release"])))?;
-    if std::env::var("OFFSETLAB_BENCH").is_ok_and(|mode| mode == "load") {
-        return load_bench(ctx);
+    let modes: Vec<String> = if modes.is_empty() {
+        std::env::var("OFFSETLAB_BENCH")
+            .unwrap_or_default()
+            .split(',')
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+            .map(str::to_owned)
+            .collect()
+    } else {
+        modes.to_vec()
+    };
+    let load = modes.iter().any(|m| m == "load" || m == "all");
+    let frame_modes: Vec<String> = modes.into_iter().filter(|m| m != "load").collect();
+    if load {
+        load_bench(ctx)?;
+        if frame_modes.is_empty() {
+            return Ok(());
+        }
     }
     step("page frame rate", || {
         test_dependencies(ctx)?;
-        run::run(node_with_page(ctx).arg("tests/bench/fps.mjs"))
+        let mut node = node_with_page(ctx);
+        node.env(
+            "OFFSETLAB_BENCH",
+            if frame_modes.is_empty() { "busy".to_owned() } else { frame_modes.join(",") },
+        );
+        run::run(node.arg("tests/bench/fps.mjs"))
     })
 }
 

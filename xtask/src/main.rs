@@ -3,7 +3,8 @@
 //! * `cargo xtask serve [--dev]`: install what the machine lacks, then serve the page with trunk.
 //! * `cargo xtask test [--skip-setup]`: install what the machine lacks, then run every check.
 //! * `cargo xtask setup`: only install what the machine lacks.
-//! * `cargo xtask bench-page`: set up, build the release page, measure its frame rate under load.
+//! * `cargo xtask bench-page [busy|max|sustained|all]…`: set up, build the release page, measure
+//!   its frame rate under load (and, sustained, its memory).
 //!
 //! Downloads happen only through crates.io (`cargo install`, `cargo fetch`), the npm registry
 //! (`npm ci`) and Debian apt; trunk itself runs offline.
@@ -25,16 +26,29 @@ commands:
                        headless Chromium), the release build with its size budget, and the
                        end-to-end tests
   setup                only install the tools the machine lacks
-  bench-page           set up the tools, build the release page and measure its frame rate
-                       in headless Chromium (busy-group at the highest speed, 10 s); with
-                       OFFSETLAB_BENCH=load, its loading on a slow, throttled profile instead";
+  bench-page [MODE…]   set up the tools, build the release page and measure it in headless
+                       Chromium at the highest speed; modes (default busy):
+                         busy       busy-group, frame rate over 10 s
+                         max        256 partitions, 64 consumers: frame rate, DOM elements and
+                                    where the main thread's time goes, over 10 s
+                         sustained  busy-group for 10 minutes: mean fps per minute, and JS heap,
+                                    wasm memory and DOM elements every 30 s
+                         load       a cold load at 150 ms latency, 1.6 Mbit/s and 4x CPU
+                                    slowdown, served gzip, as built and padded to the budget:
+                                    first paint, first contentful paint, first usable control
+                         all        the four
+                       OFFSETLAB_BENCH_SECONDS sets every mode's duration (e.g. 60 for a quick
+                       sustained run)";
+
+/// The page bench's modes (tests/bench/fps.mjs reads them from OFFSETLAB_BENCH).
+const BENCH_MODES: [&str; 5] = ["busy", "max", "sustained", "load", "all"];
 
 #[derive(Debug, PartialEq, Eq)]
 enum Command {
     Serve { dev: bool },
     Test { skip_setup: bool },
     Setup,
-    BenchPage,
+    BenchPage { modes: Vec<String> },
     Help,
 }
 
@@ -52,7 +66,14 @@ fn parse(args: &[String]) -> Result<Command, String> {
         "serve" => Command::Serve { dev: take("--dev") },
         "test" => Command::Test { skip_setup: take("--skip-setup") },
         "setup" => Command::Setup,
-        "bench-page" => Command::BenchPage,
+        "bench-page" => {
+            // `cargo xtask bench-page -- max` passes the `--` on.
+            let modes: Vec<String> = flags.drain(..).filter(|m| *m != "--").map(str::to_owned).collect();
+            if let Some(bad) = modes.iter().find(|m| !BENCH_MODES.contains(&m.as_str())) {
+                return Err(format!("unknown bench mode `{bad}`: choose from {}", BENCH_MODES.join(", ")));
+            }
+            Command::BenchPage { modes }
+        }
         "help" | "-h" | "--help" => Command::Help,
         other => return Err(format!("unknown command `{other}`")),
     };
@@ -75,7 +96,7 @@ fn main() -> ExitCode {
         Command::Serve { dev } => setup::all(&ctx).and_then(|()| serve(&ctx, dev)),
         Command::Test { skip_setup } => checks::all(&ctx, skip_setup),
         Command::Setup => setup::all(&ctx),
-        Command::BenchPage => checks::bench_page(&ctx),
+        Command::BenchPage { modes } => checks::bench_page(&ctx, &modes),
         Command::Help => {
             println!("{USAGE}");
             Ok(())
@@ -118,7 +139,15 @@ mod tests {
         assert_eq!(parse(&args(&["test"])), Ok(Command::Test { skip_setup: false }));
         assert_eq!(parse(&args(&["test", "--skip-setup"])), Ok(Command::Test { skip_setup: true }));
         assert_eq!(parse(&args(&["setup"])), Ok(Command::Setup));
-        assert_eq!(parse(&args(&["bench-page"])), Ok(Command::BenchPage));
+        assert_eq!(parse(&args(&["bench-page"])), Ok(Command::BenchPage { modes: vec![] }));
+        assert_eq!(
+            parse(&args(&["bench-page", "max", "sustained"])),
+            Ok(Command::BenchPage { modes: args(&["max", "sustained"]) })
+        );
+        assert_eq!(
+            parse(&args(&["bench-page", "--", "all"])),
+            Ok(Command::BenchPage { modes: args(&["all"]) })
+        );
     }
 
     #[test]
@@ -126,5 +155,6 @@ mod tests {
         assert!(parse(&args(&["build"])).is_err());
         assert!(parse(&args(&["serve", "--skip-setup"])).is_err());
         assert!(parse(&args(&["setup", "--dev"])).is_err());
+        assert!(parse(&args(&["bench-page", "fast"])).is_err());
     }
 }

@@ -46,7 +46,10 @@ pub use config::{GroupConfig, GroupSettings};
 pub use describe::{describe, describe_group};
 pub use event::{Event, PartitionMove, RebalanceReason, Tick, TraceHasher};
 pub use guide::{Condition, GUIDE_STEPS_MAX, Guide, Metric, OUTCOME_CONDITIONS_MAX, Outcome, Topic};
-pub use history::{History, JournalEntry, ReplayError, SNAPSHOT_INTERVAL_TICKS, SNAPSHOTS_MAX};
+pub use history::{
+    History, JournalEntry, ReplayError, SNAPSHOT_INTERVAL_TICKS, SNAPSHOT_TAIL_CHUNKS_MAX, SNAPSHOTS_MAX,
+    SNAPSHOTS_MIN, snapshots_max,
+};
 pub use input::{ConsumerId, Input, InputError, ResetSpec};
 pub use observe::HISTORY_SAMPLES_MAX;
 pub use partitioner::{KeylessStrategy, murmur2, partition_for_key, to_positive};

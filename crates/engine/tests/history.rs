@@ -6,7 +6,8 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use offsetlab_engine::{
-    ConsumerId, History, Input, JournalEntry, ReplayError, SNAPSHOTS_MAX, Scenario, builtin, describe,
+    ConsumerId, History, Input, JournalEntry, ReplayError, SNAPSHOT_TAIL_CHUNKS_MAX, SNAPSHOTS_MAX,
+    SNAPSHOTS_MIN, Scenario, builtin, describe, snapshots_max,
 };
 
 fn scenario(name: &str) -> Scenario {
@@ -106,6 +107,11 @@ fn snapshots_stay_bounded_over_long_runs_and_seeks_stay_exact() {
         }
     }
     assert!(history.snapshot_count() <= SNAPSHOTS_MAX, "{}", history.snapshot_count());
+    // Twelve partitions: fewer snapshots, so their copied tail chunks stay within the budget.
+    assert!(history.snapshot_count() <= snapshots_max(12), "{}", history.snapshot_count());
+    assert!(history.snapshot_count() * 12 <= SNAPSHOT_TAIL_CHUNKS_MAX);
+    assert_eq!(snapshots_max(3), SNAPSHOTS_MAX, "the default page keeps every snapshot it had");
+    assert_eq!(snapshots_max(256), SNAPSHOTS_MIN);
     for &(tick, hash) in hashes.iter().rev() {
         history.seek(tick);
         assert_eq!(history.sim().trace_hash(), hash, "tick {tick}");

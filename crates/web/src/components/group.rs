@@ -1,6 +1,9 @@
-//! Consumer group demo: one card per consumer, the generation, rebalances.
+//! Consumer group demo: one card per consumer (one line each past a dozen),
+//! the generation, rebalances.
 
 mod consumer_card;
+mod consumer_list;
+mod consumer_row;
 mod group_column;
 
 use crate::components::SectionProps;
@@ -8,9 +11,9 @@ use crate::components::class_list;
 use crate::components::clock_bar::group_state_label;
 use crate::components::send;
 use crate::state::Action;
-use consumer_card::ConsumerCard;
+use consumer_list::ConsumerList;
 use group_column::GroupColumn;
-use offsetlab_engine::{ConsumerId, Input, PartitionMove, PositionModel, RebalanceView, limits};
+use offsetlab_engine::{Input, PartitionMove, PositionModel, RebalanceView, limits};
 use yew::prelude::*;
 
 /// For this many ticks after a rebalance, moved partitions are highlighted
@@ -28,15 +31,20 @@ pub fn move_text(m: &PartitionMove) -> String {
     }
 }
 
+/// Moves the rebalance line names; the rest are counted (256 partitions
+/// assigned at once would fill the column).
+pub const MOVES_NAMED_MAX: usize = 12;
+
 /// "Generation 3 (tick 14): P2 moved c1 → c2."
 #[must_use]
 pub fn rebalance_text(r: &RebalanceView) -> String {
     if r.moved.is_empty() {
-        format!("Generation {} (tick {}): no partition changed owner.", r.generation, r.tick)
-    } else {
-        let moves: Vec<String> = r.moved.iter().map(move_text).collect();
-        format!("Generation {} (tick {}): {}.", r.generation, r.tick, moves.join(", "))
+        return format!("Generation {} (tick {}): no partition changed owner.", r.generation, r.tick);
     }
+    let moves: Vec<String> = r.moved.iter().take(MOVES_NAMED_MAX).map(move_text).collect();
+    let more = r.moved.len().saturating_sub(MOVES_NAMED_MAX);
+    let rest = if more > 0 { format!(" and {more} more") } else { String::new() };
+    format!("Generation {} (tick {}): {}{rest}.", r.generation, r.tick, moves.join(", "))
 }
 
 #[component]
@@ -47,20 +55,10 @@ pub fn Group(props: &SectionProps) -> Html {
     let held_until = view.consumers.iter().filter_map(|c| c.session_expires_at).max();
     let recent =
         view.last_rebalance.as_ref().filter(|r| view.tick.saturating_sub(r.tick) < REBALANCE_RECENT_TICKS);
-    let arrived_for = |id: ConsumerId| -> Vec<u32> {
-        recent
-            .map(|r| r.moved.iter().filter(|m| m.to == Some(id)).map(|m| m.partition).collect())
-            .unwrap_or_default()
-    };
-    let left_for = |id: ConsumerId| -> Vec<(u32, Option<ConsumerId>)> {
-        recent
-            .map(|r| r.moved.iter().filter(|m| m.from == Some(id)).map(|m| (m.partition, m.to)).collect())
-            .unwrap_or_default()
-    };
     let on_add = send(&props.on_action, Action::Apply(Input::AddConsumer { group: None }));
     // The first group's cards here; every further group has a column of its own.
     let first = view.groups.first().map_or("demo", |g| g.name.as_str());
-    let mine: Vec<_> = view.consumers.iter().filter(|c| c.group == first).collect();
+    let mine: Vec<_> = view.consumers.iter().filter(|c| c.group == first).cloned().collect();
     let full = mine.len() >= limits::CONSUMERS_MAX as usize;
     let others = view.groups.get(1..).unwrap_or_default();
     let store = match view.settings.position {
@@ -97,12 +95,8 @@ pub fn Group(props: &SectionProps) -> Html {
                     { rebalance_text(r) }
                 </p>
             }
-            <ul class="consumer-cards" aria-label="Consumers">
-                { for mine.iter().map(|c| html! {
-                    <ConsumerCard key={c.id.to_string()} consumer={(*c).clone()} arrived={arrived_for(c.id)}
-                        left={left_for(c.id)} {store} on_action={props.on_action.clone()} />
-                }) }
-            </ul>
+            <ConsumerList consumers={mine} recent={view.last_rebalance.clone()} tick={view.tick} {store}
+                label="Consumers" on_action={props.on_action.clone()} />
             <div class="group-foot">
                 <button type="button" data-action="add-consumer" onclick={on_add} disabled={full}>
                     { "Add consumer" }
@@ -128,6 +122,7 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     use super::*;
+    use offsetlab_engine::ConsumerId;
 
     #[test]
     fn rebalance_lines_name_every_move() {
@@ -142,5 +137,10 @@ mod tests {
         assert_eq!(rebalance_text(&r), "Generation 3 (tick 14): P2 moved c1 → c2, P0 assigned to c3.");
         let r = RebalanceView { tick: 5, generation: 2, moved: vec![] };
         assert_eq!(rebalance_text(&r), "Generation 2 (tick 5): no partition changed owner.");
+        let moved = (0..256)
+            .map(|p| PartitionMove { partition: p, from: None, to: Some(ConsumerId(p % 64 + 1)) })
+            .collect();
+        let text = rebalance_text(&RebalanceView { tick: 1, generation: 1, moved });
+        assert!(text.ends_with("P11 assigned to c12 and 244 more."), "{text}");
     }
 }

@@ -23,6 +23,7 @@ mod operations;
 mod panels;
 mod poll_loop;
 mod producer_card;
+mod scroll_window;
 mod settings;
 pub mod share;
 mod sink;

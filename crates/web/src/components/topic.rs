@@ -1,11 +1,16 @@
 //! Topic orders: one virtualised tape per partition, the selected record's
 //! restart preview and the legend.
+//!
+//! Past [`TAPES_ALL_MAX`] partitions the tapes are windowed as well: a box of
+//! bounded height that scrolls, holding only the tapes in view (at most
+//! [`TAPES_DRAWN_MAX`]), so 256 partitions cost the page what a dozen do.
 
 mod legend;
 mod preview;
 mod tape;
 
 use crate::components::SectionProps;
+use crate::components::scroll_window::{ScrollWindow, use_scroll_window};
 use crate::state::Action;
 use legend::Legend;
 use offsetlab_engine::PositionModel;
@@ -14,6 +19,13 @@ use tape::{GroupMarker, PartitionTape};
 use wasm_bindgen::JsCast;
 use web_sys::HtmlElement;
 use yew::prelude::*;
+
+/// Up to this many partitions every tape is drawn, in the page's own flow.
+pub const TAPES_ALL_MAX: usize = 12;
+/// Tapes drawn at once past [`TAPES_ALL_MAX`], however tall the box.
+pub const TAPES_DRAWN_MAX: u32 = 12;
+/// A tape's height with its gap before the first one is measured, in px.
+const TAPE_ROW_ESTIMATE_PX: f64 = 92.0;
 
 #[component]
 pub fn Topic(props: &SectionProps) -> Html {
@@ -53,7 +65,12 @@ pub fn Topic(props: &SectionProps) -> Html {
 
     // booblik: the position held is the owner's stored checkpoint, as the split check reads it.
     let store = matches!(state.view.settings.position, PositionModel::Consumer { .. });
-    let tapes = state.tapes.iter().map(|tape| {
+    let windowed = state.tapes.len() > TAPES_ALL_MAX;
+    let rows = u32::try_from(state.tapes.len()).expect("partitions are bounded");
+    let window = use_scroll_window(rows, TAPE_ROW_ESTIMATE_PX, TAPES_DRAWN_MAX);
+    let drawn =
+        if windowed { window.rows.start as usize..window.rows.end as usize } else { 0..state.tapes.len() };
+    let tapes = state.tapes[drawn].iter().map(|tape| {
         let partition = state.view.partitions.get(tape.partition as usize).cloned();
         let selected = selected.as_ref().filter(|s| s.partition == tape.partition).map(|s| s.offset);
         let stored =
@@ -78,13 +95,29 @@ pub fn Topic(props: &SectionProps) -> Html {
                 {groups} on_action={props.on_action.clone()} />
         }
     });
+    // One keyed list of its own, between the spacers (see tape.rs on keyed lists).
+    let tapes: Html = tapes.collect();
+    let tapes = if windowed {
+        let range = format!("{}-{}", window.rows.start, window.rows.end);
+        let ScrollWindow { node, onscroll, before_px, after_px, .. } = window;
+        html! {
+            <div class="tapes is-windowed" ref={node} {onscroll} data-field="tapes" data-drawn={range}
+                role="region" aria-label={format!("Tapes of {rows} partitions, scrollable")}>
+                <div class="tapes-spacer" aria-hidden="true" style={ScrollWindow::spacer_style(before_px)} />
+                { tapes }
+                <div class="tapes-spacer" aria-hidden="true" style={ScrollWindow::spacer_style(after_px)} />
+            </div>
+        }
+    } else {
+        html! { <div class="tapes" data-field="tapes">{ tapes }</div> }
+    };
     html! {
         <section class="topic panel" aria-labelledby="topic-title" ref={section} {onkeydown}>
             <h2 id="topic-title">
                 { "Topic: " }<span class="topic-name">{ "orders" }</span>
                 <span class="topic-sub">{ " · each cell is a record: its offset and its key" }</span>
             </h2>
-            <div class="tapes">{ for tapes }</div>
+            { tapes }
             if state.view.restart_pending {
                 <p class="restart-pending" data-field="restart-pending">
                     { "restart in progress: waiting for the group to empty" }

@@ -66,7 +66,7 @@ pub fn actions_for(state: ConsumerState) -> &'static [&'static str] {
     }
 }
 
-fn action_input(action: &str, consumer: ConsumerId) -> Input {
+pub fn action_input(action: &str, consumer: ConsumerId) -> Input {
     match action {
         "pause" => Input::Pause { consumer },
         "resume" => Input::Resume { consumer },
@@ -77,7 +77,7 @@ fn action_input(action: &str, consumer: ConsumerId) -> Input {
     }
 }
 
-fn action_label(action: &str) -> &'static str {
+pub fn action_label(action: &str) -> &'static str {
     match action {
         "pause" => "Pause",
         "resume" => "Resume",
@@ -88,7 +88,7 @@ fn action_label(action: &str) -> &'static str {
     }
 }
 
-fn action_title(action: &str) -> &'static str {
+pub fn action_title(action: &str) -> &'static str {
     match action {
         "pause" => "pause(): stay in the group, fetch nothing new",
         "resume" => "resume(): fetch again",

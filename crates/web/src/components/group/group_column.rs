@@ -2,7 +2,7 @@
 //! consumers' cards, and its own counters. Rule 1 of seed 003: two groups
 //! read the same data independently.
 
-use super::consumer_card::ConsumerCard;
+use super::consumer_list::ConsumerList;
 use crate::components::clock_bar::group_state_label;
 use crate::components::send;
 use crate::state::Action;
@@ -52,12 +52,8 @@ pub fn GroupColumn(props: &GroupColumnProps) -> Html {
                 { counter("Never processed", "never_processed", m.never_processed) }
                 { counter("Total lag", "total_lag", m.total_lag) }
             </dl>
-            <ul class="consumer-cards" aria-label={format!("Consumers of group {}", g.name)}>
-                { for props.consumers.iter().map(|c| html! {
-                    <ConsumerCard key={c.id.to_string()} consumer={c.clone()} {store}
-                        on_action={props.on_action.clone()} />
-                }) }
-            </ul>
+            <ConsumerList consumers={props.consumers.clone()} {store}
+                label={format!("Consumers of group {}", g.name)} on_action={props.on_action.clone()} />
             <div class="group-foot">
                 <button type="button" data-action="add-consumer" data-group={g.name.clone()} onclick={on_add}
                     disabled={full}>

@@ -4,7 +4,8 @@
 //!
 //! Only the window's cells are in the DOM (at most `TAPE_CELLS`). Clicks and
 //! arrow keys are handled once on the cell row, not per cell; only one cell
-//! per tape is in the tab order (arrow keys move between them).
+//! per tape is in the tab order (left and right arrows move between them, up
+//! and down to the next tape's).
 
 use crate::components::class_list;
 use crate::state::{Action, TapeScroll};
@@ -106,6 +107,16 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
                 cell.parent_element().and_then(|row| row.query_selector("button:first-of-type").ok()?)
             }
             "End" => cell.parent_element().and_then(|row| row.query_selector("button:last-of-type").ok()?),
+            // The neighbouring tape's cell in the tab order (windowed tapes draw one more either side).
+            "ArrowDown" | "ArrowUp" => {
+                let tape = cell.closest(".tape").ok().flatten();
+                let next = if e.key() == "ArrowDown" {
+                    tape.and_then(|t| t.next_element_sibling())
+                } else {
+                    tape.and_then(|t| t.previous_element_sibling())
+                };
+                next.and_then(|t| t.query_selector("button[data-offset][tabindex=\"0\"]").ok()?)
+            }
             _ => return,
         };
         e.prevent_default();
@@ -233,14 +244,21 @@ fn cell_offset(target: Option<web_sys::EventTarget>) -> Option<u64> {
 }
 
 /// One record: a button with its offset and key label, coloured by subject.
+/// Its accessible name starts with what it shows ("7 u3 ×2"), then says it in words.
 fn cell(r: &RecordView, selected: bool, tab_stop: bool) -> Html {
     let hue = r.subject % KEY_HUES;
     let key = if r.keyed { format!("u{}", r.subject) } else { format!("·u{}", r.subject) };
-    let mut label = if r.keyed {
-        format!("offset {}, key user-{}", r.offset, r.subject)
+    let times = (r.handled > 1).then(|| format!("×{}", r.handled));
+    let mut label = format!("{} {key}", r.offset);
+    if let Some(times) = &times {
+        label.push(' ');
+        label.push_str(times);
+    }
+    if r.keyed {
+        label.push_str(&format!(": offset {}, key user-{}", r.offset, r.subject));
     } else {
-        format!("offset {}, no key (user-{})", r.offset, r.subject)
-    };
+        label.push_str(&format!(": offset {}, no key (user-{})", r.offset, r.subject));
+    }
     match r.handled {
         0 => {}
         1 => label.push_str(", handled"),
@@ -266,10 +284,12 @@ fn cell(r: &RecordView, selected: bool, tab_stop: bool) -> Html {
         <button type="button" key={r.offset} {class} data-offset={r.offset.to_string()}
             aria-label={label.clone()} title={label} tabindex={if tab_stop { "0" } else { "-1" }}
             aria-current={selected.then_some("true")}>
-            { r.offset }
+            // The spaces separate the parts in the text a screen reader reads (the
+            // cell's flex layout ignores them), so the name contains "7 u3".
+            { r.offset }{ " " }
             <span class="cell-key">{ key }</span>
-            if r.handled > 1 {
-                <span class="cell-times">{ format!("×{}", r.handled) }</span>
+            if let Some(times) = times {
+                { " " }<span class="cell-times">{ times }</span>
             }
         </button>
     }

@@ -1,0 +1,157 @@
+//! Windowed lists: a box of bounded height that scrolls through many rows of
+//! one height but holds only the rows in view (and a few either side) in the
+//! DOM; two spacers stand for the rest, so the scrollbar stays honest.
+//!
+//! Which rows are in view is the page's own state (where the user scrolled),
+//! kept in a hook and read from the box's `scroll` event: nothing about the
+//! simulation. The box must be a positioned scroll container whose children
+//! are the first spacer, the rows, then the last spacer.
+
+use std::ops::Range;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlElement};
+use yew::prelude::*;
+
+/// Rows drawn beyond each edge of the box, so a short scroll or an arrow key
+/// lands on a row that is already there.
+pub const OVERSCAN_ROWS: u32 = 1;
+
+/// The rows of `rows` to draw when the box, `viewport_px` tall, is scrolled to
+/// `scroll_top_px` and each row (with its gap) is `row_px` tall: those in view
+/// and [`OVERSCAN_ROWS`] either side, at most `rows_max`.
+#[must_use]
+pub fn visible_rows(
+    scroll_top_px: f64,
+    viewport_px: f64,
+    row_px: f64,
+    rows: u32,
+    rows_max: u32,
+) -> Range<u32> {
+    assert!(rows_max > 0);
+    if rows == 0 {
+        return 0..0;
+    }
+    let row_px = row_px.max(1.0);
+    // Float to u32 saturates: a negative or NaN scroll reads as row 0.
+    let top = (scroll_top_px.max(0.0) / row_px).floor() as u32;
+    let in_view = (viewport_px.max(0.0) / row_px).ceil() as u32 + 1;
+    let first = top.min(rows - 1).saturating_sub(OVERSCAN_ROWS);
+    let count = (in_view + 2 * OVERSCAN_ROWS).min(rows_max);
+    let end = first.saturating_add(count).min(rows);
+    // Near the end, keep drawing `count` rows: the window never shrinks as it reaches the bottom.
+    let first = end.saturating_sub(count).min(first);
+    let range = first..end;
+    assert!(range.end <= rows && range.len() as u32 <= rows_max);
+    range
+}
+
+/// Where the window is and the height of one row, as last measured.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Measured {
+    scroll_top_px: f64,
+    viewport_px: f64,
+    row_px: f64,
+}
+
+/// What [`use_scroll_window`] gives the list: the box's ref and scroll handler,
+/// the rows to draw and the spacers' heights.
+#[derive(Debug, Clone)]
+pub struct ScrollWindow {
+    pub node: NodeRef,
+    pub onscroll: Callback<Event>,
+    pub rows: Range<u32>,
+    pub before_px: f64,
+    pub after_px: f64,
+}
+
+impl ScrollWindow {
+    /// The style of a spacer `px` tall.
+    #[must_use]
+    pub fn spacer_style(px: f64) -> String {
+        format!("height:{px:.0}px")
+    }
+}
+
+/// A window over `rows` rows, each about `row_estimate_px` tall until a
+/// scroll measures them, drawing at most `rows_max`.
+#[hook]
+pub fn use_scroll_window(rows: u32, row_estimate_px: f64, rows_max: u32) -> ScrollWindow {
+    let node = use_node_ref();
+    let measured = use_state_eq(|| Measured {
+        scroll_top_px: 0.0,
+        viewport_px: row_estimate_px * f64::from(rows_max),
+        row_px: row_estimate_px,
+    });
+    let onscroll = {
+        let node = node.clone();
+        let measured = measured.clone();
+        Callback::from(move |_: Event| {
+            if let Some(next) = measure(&node, measured.row_px) {
+                measured.set(next);
+            }
+        })
+    };
+    // A new row count (a scenario loaded, partitions added) re-reads the box once.
+    {
+        let node = node.clone();
+        let measured = measured.clone();
+        use_effect_with(rows, move |_| {
+            if let Some(next) = measure(&node, measured.row_px) {
+                measured.set(next);
+            }
+        });
+    }
+    let range = visible_rows(measured.scroll_top_px, measured.viewport_px, measured.row_px, rows, rows_max);
+    ScrollWindow {
+        node,
+        onscroll,
+        before_px: f64::from(range.start) * measured.row_px,
+        after_px: f64::from(rows - range.end) * measured.row_px,
+        rows: range,
+    }
+}
+
+/// The box's scroll position and height, and the height of its drawn rows
+/// (from the first to the last, so gaps count): `None` without the box.
+fn measure(node: &NodeRef, row_px: f64) -> Option<Measured> {
+    let list = node.cast::<Element>()?;
+    let first = list.first_element_child()?.next_element_sibling()?;
+    let last = list.last_element_child()?.previous_element_sibling()?;
+    let (first, last) = (first.dyn_into::<HtmlElement>().ok()?, last.dyn_into::<HtmlElement>().ok()?);
+    let span = f64::from(last.offset_top() - first.offset_top());
+    let drawn = list.child_element_count().saturating_sub(2);
+    let row_px = match drawn {
+        0 => row_px,
+        1 => f64::from(first.offset_height()).max(1.0),
+        n => (span / f64::from(n - 1)).max(1.0),
+    };
+    Some(Measured {
+        scroll_top_px: f64::from(list.scroll_top()),
+        viewport_px: f64::from(list.client_height()),
+        row_px,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    #[test]
+    fn draws_what_is_in_view_and_a_few_more_bounded() {
+        // 100 px rows, a 400 px box at the top: 5 rows in view (one partly), 1 more either side.
+        assert_eq!(visible_rows(0.0, 400.0, 100.0, 256, 24), 0..7);
+        assert_eq!(visible_rows(1_000.0, 400.0, 100.0, 256, 24), 9..16);
+        // At the bottom the window keeps its size and ends at the last row.
+        assert_eq!(visible_rows(25_200.0, 400.0, 100.0, 256, 24), 249..256);
+        assert_eq!(visible_rows(1e9, 400.0, 100.0, 256, 24), 249..256);
+        // A huge box still draws at most the bound.
+        assert_eq!(visible_rows(0.0, 1e6, 100.0, 256, 24), 0..24);
+        // Fewer rows than the window: all of them.
+        assert_eq!(visible_rows(0.0, 400.0, 100.0, 3, 24), 0..3);
+        assert_eq!(visible_rows(f64::NAN, f64::NAN, 0.0, 10, 4), 0..3);
+        assert_eq!(visible_rows(0.0, 400.0, 100.0, 0, 24), 0..0);
+    }
+}

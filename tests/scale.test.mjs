@@ -1,0 +1,160 @@
+// The engine's largest configuration in the page: 256 partitions, 64 consumers, retention at the
+// 2,000,000-record cap. The tapes, the consumer list and the lag chart draw only what is in view,
+// so the page stays under a fixed number of elements while it plays at the highest speed, the
+// tapes in view still show their records, and scrolling the tapes reaches the last partition.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { useBrowser, withLab } from './lib/page.mjs';
+
+const ELEMENTS_MAX = 3_000;
+/** The engine's limits (crates/engine/src/config.rs `limits`). */
+const PARTITIONS_MAX = 256;
+const CONSUMERS_MAX = 64;
+const RETAINED_RECORDS_MAX = 2_000_000;
+/** TAPE_CELLS in crates/web/src/state.rs. */
+const TAPE_CELLS = 40;
+/** How long the page plays at the highest speed, in ms. */
+const PLAY_MS = 4_000;
+/** Waits in this file, in ms: the page has a lot to do at this size on a busy machine. */
+const SLOW = { timeout: 60_000 };
+
+const MAX_SCENARIO = {
+  name: 'max-config',
+  summary: 'The engine at its limits.',
+  watch: 'Every tape and card at once.',
+  config: {
+    seed: 7,
+    partitions: PARTITIONS_MAX,
+    consumers: CONSUMERS_MAX,
+    retention_records: Math.floor(RETAINED_RECORDS_MAX / PARTITIONS_MAX),
+    records_per_poll: 8,
+    handle_per_tick: 4,
+    producer: { use_keys: true, key_count: 10_000 },
+  },
+  ticks: 100_000,
+  timeline: [{ tick: 0, input: { do: 'keep-sending', per_tick: 200 } }],
+};
+
+const elements = (lab) => lab.page.evaluate(() => document.getElementsByTagName('*').length);
+
+/** Per tape on the page: its partition and how many cells it draws. */
+const drawnTapes = (lab) =>
+  lab.page.$$eval('.topic .tape[data-partition]', (tapes) =>
+    tapes.map((tape) => ({
+      partition: Number(tape.dataset.partition),
+      cells: tape.querySelectorAll('button[data-offset]').length,
+    })),
+  );
+
+/** Imports the largest configuration and waits until the page shows it (paused). */
+async function openMax(lab) {
+  const { page } = lab;
+  await lab.click('details.share-json > summary');
+  await page.locator('textarea[data-field=import-json]').fill(JSON.stringify(MAX_SCENARIO));
+  await lab.click('button[data-action=import]');
+  await page.waitForFunction((n) => window.offsetlab_view()?.partitions.length === n, PARTITIONS_MAX, SLOW);
+}
+
+describe('the largest configuration', () => {
+  const env = useBrowser();
+
+  it(`plays at the highest speed under ${ELEMENTS_MAX} elements and scrolls to P255`, { timeout: 300_000 }, async (t) => {
+    await withLab(env, { seed: 1 }, async (lab) => {
+      const { page } = lab;
+      await openMax(lab);
+      const view = await lab.view();
+      assert.equal(view.consumers.length, CONSUMERS_MAX);
+
+      // Send some by hand too, then play at the highest speed for a few seconds.
+      await page.locator('button[data-action=send-10]').click(SLOW);
+      const speed = page.locator('select[data-field=speed]');
+      const fastest = Math.max(...(await speed.locator('option').evaluateAll((o) => o.map((x) => Number(x.value)))));
+      await speed.selectOption(String(fastest), SLOW);
+      const play = page.locator('button[data-action=play]');
+      if ((await play.textContent(SLOW)).trim() === 'Play') await play.click(SLOW);
+      const start = (await lab.view()).tick;
+      await page.waitForTimeout(PLAY_MS);
+      const playing = await elements(lab);
+      const moved = (await lab.view()).tick - start;
+      t.diagnostic(`${playing} elements while playing; ${moved} ticks in ${PLAY_MS} ms`);
+      assert.ok(moved > 0, 'the clock moved');
+      assert.ok(playing < ELEMENTS_MAX, `${playing} elements while playing`);
+      await play.click(SLOW);
+      await page.waitForFunction(() => document.querySelector('[data-field=clock]')?.textContent.includes('paused'), null, SLOW);
+      await lab.settle();
+
+      assert.ok((await lab.view()).metrics.produced > 1_000, 'records were sent');
+      const paused = await elements(lab);
+      assert.ok(paused < ELEMENTS_MAX, `${paused} elements paused`);
+
+      // The tapes in view still show records, a bounded window each; only a few tapes are drawn.
+      const partitions = (await lab.view()).partitions;
+      const hasRecords = (p) => partitions[p].log_end > partitions[p].log_start;
+      const tapes = await drawnTapes(lab);
+      assert.ok(tapes.length > 0 && tapes.length < 20, `${tapes.length} tapes drawn`);
+      assert.equal(tapes[0].partition, 0, 'the box starts at P0');
+      assert.ok(tapes.some((tape) => tape.cells > 0), 'the tapes in view show records');
+      for (const tape of tapes) {
+        const bound = hasRecords(tape.partition) ? tape.cells > 0 && tape.cells <= TAPE_CELLS : tape.cells === 0;
+        assert.ok(bound, `P${tape.partition} draws ${tape.cells} cells`);
+      }
+      // So do the consumers: one line each, only those in view.
+      const consumers = await page.$$eval('.group [data-consumer]', (rows) => rows.length);
+      assert.ok(consumers > 0 && consumers < CONSUMERS_MAX, `${consumers} consumers drawn`);
+
+      // Scrolling the box to its end draws the last partition's tape, with its records.
+      const box = page.locator('.topic [data-field=tapes]');
+      await box.evaluate((element) => {
+        element.scrollTop = element.scrollHeight;
+      });
+      await page.waitForSelector(`.topic .tape[data-partition="${PARTITIONS_MAX - 1}"] button[data-offset]`, SLOW);
+      const last = page.locator(`.tape[data-partition="${PARTITIONS_MAX - 1}"]`);
+      assert.equal(await lab.text(`.tape[data-partition="${PARTITIONS_MAX - 1}"] .tape-label`), `P${PARTITIONS_MAX - 1}`);
+      assert.ok(await last.isVisible(), 'P255 is in view');
+      const atEnd = await drawnTapes(lab);
+      assert.ok(atEnd.every((tape) => tape.partition > PARTITIONS_MAX - 20), `drawn at the end: ${atEnd.map((x) => x.partition)}`);
+      assert.ok((await elements(lab)) < ELEMENTS_MAX, 'still bounded at the end');
+
+      // The box's height stands for every tape: the scrollbar is honest.
+      const { scrollHeight, rowHeight } = await box.evaluate((element) => {
+        const tapes = element.querySelectorAll('.tape');
+        return {
+          scrollHeight: element.scrollHeight,
+          rowHeight: tapes[1].offsetTop - tapes[0].offsetTop,
+        };
+      });
+      assert.ok(Math.abs(scrollHeight - rowHeight * PARTITIONS_MAX) < rowHeight * 2, `${scrollHeight} px for ${PARTITIONS_MAX} rows of ${rowHeight} px`);
+
+      // Arrow keys still move between records, and up a tape.
+      const cell = page.locator(`.tape[data-partition="${PARTITIONS_MAX - 1}"] button[data-offset][tabindex="0"]`);
+      await cell.focus();
+      await page.keyboard.press('ArrowUp');
+      const focused = await page.evaluate(() => document.activeElement?.closest('.tape')?.dataset.partition);
+      assert.equal(focused, String(PARTITIONS_MAX - 2), 'ArrowUp moves to the tape above');
+    });
+  });
+
+  it('fits a 390 px screen: no sideways page scroll, tapes and consumer lines in view', { timeout: 120_000 }, async () => {
+    await withLab(env, { seed: 1, viewport: { width: 390, height: 844 } }, async (lab) => {
+      const { page } = lab;
+      await openMax(lab);
+      for (let i = 0; i < 5; i++) await page.locator('button[data-action=step]').click(SLOW);
+      await lab.settle();
+      const layout = await page.evaluate(() => ({
+        page: document.documentElement.scrollWidth,
+        viewport: document.documentElement.clientWidth,
+        elements: document.getElementsByTagName('*').length,
+      }));
+      assert.ok(layout.page <= layout.viewport, `the page is ${layout.page} px wide in a ${layout.viewport} px viewport`);
+      assert.ok(layout.elements < ELEMENTS_MAX, `${layout.elements} elements`);
+      const tape = page.locator('.topic .tape[data-partition="0"]');
+      await tape.scrollIntoViewIfNeeded();
+      assert.ok(await tape.isVisible(), 'P0 is shown');
+      const row = page.locator('.group .consumer-row[data-consumer=c1]');
+      await row.scrollIntoViewIfNeeded();
+      assert.ok(await row.isVisible(), "c1's line is shown");
+      assert.ok(await row.locator('button[data-action=crash]').isVisible(), "c1's Crash button fits");
+    });
+  });
+});
