@@ -50,6 +50,7 @@ const drawnTapes = (lab) =>
 /** Imports the largest configuration and waits until the page shows it (paused). */
 async function openMax(lab) {
   const { page } = lab;
+  await lab.openPanel('share');
   await lab.click('details.share-json > summary');
   await page.locator('textarea[data-field=import-json]').fill(JSON.stringify(MAX_SCENARIO));
   await lab.click('button[data-action=import]');

@@ -77,6 +77,7 @@ async function openBusy(lab) {
 }
 
 async function openMax(lab) {
+  await lab.openPanel('share');
   await lab.click('details.share-json > summary');
   await lab.page.locator('textarea[data-field=import-json]').fill(JSON.stringify(maxScenario()));
   await lab.click('button[data-action=import]');
@@ -85,6 +86,8 @@ async function openMax(lab) {
   });
   // The page may be slow to draw that much: wait for the clock before pressing anything.
   await lab.page.waitForSelector('button[data-action=play]', { state: 'attached', timeout: 60_000 });
+  // Closed again, as a reader would leave it: the measurement is of the simulation.
+  await lab.click('button[data-panel=share]');
 }
 
 /**
