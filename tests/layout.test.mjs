@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import { useBrowser, withLab } from './lib/page.mjs';
+import { playFastest } from './lib/scale.mjs';
 
 /** The collapsed page's height budget at 1440 px. */
 const PAGE_HEIGHT_MAX_PX = 5400;
@@ -144,10 +145,7 @@ describe('layout and story', () => {
           chapter,
         );
         await lab.click(`#${chapter} [data-scenario=${name}]`);
-        const speed = lab.page.locator('select[data-field=speed]');
-        const fastest = Math.max(...(await speed.locator('option').evaluateAll((o) => o.map((e) => Number(e.value)))));
-        await speed.selectOption(String(fastest));
-        if ((await lab.text('button[data-action=play]')).includes('Play')) await lab.click('button[data-action=play]');
+        await playFastest(lab);
         await lab.page.waitForFunction(
           (name) => document.querySelector(`#x-${name} [data-field=chapter-outcome]`)?.dataset.reproduced === 'true',
           name,

@@ -6,12 +6,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { useBrowser, withLab } from './lib/page.mjs';
+import { CONSUMERS_MAX, PARTITIONS_MAX, importScenario, maxScenario, playFastest } from './lib/scale.mjs';
 
 const ELEMENTS_MAX = 3_000;
-/** The engine's limits (crates/engine/src/config.rs `limits`). */
-const PARTITIONS_MAX = 256;
-const CONSUMERS_MAX = 64;
-const RETAINED_RECORDS_MAX = 2_000_000;
 /** TAPE_CELLS in crates/web/src/state.rs. */
 const TAPE_CELLS = 40;
 /** How long the page plays at the highest speed, in ms. */
@@ -19,22 +16,6 @@ const PLAY_MS = 4_000;
 /** Waits in this file, in ms: the page has a lot to do at this size on a busy machine. */
 const SLOW = { timeout: 60_000 };
 
-const MAX_SCENARIO = {
-  name: 'max-config',
-  summary: 'The engine at its limits.',
-  watch: 'Every tape and card at once.',
-  config: {
-    seed: 7,
-    partitions: PARTITIONS_MAX,
-    consumers: CONSUMERS_MAX,
-    retention_records: Math.floor(RETAINED_RECORDS_MAX / PARTITIONS_MAX),
-    records_per_poll: 8,
-    handle_per_tick: 4,
-    producer: { use_keys: true, key_count: 10_000 },
-  },
-  ticks: 100_000,
-  timeline: [{ tick: 0, input: { do: 'keep-sending', per_tick: 200 } }],
-};
 
 const elements = (lab) => lab.page.evaluate(() => document.getElementsByTagName('*').length);
 
@@ -48,14 +29,7 @@ const drawnTapes = (lab) =>
   );
 
 /** Imports the largest configuration and waits until the page shows it (paused). */
-async function openMax(lab) {
-  const { page } = lab;
-  await lab.openPanel('share');
-  await lab.click('details.share-json > summary');
-  await page.locator('textarea[data-field=import-json]').fill(JSON.stringify(MAX_SCENARIO));
-  await lab.click('button[data-action=import]');
-  await page.waitForFunction((n) => window.offsetlab_view()?.partitions.length === n, PARTITIONS_MAX, SLOW);
-}
+const openMax = (lab) => importScenario(lab, maxScenario(100_000));
 
 describe('the largest configuration', () => {
   const env = useBrowser();
@@ -69,11 +43,7 @@ describe('the largest configuration', () => {
 
       // Send some by hand too, then play at the highest speed for a few seconds.
       await page.locator('button[data-action=send-10]').click(SLOW);
-      const speed = page.locator('select[data-field=speed]');
-      const fastest = Math.max(...(await speed.locator('option').evaluateAll((o) => o.map((x) => Number(x.value)))));
-      await speed.selectOption(String(fastest), SLOW);
-      const play = page.locator('button[data-action=play]');
-      if ((await play.textContent(SLOW)).trim() === 'Play') await play.click(SLOW);
+      await playFastest(lab);
       const start = (await lab.view()).tick;
       await page.waitForTimeout(PLAY_MS);
       const playing = await elements(lab);
@@ -81,7 +51,7 @@ describe('the largest configuration', () => {
       t.diagnostic(`${playing} elements while playing; ${moved} ticks in ${PLAY_MS} ms`);
       assert.ok(moved > 0, 'the clock moved');
       assert.ok(playing < ELEMENTS_MAX, `${playing} elements while playing`);
-      await play.click(SLOW);
+      await page.locator('button[data-action=play]').click(SLOW);
       await page.waitForFunction(() => document.querySelector('[data-field=clock]')?.textContent.includes('paused'), null, SLOW);
       await lab.settle();
 

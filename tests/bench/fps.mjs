@@ -18,6 +18,7 @@
 
 import { launch, openLab } from '../lib/page.mjs';
 import { serve } from '../lib/server.mjs';
+import { importScenario, maxScenario, playFastest } from '../lib/scale.mjs';
 
 const MODES = ['busy', 'max', 'sustained'];
 /** A run longer than this is cut to it: a benchmark must end. */
@@ -27,48 +28,9 @@ const SAMPLE_MS = 30_000;
 /** Frame-rate buckets of the sustained run, in ms. */
 const BUCKET_MS = 60_000;
 
-/** The engine's limits (crates/engine/src/config.rs `limits`). */
-const PARTITIONS_MAX = 256;
-const CONSUMERS_MAX = 64;
-const RETAINED_RECORDS_MAX = 2_000_000;
-
-/** The largest configuration the engine accepts, sending without pause. */
-export function maxScenario() {
-  return {
-    name: 'max-config',
-    summary: 'The engine at its limits: 256 partitions, 64 consumers, the whole retention cap.',
-    watch: 'Every tape and card at once.',
-    config: {
-      seed: 7,
-      partitions: PARTITIONS_MAX,
-      consumers: CONSUMERS_MAX,
-      retention_records: Math.floor(RETAINED_RECORDS_MAX / PARTITIONS_MAX),
-      records_per_poll: 8,
-      handle_per_tick: 4,
-      producer: { use_keys: true, key_count: 10_000 },
-    },
-    ticks: 10_000_000,
-    timeline: [{ tick: 0, input: { do: 'keep-sending', per_tick: 200 } }],
-  };
-}
-
 function seconds(fallback) {
   const n = Number(process.env.OFFSETLAB_BENCH_SECONDS || fallback);
   return Math.min(Math.max(Number.isFinite(n) ? n : fallback, 1), SECONDS_MAX);
-}
-
-/** Selects the highest speed and presses Play; returns the speed. A slow page gets a minute. */
-async function playFastest(lab) {
-  const { page } = lab;
-  const slow = { timeout: 60_000 };
-  const speed = page.locator('select[data-field=speed]');
-  const values = await speed.locator('option').evaluateAll((options) => options.map((o) => Number(o.value)));
-  const fastest = Math.max(...values);
-  await speed.selectOption(String(fastest), slow);
-  const play = page.locator('button[data-action=play]');
-  if ((await play.textContent(slow)).trim() === 'Play') await play.click(slow);
-  await page.waitForFunction(() => document.querySelector('[data-field=clock]')?.textContent.includes('playing'), null, slow);
-  return fastest;
 }
 
 async function openBusy(lab) {
@@ -77,15 +39,7 @@ async function openBusy(lab) {
 }
 
 async function openMax(lab) {
-  await lab.openPanel('share');
-  await lab.click('details.share-json > summary');
-  await lab.page.locator('textarea[data-field=import-json]').fill(JSON.stringify(maxScenario()));
-  await lab.click('button[data-action=import]');
-  await lab.page.waitForFunction((n) => window.offsetlab_view()?.partitions.length === n, PARTITIONS_MAX, {
-    timeout: 60_000,
-  });
-  // The page may be slow to draw that much: wait for the clock before pressing anything.
-  await lab.page.waitForSelector('button[data-action=play]', { state: 'attached', timeout: 60_000 });
+  await importScenario(lab, maxScenario(10_000_000));
   // Closed again, as a reader would leave it: the measurement is of the simulation.
   await lab.click('button[data-panel=share]');
 }
