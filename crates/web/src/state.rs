@@ -142,10 +142,14 @@ impl Panel {
         }
     }
 
-    /// The panel an experiment of `topic` is read in: loading one opens it.
+    /// The panel a scenario is read in, if any: loading it opens that panel.
+    /// A bridge's mirror tapes are in the offset-storage panel whatever its topic.
     #[must_use]
-    pub fn for_topic(topic: offsetlab_engine::Topic) -> Option<Panel> {
-        match topic {
+    pub fn for_scenario(scenario: &Scenario) -> Option<Panel> {
+        if scenario.config.groups.iter().any(|g| g.bridge) {
+            return Some(Panel::OffsetStorage);
+        }
+        match scenario.guide.as_ref()?.topic {
             offsetlab_engine::Topic::OffsetStorage => Some(Panel::OffsetStorage),
             offsetlab_engine::Topic::Operations => Some(Panel::Operations),
             _ => None,
@@ -479,11 +483,7 @@ impl AppState {
             }
             _ => format!("Loaded {}. {}", scenario.name, scenario.watch),
         };
-        let panel = if scenario.config.groups.iter().any(|g| g.bridge) {
-            Some(Panel::OffsetStorage)
-        } else {
-            scenario.guide.as_ref().and_then(|g| Panel::for_topic(g.topic))
-        };
+        let panel = Panel::for_scenario(&scenario);
         let mut next = AppState::start(scenario, seed, guided);
         self.carry_ui(&mut next);
         next.panel = panel.or(self.panel);

@@ -271,7 +271,10 @@ pub fn Chapters(props: &SectionProps) -> Html {
         <div class="chapters">
             { for CHAPTERS.iter().enumerate().map(|(i, chapter)| {
                 let split = chapter.more_under_text && !chapter.more.is_empty();
+                // Only the chapter telling the running experiment follows its outcome.
                 let here = home.is_some_and(|home| std::ptr::eq(home, chapter));
+                let (outcome, pending) =
+                    if here { (outcome.clone(), pending.clone()) } else { (None, None) };
                 let live = chapter.live.map(|live| match live {
                     Live::Describe => html! { <DescribeTable text={AttrValue::from(state.describe.clone())} /> },
                     Live::PollLoop => html! { <PollLoop state={state.clone()} on_action={props.on_action.clone()} /> },
@@ -289,8 +292,7 @@ pub fn Chapters(props: &SectionProps) -> Html {
                             // experiments it does not feature: the two columns end level.
                             if split {
                                 <ChapterExperiments index={i} running={running.clone()} guided={state.guided}
-                                    outcome={here.then(|| outcome.clone()).flatten()}
-                                    pending={here.then(|| pending.clone()).flatten()}
+                                    outcome={outcome.clone()} pending={pending.clone()}
                                     part={Part::More} on_action={props.on_action.clone()} />
                             }
                         </div>
@@ -303,10 +305,8 @@ pub fn Chapters(props: &SectionProps) -> Html {
                             <Prediction question={q} answer={state.quiz.get(q).copied().flatten()}
                                 on_action={props.on_action.clone()} />
                         }
-                        // Only the chapter telling the running experiment follows its outcome.
                         <ChapterExperiments index={i} running={running.clone()} guided={state.guided}
-                            outcome={here.then(|| outcome.clone()).flatten()}
-                            pending={here.then(|| pending.clone()).flatten()}
+                            {outcome} {pending}
                             part={if split { Part::Featured } else { Part::All }}
                             on_action={props.on_action.clone()} />
                         </div>
