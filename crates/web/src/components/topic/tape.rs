@@ -16,6 +16,11 @@ use yew::prelude::*;
 
 /// The number of key hues in main.css (`--key-0` … `--key-11`).
 const KEY_HUES: u32 = 12;
+/// Cells are placed on the strip by their offset less a base that moves in
+/// steps of this many offsets: between steps a sliding window only moves the
+/// strip (a composited transform), so the cells already drawn are not painted
+/// again; each step repaints the window once.
+const STRIP_STEP_CELLS: u64 = crate::state::TAPE_CELLS;
 
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct TapeProps {
@@ -53,9 +58,12 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
     let view = props.partition.as_ref();
     let shown = tape.records.len() as u64;
     let end = tape.from + shown;
-    // Index (in cells from the window start) of an offset inside the window,
-    // or at its end.
-    let slot = |offset: u64| (tape.from..=end).contains(&offset).then(|| offset - tape.from);
+    // The strip's origin, and how far it is slid left to show the window from `tape.from`.
+    let base = tape.from - tape.from % STRIP_STEP_CELLS;
+    let slid = tape.from - base;
+    // Where on the strip (in cells from its origin) an offset inside the window,
+    // or at its end, is drawn.
+    let slot = |offset: u64| (tape.from..=end).contains(&offset).then(|| offset - base);
 
     let owner = match view.and_then(|v| v.owner.map(|o| (o, v.owner_alive))) {
         Some((owner, true)) => owner.to_string(),
@@ -137,7 +145,7 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
     let cells: Html = tape
         .records
         .iter()
-        .map(|r| cell(r, props.selected == Some(r.offset), r.offset == tab_stop))
+        .map(|r| cell(r, r.offset - base, props.selected == Some(r.offset), r.offset == tab_stop))
         .collect();
     let named = !props.groups.is_empty() && !props.store;
     let committed_marker =
@@ -213,14 +221,18 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
                     <span class="tape-more older" data-field="older-count">
                         { (tape.hidden_before > 0).then(|| format!("+{} older", tape.hidden_before)) }
                     </span>
-                    <div class="cells" {onclick} {onkeydown}>
-                        { cells }
-                        // Always one node each (an empty one when out of the window): Yew
-                        // diffs unkeyed children from the end, so a child that comes and
-                        // goes would make it rebuild the cells before it.
-                        { committed_marker.unwrap_or_default() }
-                        { position_marker.unwrap_or_default() }
-                        <span class="group-markers">{ group_markers }</span>
+                    // Plain properties, not custom ones: a custom property would be
+                    // inherited, and each tick would restyle every cell.
+                    <div class="cells" style={format!("width:calc({shown} * var(--cell))")} {onclick} {onkeydown}>
+                        <div class="cells-strip" style={format!("transform:translateX(calc({slid} * var(--cell) * -1))")}>
+                            { cells }
+                            // Always one node each (an empty one when out of the window): Yew
+                            // diffs unkeyed children from the end, so a child that comes and
+                            // goes would make it rebuild the cells before it.
+                            { committed_marker.unwrap_or_default() }
+                            { position_marker.unwrap_or_default() }
+                            <span class="group-markers">{ group_markers }</span>
+                        </div>
                     </div>
                     if tape.hidden_after > 0 {
                         <span class="tape-more newer" data-field="newer-count">
@@ -243,9 +255,10 @@ fn cell_offset(target: Option<web_sys::EventTarget>) -> Option<u64> {
     cell.get_attribute("data-offset")?.parse().ok()
 }
 
-/// One record: a button with its offset and key label, coloured by subject.
+/// One record: a button with its offset and key label, coloured by subject,
+/// drawn `at` cells from the strip's origin.
 /// Its accessible name starts with what it shows ("7 u3 ×2"), then says it in words.
-fn cell(r: &RecordView, selected: bool, tab_stop: bool) -> Html {
+fn cell(r: &RecordView, at: u64, selected: bool, tab_stop: bool) -> Html {
     let hue = r.subject % KEY_HUES;
     let key = if r.keyed { format!("u{}", r.subject) } else { format!("·u{}", r.subject) };
     let times = (r.handled > 1).then(|| format!("×{}", r.handled));
@@ -281,7 +294,7 @@ fn cell(r: &RecordView, selected: bool, tab_stop: bool) -> Html {
         selected.then_some("selected"),
     ]);
     html! {
-        <button type="button" key={r.offset} {class} data-offset={r.offset.to_string()}
+        <button type="button" key={r.offset} {class} data-offset={r.offset.to_string()} style={format!("--o:{at}")}
             aria-label={label.clone()} title={label} tabindex={if tab_stop { "0" } else { "-1" }}
             aria-current={selected.then_some("true")}>
             // The spaces separate the parts in the text a screen reader reads (the
