@@ -159,6 +159,11 @@ struct RunArgs {
     /// what happens if nobody does the guide's steps.
     #[arg(long)]
     guided: bool,
+    /// With --json: also print the scenario's config and every event the run
+    /// emitted, in order (`config`, `events`): what the conformance harness
+    /// replays against a real Kafka.
+    #[arg(long, requires = "json", conflicts_with = "offset_dir")]
+    events: bool,
 }
 
 #[derive(Debug, Args)]
@@ -268,13 +273,20 @@ fn execute(command: Command) -> Result<Verdict, Failure> {
             writeln!(out, "{}", moved_summary(moved, keys.len() as u64))?;
         }
         Command::Run(args) => {
-            let RunArgs { run: ScenarioArgs { scenario, seed, ticks, json }, offset_dir, guided } = args;
+            let RunArgs { run: ScenarioArgs { scenario, seed, ticks, json }, offset_dir, guided, events } =
+                args;
             let mut loaded = run::load(&scenario)?;
             if guided {
                 loaded.scenario = loaded.scenario.guided();
             }
             let outcome = match &offset_dir {
                 Some(dir) => run::run_with_offset_dir(loaded, seed, ticks, dir)?,
+                None if events => {
+                    let (outcome, events) = run::run_with_events(loaded, seed, ticks)?;
+                    writeln!(out, "{}", outcome.json_with_events(&events))?;
+                    out.flush()?;
+                    return Ok(verdict);
+                }
                 None => run::run(loaded, seed, ticks)?,
             };
             if json {

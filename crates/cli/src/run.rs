@@ -138,6 +138,40 @@ pub fn open(link: &str) -> Result<(Outcome, offsetlab_engine::Scenario), Failure
     Ok((outcome, history.to_scenario()))
 }
 
+/// Events a run may print with `--events`: a run past this many is refused
+/// rather than printed in part.
+pub const RUN_EVENTS_MAX: usize = 1_000_000;
+
+/// [`run`], keeping every event the simulation emitted, in order.
+pub fn run_with_events(
+    loaded: Loaded,
+    seed: Option<u64>,
+    ticks: Option<u64>,
+) -> Result<(Outcome, Vec<offsetlab_engine::Event>), Failure> {
+    let seed = seed.unwrap_or(loaded.scenario.config.seed);
+    let ticks = ticks.unwrap_or(loaded.scenario.ticks);
+    let mut events = Vec::new();
+    let mut over = false;
+    let sim = loaded
+        .scenario
+        .run_observed(Some(seed), Some(ticks), |event| {
+            if events.len() < RUN_EVENTS_MAX {
+                events.push(event);
+            } else {
+                over = true;
+            }
+        })
+        .map_err(|e| Failure::new(format!("scenario {} (seed {seed}, ticks {ticks}): {e}", loaded.name)))?;
+    if over {
+        return Err(Failure::new(format!(
+            "scenario {} (seed {seed}, ticks {ticks}) emits more than {RUN_EVENTS_MAX} events: run fewer ticks",
+            loaded.name
+        )));
+    }
+    let guide_outcome = loaded.scenario.guide.as_ref().map(|g| g.outcome.evaluate(&sim));
+    Ok((Outcome { name: loaded.name, seed, ticks, sim, resumed: None, guide_outcome }, events))
+}
+
 /// Runs `loaded` with the seed and tick count overridden where given.
 pub fn run(loaded: Loaded, seed: Option<u64>, ticks: Option<u64>) -> Result<Outcome, Failure> {
     let seed = seed.unwrap_or(loaded.scenario.config.seed);
@@ -262,6 +296,17 @@ impl Outcome {
             passed: check.passed(),
             check,
         };
+        serde_json::to_string(&report).expect("plain data always serializes")
+    }
+
+    /// [`Outcome::json`] with two more fields: the config the run used and
+    /// its events, in order.
+    pub fn json_with_events(&self, events: &[offsetlab_engine::Event]) -> String {
+        let mut report: serde_json::Value =
+            serde_json::from_str(&self.json()).expect("json() writes a JSON object");
+        let object = report.as_object_mut().expect("json() writes a JSON object");
+        object.insert("config".into(), serde_json::to_value(self.sim.config()).expect("plain data"));
+        object.insert("events".into(), serde_json::to_value(events).expect("plain data"));
         serde_json::to_string(&report).expect("plain data always serializes")
     }
 

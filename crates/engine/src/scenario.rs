@@ -201,6 +201,19 @@ impl Scenario {
     /// Runs the scenario: `seed` and `ticks` override the file's. Inputs past
     /// a shorter `ticks` are not reached.
     pub fn run(&self, seed: Option<u64>, ticks: Option<u64>) -> Result<Sim, ScenarioError> {
+        // A headless run reads no events; dropping them keeps the queue from filling.
+        self.run_observed(seed, ticks, |_| {})
+    }
+
+    /// [`Scenario::run`], handing every event to `on_event` in the order the
+    /// simulation emitted it (what `offsetlab run --events` prints, and what the
+    /// conformance harness replays against a real Kafka).
+    pub fn run_observed(
+        &self,
+        seed: Option<u64>,
+        ticks: Option<u64>,
+        mut on_event: impl FnMut(crate::Event),
+    ) -> Result<Sim, ScenarioError> {
         let mut config = self.config.clone();
         if let Some(seed) = seed {
             config.seed = seed;
@@ -223,9 +236,14 @@ impl Scenario {
                 })?;
                 next += 1;
             }
+            // Inputs emit events too (a send's records, a crash): read them before the tick's.
+            while let Some(event) = sim.poll_event() {
+                on_event(event);
+            }
             sim.handle_tick(tick + 1);
-            // A headless run reads no events; keep the queue from filling.
-            while sim.poll_event().is_some() {}
+            while let Some(event) = sim.poll_event() {
+                on_event(event);
+            }
         }
         Ok(sim)
     }

@@ -1,0 +1,236 @@
+package dev.offsetlab.conformance;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * One consumer of a scenario, in its own JVM, so that a crash is a process that dies: no
+ * commit, no LeaveGroup, the coordinator finds out when the session times out.
+ *
+ * <p>Calling contract: the driver ({@link Scenarios}) writes one JSON command per line on stdin
+ * and reads one JSON reply per line on stdout; the consumer only polls when a command says so,
+ * so the driver decides the order of everything. Every partition is paused the moment it is
+ * assigned, and a {@code fetch} resumes exactly one, so a poll returns records of that partition
+ * only, from the position Kafka holds for it.
+ *
+ * <p>Commands: {@code start {group, client_id, assignor, max_poll_records, session_timeout_ms}}
+ * makes the KafkaConsumer (classic protocol, no auto commit) and subscribes; {@code sync {generation, timeout_ms}} polls until this member
+ * has joined that generation (or a later one); {@code fetch {partition, count, timeout_ms}};
+ * {@code commit {offsets?}}: {@code commitSync()} of the positions, or of the given offsets;
+ * {@code close}: {@code close()}, which sends LeaveGroup.
+ */
+public final class ConsumerProcess {
+  /** How long one poll inside a command waits. */
+  private static final Duration POLL = Duration.ofMillis(50);
+
+  private final ObjectMapper json = new ObjectMapper();
+  private final PrintStream out;
+  private final String bootstrap;
+  private final String topic;
+  /** Made by the {@code start} command: the JVM is started ahead, warm, and told who it is later. */
+  private KafkaConsumer<String, String> consumer;
+  /** Each generation this member joined, and what it owned then (partitions ascending). */
+  private final Map<Integer, List<Integer>> generations = new TreeMap<>();
+
+  private ConsumerProcess(PrintStream out, String bootstrap, String topic) {
+    this.out = out;
+    this.bootstrap = bootstrap;
+    this.topic = topic;
+  }
+
+  public static void main(String[] args) throws Exception {
+    // Kafka's client logs go nowhere: stdout is the protocol.
+    PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+    System.setOut(new PrintStream(System.err, true, StandardCharsets.UTF_8));
+    Map<String, String> opts = DriverArgs.parse(args);
+    ConsumerProcess process = new ConsumerProcess(out, opts.get("bootstrap"), opts.get("topic"));
+    process.reply(process.json.createObjectNode().put("ready", true));
+    process.serve(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)));
+  }
+
+  /** {@code start {group, client_id, assignor, max_poll_records, session_timeout_ms}}, then subscribe. */
+  private void start(JsonNode command) {
+    Properties props = new Properties();
+    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    props.put(ConsumerConfig.GROUP_ID_CONFIG, command.path("group").asText());
+    props.put(ConsumerConfig.CLIENT_ID_CONFIG, command.path("client_id").asText());
+    props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+    props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, command.path("assignor").asText());
+    props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, command.path("max_poll_records").asText());
+    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, command.path("session_timeout_ms").asText());
+    props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "100");
+    // Partition growth is noticed by a metadata refresh.
+    props.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, "500");
+    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    consumer = new KafkaConsumer<>(props);
+    subscribe();
+  }
+
+  private void serve(BufferedReader in) throws Exception {
+    String line;
+    while ((line = in.readLine()) != null) {
+      JsonNode command = json.readTree(line);
+      String op = command.path("op").asText();
+      ObjectNode reply = json.createObjectNode();
+      try {
+        switch (op) {
+          case "start" -> start(command);
+          case "sync" -> sync(command, reply);
+          case "fetch" -> fetch(command, reply);
+          case "commit" -> commit(command, reply);
+          case "close" -> {
+            consumer.close();
+            reply(reply.put("closed", true));
+            return;
+          }
+          default -> reply.put("error", "unknown command " + op);
+        }
+      } catch (RuntimeException e) {
+        reply.put("error", e.getClass().getSimpleName() + ": " + e.getMessage());
+      }
+      reply(reply);
+    }
+  }
+
+  private void subscribe() {
+    consumer.subscribe(
+        List.of(topic),
+        new ConsumerRebalanceListener() {
+          @Override
+          public void onPartitionsRevoked(Collection<TopicPartition> partitions) {}
+
+          @Override
+          public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            // Nothing is fetched but what the driver asks for.
+            consumer.pause(partitions);
+            generations.put(consumer.groupMetadata().generationId(), owned());
+          }
+        });
+  }
+
+  private List<Integer> owned() {
+    TreeSet<Integer> owned = new TreeSet<>();
+    for (TopicPartition tp : consumer.assignment()) {
+      owned.add(tp.partition());
+    }
+    return new ArrayList<>(owned);
+  }
+
+  /** Polls until this member is in `generation` (or later), with its assignment settled. */
+  private void sync(JsonNode command, ObjectNode reply) {
+    int generation = command.path("generation").asInt();
+    long deadline = System.currentTimeMillis() + command.path("timeout_ms").asLong(30_000);
+    while (System.currentTimeMillis() < deadline) {
+      consumer.poll(POLL);
+      int now = consumer.groupMetadata().generationId();
+      if (now >= generation && generations.containsKey(now)) {
+        break;
+      }
+    }
+    reply.put("generation", consumer.groupMetadata().generationId());
+    ObjectNode joined = reply.putObject("generations");
+    generations.forEach((g, owned) -> {
+      ArrayNode list = joined.putArray(Integer.toString(g));
+      owned.forEach(list::add);
+    });
+    ArrayNode owned = reply.putArray("assignment");
+    owned().forEach(owned::add);
+  }
+
+  /**
+   * Polls `count` records of one partition, from the position Kafka holds for it. A poll that
+   * returns more than asked (the model split its batch differently) is cut: the consumer seeks
+   * back to just after the last record taken, as an application that stops early would.
+   */
+  private void fetch(JsonNode command, ObjectNode reply) {
+    TopicPartition tp = new TopicPartition(topic, command.path("partition").asInt());
+    int count = command.path("count").asInt();
+    long deadline = System.currentTimeMillis() + command.path("timeout_ms").asLong(10_000);
+    ArrayNode records = reply.putArray("records");
+    if (!consumer.assignment().contains(tp)) {
+      reply.put("error", "not assigned P" + tp.partition());
+      return;
+    }
+    List<ConsumerRecord<String, String>> taken = new ArrayList<>();
+    consumer.resume(List.of(tp));
+    try {
+      while (taken.size() < count && System.currentTimeMillis() < deadline) {
+        for (ConsumerRecord<String, String> r : consumer.poll(POLL).records(tp)) {
+          if (taken.size() < count) {
+            taken.add(r);
+          }
+        }
+        if (!consumer.assignment().contains(tp)) {
+          reply.put("error", "P" + tp.partition() + " was revoked during the fetch");
+          break;
+        }
+      }
+    } finally {
+      if (consumer.assignment().contains(tp)) {
+        consumer.pause(List.of(tp));
+        if (!taken.isEmpty()) {
+          consumer.seek(tp, taken.get(taken.size() - 1).offset() + 1);
+        }
+      }
+    }
+    for (ConsumerRecord<String, String> r : taken) {
+      ObjectNode record = records.addObject();
+      record.put("offset", r.offset());
+      record.put("key", r.key());
+      record.put("value", r.value());
+    }
+  }
+
+  private void commit(JsonNode command, ObjectNode reply) {
+    JsonNode offsets = command.path("offsets");
+    Map<TopicPartition, OffsetAndMetadata> committed = new HashMap<>();
+    if (offsets.isArray()) {
+      for (JsonNode pair : offsets) {
+        committed.put(
+            new TopicPartition(topic, pair.get(0).asInt()), new OffsetAndMetadata(pair.get(1).asLong()));
+      }
+      consumer.commitSync(committed);
+    } else {
+      // What commitSync() commits: the position of every assigned partition.
+      for (TopicPartition tp : consumer.assignment()) {
+        committed.put(tp, new OffsetAndMetadata(consumer.position(tp)));
+      }
+      consumer.commitSync();
+    }
+    ArrayNode list = reply.putArray("offsets");
+    new TreeMap<Integer, Long>() {
+      {
+        committed.forEach((tp, o) -> put(tp.partition(), o.offset()));
+      }
+    }.forEach((p, o) -> list.addArray().add(p).add(o));
+  }
+
+  private void reply(ObjectNode reply) throws Exception {
+    out.println(json.writeValueAsString(reply));
+  }
+}
