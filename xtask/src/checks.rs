@@ -5,6 +5,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+use crate::conformance;
 use crate::pins;
 use crate::run::{self, Ctx, Result, step};
 use crate::setup::{self, CHROMEDRIVER, CHROMIUM, WASM_TARGET};
@@ -44,6 +45,10 @@ pub fn all(ctx: &Ctx, skip_setup: bool) -> Result {
     step("trunk build --release", || run::run(ctx.trunk().args(["build", "--release"])))?;
     step("page size", || page_size(&ctx.root.join("dist")))?;
     step("end-to-end tests", || end_to_end(ctx))?;
+    // Against a real Kafka broker; the setup step above installed Java and Maven.
+    step("conformance (subset)", || {
+        conformance::run(ctx, &conformance::Options { subset: true, seed: None }, false)
+    })?;
     println!("\nall checks passed in {:.1}s", start.elapsed().as_secs_f64());
     Ok(())
 }
@@ -166,7 +171,7 @@ fn node_with_page(ctx: &Ctx) -> Command {
 /// sustained, memory samples; `load`, the page's loading on a slow, throttled profile
 /// (tests/bench/load.mjs). It fails only if it cannot run.
 pub fn bench_page(ctx: &Ctx, modes: &[String]) -> Result {
-    setup::all(ctx)?;
+    setup::page(ctx)?;
     step("trunk build --release", || run::run(ctx.trunk().args(["build", "--release"])))?;
     let modes: Vec<String> = if modes.is_empty() {
         std::env::var("OFFSETLAB_BENCH")

@@ -1,16 +1,23 @@
 //! `cargo xtask`: the project's set-up commands.
 //!
 //! * `cargo xtask serve [--dev]`: install what the machine lacks, then serve the page with trunk.
-//! * `cargo xtask test [--skip-setup]`: install what the machine lacks, then run every check.
-//! * `cargo xtask setup`: only install what the machine lacks.
+//! * `cargo xtask test [--skip-setup]`: install what the machine lacks, then run every check,
+//!   ending with the conformance subset.
+//! * `cargo xtask setup`: only install what the machine lacks (the page's tools, Java and Maven)
+//!   and build the conformance Maven project, which resolves its dependencies.
 //! * `cargo xtask bench-page [busy|max|sustained|all]…`: set up, build the release page, measure
 //!   its frame rate under load (and, sustained, its memory).
+//! * `cargo xtask conformance [--subset] [--seed N]`: set up Java and Maven, then run offsetlab's
+//!   assignors and scenarios against a real Apache Kafka broker on 127.0.0.1 (see
+//!   [`conformance`]), writing target/conformance/report.json and report.md.
 //!
 //! Downloads happen only through crates.io (`cargo install`, `cargo fetch`), the npm registry
-//! (`npm ci`) and Debian apt; trunk itself runs offline.
+//! (`npm ci`), Debian apt and Maven Central (`mvn`); trunk itself runs offline.
 
 mod checks;
+mod conformance;
 mod pins;
+mod report;
 mod run;
 mod setup;
 
@@ -23,9 +30,20 @@ commands:
   serve [--dev]        set up the tools, then serve the page on http://127.0.0.1:8080
                        (release build by default; --dev for a faster, unoptimised build)
   test [--skip-setup]  set up the tools, then run fmt, clippy, tests (native and wasm32 in
-                       headless Chromium), the release build with its size budget, and the
-                       end-to-end tests
-  setup                only install the tools the machine lacks
+                       headless Chromium), the release build with its size budget, the
+                       end-to-end tests and the conformance subset
+  setup                only install the tools the machine lacks (Java 17 and Maven included)
+                       and build the conformance Maven project
+  conformance [--subset] [--seed N]
+                       set up Java and Maven, build offsetlab and the conformance project,
+                       then compare offsetlab with Apache Kafka (the version conformance/pom.xml
+                       pins): the assignors, then the scenarios against a single-node KRaft
+                       broker started on 127.0.0.1 for the run and stopped after it. Writes
+                       target/conformance/report.json and report.md (broker output:
+                       target/conformance/broker.log); fails if an entry is different or a
+                       comparison program fails. --subset: the short scenario set
+                       (8 minutes at most; cargo xtask test runs it); --seed: the seed
+                       (default: from the clock, printed)
   bench-page [MODE…]   set up the tools, build the release page and measure it in headless
                        Chromium at the highest speed; modes (default busy):
                          busy       busy-group, frame rate over 10 s
@@ -49,6 +67,7 @@ enum Command {
     Test { skip_setup: bool },
     Setup,
     BenchPage { modes: Vec<String> },
+    Conformance(conformance::Options),
     Help,
 }
 
@@ -74,6 +93,21 @@ fn parse(args: &[String]) -> Result<Command, String> {
             }
             Command::BenchPage { modes }
         }
+        "conformance" => {
+            let subset = take("--subset");
+            let seed = match flags.iter().position(|f| *f == "--seed") {
+                None => None,
+                Some(at) => {
+                    let value = flags.get(at + 1).ok_or("--seed needs a value: --seed <unsigned integer>")?;
+                    let seed = value
+                        .parse::<u64>()
+                        .map_err(|_| format!("--seed takes an unsigned integer, not `{value}`"))?;
+                    flags.drain(at..at + 2);
+                    Some(seed)
+                }
+            };
+            Command::Conformance(conformance::Options { subset, seed })
+        }
         "help" | "-h" | "--help" => Command::Help,
         other => return Err(format!("unknown command `{other}`")),
     };
@@ -93,10 +127,11 @@ fn main() -> ExitCode {
         }
     };
     let result = run::Ctx::new().and_then(|ctx| match command {
-        Command::Serve { dev } => setup::all(&ctx).and_then(|()| serve(&ctx, dev)),
+        Command::Serve { dev } => setup::page(&ctx).and_then(|()| serve(&ctx, dev)),
         Command::Test { skip_setup } => checks::all(&ctx, skip_setup),
         Command::Setup => setup::all(&ctx),
         Command::BenchPage { modes } => checks::bench_page(&ctx, &modes),
+        Command::Conformance(options) => conformance::run(&ctx, &options, true),
         Command::Help => {
             println!("{USAGE}");
             Ok(())
@@ -148,6 +183,37 @@ mod tests {
             parse(&args(&["bench-page", "--", "all"])),
             Ok(Command::BenchPage { modes: args(&["all"]) })
         );
+    }
+
+    #[test]
+    fn parses_conformance() {
+        let conformance = |subset, seed| Ok(Command::Conformance(conformance::Options { subset, seed }));
+        assert_eq!(parse(&args(&["conformance"])), conformance(false, None));
+        assert_eq!(parse(&args(&["conformance", "--subset"])), conformance(true, None));
+        assert_eq!(parse(&args(&["conformance", "--seed", "42"])), conformance(false, Some(42)));
+        assert_eq!(parse(&args(&["conformance", "--seed", "7", "--subset"])), conformance(true, Some(7)));
+        assert_eq!(parse(&args(&["conformance", "--subset", "--seed", "0"])), conformance(true, Some(0)));
+    }
+
+    #[test]
+    fn rejects_bad_conformance_options() {
+        assert_eq!(
+            parse(&args(&["conformance", "--seed"])),
+            Err("--seed needs a value: --seed <unsigned integer>".to_owned())
+        );
+        assert_eq!(
+            parse(&args(&["conformance", "--seed", "-1"])),
+            Err("--seed takes an unsigned integer, not `-1`".to_owned())
+        );
+        assert_eq!(
+            parse(&args(&["conformance", "--seed", "--subset"])),
+            Err("--seed needs a value: --seed <unsigned integer>".to_owned())
+        );
+        assert_eq!(
+            parse(&args(&["conformance", "--full"])),
+            Err("unknown option `--full` for `conformance`".to_owned())
+        );
+        assert!(parse(&args(&["test", "--subset"])).is_err());
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Reading pinned versions out of Cargo.lock, package.json and Trunk.toml, without parsers
+//! Reading pinned versions out of Cargo.lock, package.json, Trunk.toml and a pom.xml, without parsers
 //! for the whole formats: each lookup is a small, well-defined shape.
 
 /// The version of package `name` in a Cargo.lock (the first `[[package]]` of that name).
@@ -41,6 +41,15 @@ pub fn json_string(json: &str, key: &str) -> Option<String> {
         let rest = rest.strip_prefix('"')?;
         rest.split_once('"').map(|(value, _)| value.to_owned())
     })
+}
+
+/// The text of the first `<element>text</element>` in an XML text, trimmed: a pom's
+/// `<kafka.version>4.4.0</kafka.version>` property.
+pub fn xml_text(xml: &str, element: &str) -> Option<String> {
+    let open = format!("<{element}>");
+    let start = xml.find(&open)? + open.len();
+    let end = xml[start..].find(&format!("</{element}>"))?;
+    Some(xml[start..start + end].trim().to_owned())
 }
 
 /// Whether `version` is an exact `MAJOR.MINOR.PATCH` (no range operators, no pre-release).
@@ -90,6 +99,13 @@ source = "registry+https://github.com/rust-lang/crates.io-index"
             "devDependencies": { "binaryen" : "132.0.0" } }"#;
         assert_eq!(json_string(json, "binaryen").as_deref(), Some("132.0.0"));
         assert_eq!(json_string(json, "missing"), None);
+    }
+
+    #[test]
+    fn reads_xml_text() {
+        let pom = "<properties>\n  <kafka.version>4.4.0</kafka.version>\n</properties>";
+        assert_eq!(xml_text(pom, "kafka.version").as_deref(), Some("4.4.0"));
+        assert_eq!(xml_text(pom, "scala.version"), None);
     }
 
     #[test]

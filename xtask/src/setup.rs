@@ -1,11 +1,13 @@
 //! Installing what a fresh machine lacks, and skipping what is present.
 //!
 //! Each tool prints one line: `ok <tool> <version>` or `installing <tool>…`.
-//! Sources: Debian apt (node, npm, Chromium, chromedriver, gzip), rustup (the wasm32 target),
-//! crates.io (trunk, wasm-bindgen-cli, the workspace's crates) and npm (binaryen's wasm-opt).
+//! Sources: Debian apt (node, npm, Chromium, chromedriver, gzip, a JDK ≥ 17 and Maven), rustup
+//! (the wasm32 target), crates.io (trunk, wasm-bindgen-cli, the workspace's crates), npm
+//! (binaryen's wasm-opt) and Maven Central (Apache Kafka and the conformance project's other
+//! dependencies, through `mvn`).
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use crate::pins;
@@ -19,13 +21,29 @@ const TRUNK_SERIES: &str = "0.22.";
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
+/// Everything: the page's tools and the conformance harness's.
 pub fn all(ctx: &Ctx) -> Result {
-    system_packages(ctx)?;
+    page(ctx)?;
+    conformance(ctx)
+}
+
+/// What serving, testing and measuring the page needs.
+pub fn page(ctx: &Ctx) -> Result {
+    system_packages(ctx, &APT_TOOLS)?;
     wasm_target(ctx)?;
     trunk(ctx)?;
     wasm_bindgen(ctx)?;
     binaryen(ctx)?;
     crates(ctx)
+}
+
+/// What `cargo xtask conformance` needs: Java ≥ 17, Maven, and the Maven project built (which
+/// resolves Kafka and the other dependencies; incremental).
+pub fn conformance(ctx: &Ctx) -> Result {
+    java_tools(ctx)?;
+    let built = maven_build(ctx)?;
+    println!("ok conformance classes ({} jars on the classpath, Maven Central)", built.classpath.len());
+    Ok(())
 }
 
 /// A tool that comes from a Debian package.
@@ -52,6 +70,110 @@ const APT_TOOLS: [AptTool; 5] = [
     },
 ];
 
+/// Java ≥ 17 and Maven, from apt when missing.
+pub fn java_tools(ctx: &Ctx) -> Result {
+    system_packages(ctx, &JAVA_TOOLS)
+}
+
+/// The oldest Java the conformance project compiles for (its pom's maven.compiler.release).
+const JAVA_MIN_MAJOR: u32 = 17;
+
+const JAVA_TOOLS: [AptTool; 2] = [
+    AptTool { name: "java", package: "openjdk-17-jdk-headless", version: java_version },
+    AptTool {
+        name: "mvn",
+        package: "maven",
+        version: |ctx| {
+            let out = probe(ctx.cmd("mvn").args(["-B", "--version"]))?;
+            word(&strip_ansi(&out), 2)
+        },
+    },
+];
+
+/// `java --version` (`openjdk 17.0.15 2025-04-15` → `17.0.15`) when it is at least
+/// [`JAVA_MIN_MAJOR`] and a `javac` comes with it (Maven compiles with it); otherwise `None`, so
+/// the JDK package is installed.
+fn java_version(ctx: &Ctx) -> Option<String> {
+    let version = probe(ctx.cmd("java").arg("--version")).and_then(|out| word(&out, 1))?;
+    probe(ctx.cmd("javac").arg("--version"))?;
+    (java_major(&version)? >= JAVA_MIN_MAJOR).then_some(version)
+}
+
+/// `17.0.15` → 17, `1.8.0_392` → 8, `21` → 21.
+fn java_major(version: &str) -> Option<u32> {
+    let mut parts = version.split(['.', '_', '-', '+']);
+    let first: u32 = parts.next()?.parse().ok()?;
+    if first == 1 { parts.next()?.parse().ok() } else { Some(first) }
+}
+
+/// `text` without ANSI colour sequences (`ESC [ … m`): Maven colours even `--version`.
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The conformance project, as Maven built it.
+#[derive(Debug)]
+pub struct MavenBuild {
+    /// The dependencies' jars, in Maven's order.
+    pub classpath: Vec<PathBuf>,
+    /// The project's own classes.
+    pub jar: PathBuf,
+}
+
+/// `target/conformance` under the repository root: where the pom sends Maven's output and the
+/// harness writes its files.
+pub fn conformance_dir(ctx: &Ctx) -> PathBuf {
+    ctx.root.join("target").join("conformance")
+}
+
+/// `mvn package dependency:build-classpath` on conformance/pom.xml: downloads what
+/// ~/.m2 lacks from Maven Central, compiles the project's classes into their jar and writes the
+/// dependencies' classpath to target/conformance/classpath.txt. A failure gives the command and
+/// Maven's own output.
+pub fn maven_build(ctx: &Ctx) -> Result<MavenBuild> {
+    let dir = conformance_dir(ctx);
+    fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let classpath_file = dir.join("classpath.txt");
+    let mut mvn = ctx.cmd("mvn");
+    mvn.args(["-q", "-B", "-Dstyle.color=never", "-f", "conformance/pom.xml"])
+        .args(["package", "dependency:build-classpath"])
+        .arg(format!("-Dmdep.outputFile={}", classpath_file.display()))
+        .stdin(Stdio::null());
+    let output = mvn.output().map_err(|e| format!("cannot start `{}`: {e}", run::describe(&mvn)))?;
+    if !output.status.success() {
+        let mut said = strip_ansi(&String::from_utf8_lossy(&output.stdout));
+        said.push_str(&strip_ansi(&String::from_utf8_lossy(&output.stderr)));
+        return Err(format!(
+            "`{}` failed ({}); it needs Maven Central (https://repo.maven.apache.org) for what \
+             ~/.m2 lacks. Maven said:\n{}",
+            run::describe(&mvn),
+            output.status,
+            said.trim()
+        ));
+    }
+    let text = fs::read_to_string(&classpath_file)
+        .map_err(|e| format!("Maven wrote no classpath to {}: {e}", classpath_file.display()))?;
+    let classpath: Vec<PathBuf> = std::env::split_paths(text.trim()).collect();
+    let jar = dir.join("maven").join(format!("offsetlab-conformance-{}.jar", env!("CARGO_PKG_VERSION")));
+    if !jar.exists() {
+        return Err(format!("Maven succeeded but {} is missing", jar.display()));
+    }
+    Ok(MavenBuild { classpath, jar })
+}
+
 /// `Chromium 156.0.8078.108 built on …` → `156.0.8078.108`, for a binary that must exist at `path`.
 fn installed_version(ctx: &Ctx, path: &str) -> Option<String> {
     if !Path::new(path).exists() {
@@ -61,9 +183,9 @@ fn installed_version(ctx: &Ctx, path: &str) -> Option<String> {
     Some(version.unwrap_or_else(|| "(version unknown)".to_owned()))
 }
 
-fn system_packages(ctx: &Ctx) -> Result {
+fn system_packages(ctx: &Ctx, tools: &[AptTool]) -> Result {
     let mut missing = Vec::new();
-    for tool in &APT_TOOLS {
+    for tool in tools {
         match (tool.version)(ctx) {
             Some(version) => println!("ok {} {version}", tool.name),
             None => {
@@ -235,4 +357,23 @@ fn crates(ctx: &Ctx) -> Result {
     run::run(ctx.cargo().args(["fetch", "--quiet"]))?;
     println!("ok crates (cargo fetch)");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_java_majors() {
+        assert_eq!(java_major("17.0.15"), Some(17));
+        assert_eq!(java_major("21"), Some(21));
+        assert_eq!(java_major("1.8.0_392"), Some(8));
+        assert_eq!(java_major("openjdk"), None);
+    }
+
+    #[test]
+    fn strips_maven_colours() {
+        let out = "\u{1b}[0m\u{1b}[1mApache Maven 3.8.7\u{1b}[m\nMaven home: /usr/share/maven";
+        assert_eq!(word(&strip_ansi(out), 2).as_deref(), Some("3.8.7"));
+    }
 }

@@ -1,0 +1,601 @@
+//! `cargo xtask conformance [--subset] [--seed N]`: offsetlab against a real Apache Kafka (the
+//! version conformance/pom.xml pins), on 127.0.0.1 only.
+//!
+//! 1. The conformance Maven project is built (setup: Java ≥ 17 and Maven; then
+//!    `mvn package dependency:build-classpath`, incremental) and so is the release `offsetlab`.
+//! 2. `dev.offsetlab.conformance.Assignors` compares the assignors, without a broker.
+//! 3. A single-node KRaft broker (`kafka.Kafka`) starts on free loopback ports with a log
+//!    directory formatted afresh under target/conformance/kafka/, its output going to
+//!    target/conformance/broker.log; `dev.offsetlab.conformance.Ready` waits (at most
+//!    [`READY_LIMIT`]) until it serves.
+//! 4. `dev.offsetlab.conformance.Scenarios` plays the scenarios against it and offsetlab.
+//! 5. The broker is stopped, and the programs' entries are merged into
+//!    target/conformance/report.json and report.md and printed.
+//!
+//! The comparisons together are bounded by [`FULL_LIMIT`] ([`SUBSET_LIMIT`] with `--subset`);
+//! a program still running then is killed and counts as failed. The command fails if a program
+//! failed or an entry is `different`, naming the seed to rerun with. A program whose source is
+//! not in conformance/src yet is skipped with a printed line (and the broker is not started
+//! when Scenarios is skipped).
+//!
+//! The broker is stopped on every path: [`Broker`] is a guard whose `Drop` stops it (SIGTERM,
+//! then SIGKILL after [`STOP_GRACE`]), so an error, a failing comparison or a panic (xtask
+//! unwinds) all stop it. If xtask itself dies without unwinding (Ctrl-C, SIGKILL), the JVMs it
+//! started are launched through util-linux's `setpriv --pdeathsig TERM`, so the kernel sends them
+//! SIGTERM when xtask dies; a Ctrl-C also reaches them directly, as they share the terminal's
+//! process group. Without setpriv (not Linux), a printed line says that only the guard remains.
+
+use std::ffi::OsString;
+use std::fs::{self, File};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::pins;
+use crate::report::{self, Entry, ProgramRun, ProgramStatus, Report, Verdict};
+use crate::run::{self, Ctx, Result, probe, step};
+use crate::setup;
+
+/// How long the broker may take from its start until it serves.
+pub const READY_LIMIT: Duration = Duration::from_secs(90);
+/// How long the comparison programs may take together, in a full run.
+pub const FULL_LIMIT: Duration = Duration::from_secs(20 * 60);
+/// …and with `--subset`, which `cargo xtask test` runs: it must stay under 10 minutes overall.
+pub const SUBSET_LIMIT: Duration = Duration::from_secs(8 * 60);
+/// How long the broker has to shut down after SIGTERM before it is killed.
+pub const STOP_GRACE: Duration = Duration::from_secs(20);
+/// The assignor cases per run.
+const ASSIGNOR_CASES: u32 = 10_000;
+
+const PACKAGE: &str = "dev.offsetlab.conformance";
+const BROKER_HEAP: [&str; 2] = ["-Xmx512m", "-Xms256m"];
+const PROGRAM_HEAP: [&str; 1] = ["-Xmx1g"];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    pub subset: bool,
+    /// The seed for both programs; `None`: one from the clock, printed.
+    pub seed: Option<u64>,
+}
+
+/// Runs the harness; `setup` also ensures Java and Maven are installed (`cargo xtask test` has
+/// done that in its own setup step).
+pub fn run(ctx: &Ctx, options: &Options, setup: bool) -> Result {
+    let start = Instant::now();
+    let seed = options.seed.unwrap_or_else(clock_seed);
+    let mode = if options.subset { "subset" } else { "full" };
+    let dir = setup::conformance_dir(ctx);
+    let kafka_version = kafka_version(ctx)?;
+    println!("conformance against Apache Kafka {kafka_version}: {mode} run, seed {seed}");
+
+    if setup {
+        step("setup (java, maven)", || setup::java_tools(ctx))?;
+    }
+    let mut built = None;
+    step("maven build (conformance/pom.xml)", || {
+        built = Some(setup::maven_build(ctx)?);
+        Ok(())
+    })?;
+    let built = built.ok_or("the maven build gave no classes")?;
+    step("cargo build --release -p offsetlab-cli", || {
+        run::run(ctx.cargo().args(["build", "--release", "-p", "offsetlab-cli"]))
+    })?;
+    let offsetlab =
+        target_dir(ctx).join("release").join(format!("offsetlab{}", std::env::consts::EXE_SUFFIX));
+    if !offsetlab.exists() {
+        return Err(format!("cargo built offsetlab-cli but {} is missing", offsetlab.display()));
+    }
+    let java = Java::new(ctx, &built)?;
+
+    let limit = if options.subset { SUBSET_LIMIT } else { FULL_LIMIT };
+    let deadline = Instant::now() + limit;
+    let seed_arg = seed.to_string();
+    let offsetlab_arg = offsetlab.display().to_string();
+    let mut files: Vec<Vec<Entry>> = Vec::new();
+    let mut programs: Vec<ProgramRun> = Vec::new();
+    // The assignors need no broker.
+    let assignors = dir.join("assignors.json");
+    match missing_source(ctx, "Assignors") {
+        Some(why) => skip(&mut programs, "Assignors", why),
+        None => {
+            let cases = ASSIGNOR_CASES.to_string();
+            let args = ["--offsetlab", &offsetlab_arg, "--cases", &cases, "--seed", &seed_arg, "--out"];
+            let outcome = comparison(&java, "Assignors", &args, &assignors, deadline);
+            record(&mut files, &mut programs, "Assignors", outcome);
+        }
+    }
+
+    let scenarios = dir.join("scenarios.json");
+    match missing_source(ctx, "Scenarios") {
+        Some(why) => skip(&mut programs, "Scenarios", why),
+        None => {
+            let mut broker = None;
+            let started = step("start the broker", || {
+                broker = Some(Broker::start(&java, &dir)?);
+                Ok(())
+            });
+            let outcome = match (started, broker.as_mut()) {
+                (Ok(()), Some(broker)) => {
+                    let bootstrap = format!("127.0.0.1:{}", broker.port);
+                    let mut args = vec!["--bootstrap", &bootstrap, "--offsetlab", &offsetlab_arg];
+                    args.extend(["--seed", &seed_arg]);
+                    if options.subset {
+                        args.push("--subset");
+                    }
+                    args.push("--out");
+                    let outcome = comparison(&java, "Scenarios", &args, &scenarios, deadline);
+                    // Stopped here, not only by the guard, to time it and to notice a broker
+                    // that died during the comparison.
+                    match broker.stop() {
+                        Ok(()) => outcome,
+                        Err(why) => outcome.and(Err(why)),
+                    }
+                }
+                (Err(why), _) => Err(why),
+                (Ok(()), None) => Err("the broker did not start".to_owned()),
+            };
+            drop(broker);
+            record(&mut files, &mut programs, "Scenarios", outcome);
+        }
+    }
+
+    let entries: Vec<Entry> = files.into_iter().flatten().collect();
+    if let Err(name) = report::unique_names(&entries) {
+        return Err(format!("the Assignors and Scenarios files both name `{name}` (seed {seed})"));
+    }
+    let report = Report {
+        kafka_version: &kafka_version,
+        seed,
+        subset: options.subset,
+        entries: &entries,
+        programs: &programs,
+        elapsed_secs: start.elapsed().as_secs_f64(),
+    };
+    write(&dir.join("report.json"), &report::json(&entries))?;
+    write(&dir.join("report.md"), &report.markdown())?;
+    print!("{}", report.terminal());
+    println!("report: target/conformance/report.md, target/conformance/report.json");
+
+    let rerun = format!(
+        "rerun with `cargo xtask conformance{} --seed {seed}`",
+        if options.subset { " --subset" } else { "" }
+    );
+    let failed: Vec<String> = programs
+        .iter()
+        .filter_map(|run| match &run.status {
+            ProgramStatus::Failed(why) => Some(format!("{}: {why}", run.program)),
+            _ => None,
+        })
+        .collect();
+    if !failed.is_empty() {
+        return Err(format!("conformance (seed {seed}): {}; {rerun}", failed.join("; ")));
+    }
+    let different: Vec<&str> =
+        entries.iter().filter(|e| e.result == Verdict::Different).map(|e| e.name.as_str()).collect();
+    if !different.is_empty() {
+        return Err(format!(
+            "conformance (seed {seed}): offsetlab differs from Kafka {kafka_version} in {}: {}; {rerun}",
+            different.len(),
+            different.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// Keeps a program's entries, and how it ended.
+fn record(
+    files: &mut Vec<Vec<Entry>>,
+    programs: &mut Vec<ProgramRun>,
+    program: &'static str,
+    outcome: std::result::Result<Vec<Entry>, String>,
+) {
+    let status = match outcome {
+        Ok(entries) => {
+            let status = ProgramStatus::Ran(entries.len());
+            files.push(entries);
+            status
+        }
+        Err(why) => ProgramStatus::Failed(why),
+    };
+    programs.push(ProgramRun { program, status });
+}
+
+fn skip(programs: &mut Vec<ProgramRun>, program: &'static str, why: String) {
+    println!("\nskipped {program}: {why}");
+    programs.push(ProgramRun { program, status: ProgramStatus::Skipped(why) });
+}
+
+/// Why `class` cannot run: its source is not in the Maven project yet.
+fn missing_source(ctx: &Ctx, class: &str) -> Option<String> {
+    let relative = format!("conformance/src/main/java/{}/{class}.java", PACKAGE.replace('.', "/"));
+    (!ctx.root.join(&relative).exists()).then(|| format!("no {relative} yet"))
+}
+
+/// A seed from the clock, for runs that don't name one.
+fn clock_seed() -> u64 {
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    (nanos % 1_000_000_000) as u64
+}
+
+/// The Kafka version conformance/pom.xml pins (its `kafka.version` property).
+fn kafka_version(ctx: &Ctx) -> Result<String> {
+    let pom = fs::read_to_string(ctx.root.join("conformance/pom.xml"))
+        .map_err(|e| format!("cannot read conformance/pom.xml: {e}"))?;
+    pins::xml_text(&pom, "kafka.version")
+        .ok_or_else(|| "conformance/pom.xml has no <kafka.version>".to_owned())
+}
+
+/// Cargo's target directory: $CARGO_TARGET_DIR, or target/ under the repository root.
+fn target_dir(ctx: &Ctx) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => ctx.root.join(dir),
+        None => ctx.root.join("target"),
+    }
+}
+
+fn write(path: &Path, text: &str) -> Result {
+    fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Starting JVMs on the conformance classpath, with our log4j2 configuration, tied to xtask's
+/// life when setpriv is there.
+#[derive(Debug)]
+struct Java<'a> {
+    ctx: &'a Ctx,
+    /// The dependencies only: what the broker and the storage tool run on.
+    kafka_classpath: OsString,
+    /// The dependencies and the project's jar.
+    classpath: OsString,
+    log4j: PathBuf,
+    setpriv: bool,
+}
+
+impl<'a> Java<'a> {
+    fn new(ctx: &'a Ctx, built: &setup::MavenBuild) -> Result<Java<'a>> {
+        let join = |paths: &[PathBuf]| {
+            std::env::join_paths(paths).map_err(|e| format!("cannot join the conformance classpath: {e}"))
+        };
+        let mut with_jar = built.classpath.clone();
+        with_jar.push(built.jar.clone());
+        let setpriv = probe(ctx.cmd("setpriv").arg("--version")).is_some();
+        if !setpriv {
+            println!(
+                "note: no setpriv (util-linux) here, so a JVM outlives xtask if xtask is killed \
+                 without unwinding; the broker guard still stops it on every other path"
+            );
+        }
+        Ok(Java {
+            ctx,
+            kafka_classpath: join(&built.classpath)?,
+            classpath: join(&with_jar)?,
+            log4j: ctx.root.join("conformance").join("log4j2.properties"),
+            setpriv,
+        })
+    }
+
+    /// `java <jvm options> -cp … <main>`, SIGTERMed by the kernel if xtask dies.
+    fn cmd(&self, jvm: &[&str], own_classes: bool, main: &str) -> Command {
+        let mut cmd = if self.setpriv {
+            let mut cmd = self.ctx.cmd("setpriv");
+            cmd.args(["--pdeathsig", "TERM", "--", "java"]);
+            cmd
+        } else {
+            self.ctx.cmd("java")
+        };
+        cmd.args(jvm)
+            .arg(format!("-Dlog4j2.configurationFile={}", self.log4j.display()))
+            .arg("-cp")
+            .arg(if own_classes { &self.classpath } else { &self.kafka_classpath })
+            .arg(main)
+            .stdin(Stdio::null());
+        cmd
+    }
+}
+
+/// Runs one comparison program until it exits or `deadline`, then reads the entries it wrote to
+/// `out` (passed after `args`, which end with `--out`).
+fn comparison(
+    java: &Java,
+    class: &str,
+    args: &[&str],
+    out: &Path,
+    deadline: Instant,
+) -> std::result::Result<Vec<Entry>, String> {
+    let mut result = Err(String::new());
+    let _ = step(&format!("{class} (comparison)"), || {
+        result = run_comparison(java, class, args, out, deadline);
+        result.as_ref().map(|_| ()).map_err(Clone::clone)
+    });
+    result
+}
+
+fn run_comparison(
+    java: &Java,
+    class: &str,
+    args: &[&str],
+    out: &Path,
+    deadline: Instant,
+) -> std::result::Result<Vec<Entry>, String> {
+    let shown = relative(java.ctx, out);
+    if out.exists() {
+        fs::remove_file(out).map_err(|e| format!("cannot remove the old {shown}: {e}"))?;
+    }
+    let mut cmd = java.cmd(&PROGRAM_HEAP, true, &format!("{PACKAGE}.{class}"));
+    cmd.args(args).arg(out);
+    let line = format!("java … {PACKAGE}.{class} {} {}", args.join(" "), out.display());
+    if Instant::now() >= deadline {
+        return Err("not started: the time limit for the comparisons had passed".to_owned());
+    }
+    let mut child = cmd.spawn().map_err(|e| format!("cannot start `{line}`: {e}"))?;
+    let status = match wait_until(&mut child, deadline) {
+        Some(status) => status,
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err("killed: it was still running at the time limit for the comparisons".to_owned());
+        }
+    };
+    match status.code() {
+        Some(0) => {}
+        Some(1) => return Err(format!("harness failure (exit 1) in `{line}`")),
+        Some(2) => return Err(format!("it rejected its arguments (exit 2): `{line}`")),
+        _ => return Err(format!("`{line}` failed ({status})")),
+    }
+    let text = fs::read_to_string(out).map_err(|e| format!("it exited 0 but {shown} cannot be read: {e}"))?;
+    report::parse_entries(&shown, &text)
+}
+
+/// Waits for `child` until `deadline`: its status, or `None` if it is still running.
+fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(status);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn relative(ctx: &Ctx, path: &Path) -> String {
+    path.strip_prefix(&ctx.root).unwrap_or(path).display().to_string()
+}
+
+/// Two distinct free loopback ports (the broker's and its controller's): bound at once on
+/// 127.0.0.1:0, then released for the broker to take.
+fn free_ports() -> Result<(u16, u16)> {
+    let bind = || TcpListener::bind("127.0.0.1:0").map_err(|e| format!("cannot bind 127.0.0.1:0: {e}"));
+    let (a, b) = (bind()?, bind()?);
+    let port =
+        |l: &TcpListener| l.local_addr().map(|a| a.port()).map_err(|e| format!("no local address: {e}"));
+    Ok((port(&a)?, port(&b)?))
+}
+
+/// The single-node KRaft broker's configuration: broker and controller in one process, both on
+/// 127.0.0.1, one replica for every internal topic, no topic auto-creation, and short group
+/// delays so runs are quick and deterministic.
+pub fn server_properties(port: u16, controller_port: u16, log_dir: &Path) -> String {
+    format!(
+        "\
+# Written by `cargo xtask conformance` for one run; the log directory is formatted afresh.
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:{controller_port}
+listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}
+advertised.listeners=PLAINTEXT://127.0.0.1:{port}
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+inter.broker.listener.name=PLAINTEXT
+log.dirs={log_dir}
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+auto.create.topics.enable=false
+group.initial.rebalance.delay.ms=1000
+group.min.session.timeout.ms=500
+group.max.session.timeout.ms=60000
+",
+        log_dir = log_dir.display()
+    )
+}
+
+/// A running broker, stopped when dropped.
+#[derive(Debug)]
+struct Broker {
+    child: Child,
+    port: u16,
+    log: PathBuf,
+    stopped: bool,
+}
+
+impl Broker {
+    /// Formats a fresh log directory, starts the broker and waits until it serves. On failure the
+    /// broker (if it started) is stopped before returning, and the error has broker.log's tail.
+    fn start(java: &Java, dir: &Path) -> Result<Broker> {
+        let kafka = dir.join("kafka");
+        if kafka.exists() {
+            fs::remove_dir_all(&kafka).map_err(|e| format!("cannot remove {}: {e}", kafka.display()))?;
+        }
+        let logs = kafka.join("logs");
+        fs::create_dir_all(&logs).map_err(|e| format!("cannot create {}: {e}", logs.display()))?;
+        let (port, controller_port) = free_ports()?;
+        let properties = kafka.join("server.properties");
+        write(&properties, &server_properties(port, controller_port, &logs))?;
+
+        let storage = |args: &[&str]| {
+            let mut cmd = java.cmd(&[], false, "kafka.tools.StorageTool");
+            cmd.args(args);
+            let line = format!("kafka.tools.StorageTool {}", args.join(" "));
+            let output = cmd.output().map_err(|e| format!("cannot start {line}: {e}"))?;
+            let said = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+            if !output.status.success() {
+                let err = String::from_utf8_lossy(&output.stderr);
+                return Err(format!("{line} failed ({}):\n{said}\n{}", output.status, err.trim()));
+            }
+            Ok(said)
+        };
+        let cluster_id = storage(&["random-uuid"])?;
+        let config = properties.display().to_string();
+        storage(&["format", "-t", &cluster_id, "-c", &config])?;
+        println!("formatted {} (cluster {cluster_id})", relative(java.ctx, &logs));
+
+        let log = dir.join("broker.log");
+        let out = File::create(&log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+        let err = out.try_clone().map_err(|e| format!("cannot share {}: {e}", log.display()))?;
+        let mut cmd = java.cmd(&BROKER_HEAP, false, "kafka.Kafka");
+        cmd.arg(&properties).stdout(out).stderr(err);
+        let started = Instant::now();
+        let child =
+            cmd.spawn().map_err(|e| format!("cannot start the broker (`{}`): {e}", run::describe(&cmd)))?;
+        let mut broker = Broker { child, port, log, stopped: false };
+        println!(
+            "broker started (pid {}) on 127.0.0.1:{port}, controller on :{controller_port}",
+            broker.child.id()
+        );
+        match broker.wait_ready(java, started) {
+            Ok(()) => {
+                println!("broker serves after {:.1}s", started.elapsed().as_secs_f64());
+                Ok(broker)
+            }
+            Err(why) => {
+                let _ = broker.stop();
+                Err(format!(
+                    "{why}\nthe end of {}:\n{}",
+                    relative(java.ctx, &broker.log),
+                    broker.log_tail(40)
+                ))
+            }
+        }
+    }
+
+    /// Runs Ready until it says the broker serves, the broker exits, or [`READY_LIMIT`] passes.
+    fn wait_ready(&mut self, java: &Java, started: Instant) -> Result {
+        let deadline = started + READY_LIMIT;
+        let bootstrap = format!("127.0.0.1:{}", self.port);
+        let timeout_ms = READY_LIMIT.as_millis().to_string();
+        let mut ready = java.cmd(&[], true, &format!("{PACKAGE}.Ready"));
+        ready.args(["--bootstrap", &bootstrap, "--timeout-ms", &timeout_ms]);
+        let mut ready = ready.spawn().map_err(|e| format!("cannot start Ready: {e}"))?;
+        // A little past the limit, for Ready to say why itself.
+        let hard = deadline + Duration::from_secs(5);
+        let outcome = loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                break Err(format!("the broker exited ({status}) before it served"));
+            }
+            match ready.try_wait() {
+                Ok(Some(status)) if status.success() => break Ok(()),
+                Ok(Some(status)) => {
+                    break Err(format!("the broker did not serve within {READY_LIMIT:?} (Ready: {status})"));
+                }
+                _ if Instant::now() >= hard => {
+                    break Err(format!("the broker did not serve within {READY_LIMIT:?}"));
+                }
+                _ => thread::sleep(Duration::from_millis(100)),
+            }
+        };
+        if outcome.is_err() {
+            let _ = ready.kill();
+        }
+        let _ = ready.wait();
+        outcome
+    }
+
+    /// Stops the broker: SIGTERM (a controlled shutdown), then SIGKILL after [`STOP_GRACE`]. An
+    /// error if it had exited on its own before. Stopping twice does nothing.
+    fn stop(&mut self) -> Result {
+        if self.stopped {
+            return Ok(());
+        }
+        self.stopped = true;
+        let pid = self.child.id();
+        if let Ok(Some(status)) = self.child.try_wait() {
+            return Err(format!(
+                "the broker (pid {pid}) had exited on its own ({status}); see {}",
+                self.log.display()
+            ));
+        }
+        let begin = Instant::now();
+        let _ = Command::new("kill").args(["-TERM", &pid.to_string()]).status();
+        let how = match wait_until(&mut self.child, begin + STOP_GRACE) {
+            Some(status) => format!("on SIGTERM ({status})"),
+            None => {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                format!("killed after {STOP_GRACE:?} of SIGTERM")
+            }
+        };
+        println!("broker (pid {pid}) stopped {how} in {:.1}s", begin.elapsed().as_secs_f64());
+        Ok(())
+    }
+
+    /// The last `lines` lines of broker.log.
+    fn log_tail(&self, lines: usize) -> String {
+        let text = fs::read_to_string(&self.log).unwrap_or_default();
+        let all: Vec<&str> = text.lines().collect();
+        if all.is_empty() {
+            return "(empty)".to_owned();
+        }
+        all[all.len().saturating_sub(lines)..].join("\n")
+    }
+}
+
+impl Drop for Broker {
+    fn drop(&mut self) {
+        if let Err(why) = self.stop() {
+            eprintln!("{why}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::expect;
+
+    #[test]
+    fn renders_server_properties() {
+        let text = server_properties(40001, 40002, Path::new("/tmp/conformance/kafka/logs"));
+        expect![[r#"
+            # Written by `cargo xtask conformance` for one run; the log directory is formatted afresh.
+            process.roles=broker,controller
+            node.id=1
+            controller.quorum.voters=1@127.0.0.1:40002
+            listeners=PLAINTEXT://127.0.0.1:40001,CONTROLLER://127.0.0.1:40002
+            advertised.listeners=PLAINTEXT://127.0.0.1:40001
+            controller.listener.names=CONTROLLER
+            listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+            inter.broker.listener.name=PLAINTEXT
+            log.dirs=/tmp/conformance/kafka/logs
+            offsets.topic.replication.factor=1
+            offsets.topic.num.partitions=1
+            transaction.state.log.replication.factor=1
+            transaction.state.log.min.isr=1
+            share.coordinator.state.topic.replication.factor=1
+            share.coordinator.state.topic.min.isr=1
+            auto.create.topics.enable=false
+            group.initial.rebalance.delay.ms=1000
+            group.min.session.timeout.ms=500
+            group.max.session.timeout.ms=60000
+        "#]]
+        .assert_eq(&text);
+        assert!(!text.contains("0.0.0.0") && !text.contains("localhost"));
+    }
+
+    #[test]
+    fn free_ports_are_distinct_and_loopback() {
+        let (a, b) = free_ports().unwrap();
+        assert_ne!(a, b);
+        assert!(a > 0 && b > 0);
+    }
+
+    #[test]
+    fn the_subset_fits_in_the_test_run() {
+        assert!(SUBSET_LIMIT + READY_LIMIT + STOP_GRACE < Duration::from_secs(10 * 60));
+    }
+}
