@@ -61,6 +61,8 @@ public final class Scenarios implements AutoCloseable {
   private static final long FETCH_TIMEOUT_MS = 10_000;
   /** The session timeout of every consumer: a crash is noticed after this. */
   private static final int SESSION_TIMEOUT_MS = 1_000;
+  /** How long new members get to send their JoinGroups before the existing ones rejoin. */
+  private static final long NEWCOMERS_PAUSE_MS = 1_500;
   /** Differences listed per scenario; the rest are counted. */
   private static final int DIFFERENCES_SHOWN = 12;
 
@@ -314,6 +316,10 @@ public final class Scenarios implements AutoCloseable {
     final Map<String, Integer> counts = new TreeMap<>();
     /** Live consumer processes by client id (`c1`). */
     final Map<String, Child> live = new LinkedHashMap<>();
+    /** Crashed in the model, its session not yet expired: still heartbeating, never polled. */
+    final Map<String, Child> dying = new LinkedHashMap<>();
+    /** Consumers that have joined a generation at least once (a sync has returned). */
+    final Set<Child> joined = new java.util.HashSet<>();
     final List<Child> warm = new ArrayList<>();
     /** The records each consumer was handed by Kafka: "P:offset" → record. */
     final Map<String, Map<String, JsonNode>> handed = new HashMap<>();
@@ -373,6 +379,7 @@ public final class Scenarios implements AutoCloseable {
       props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
       props.put(ProducerConfig.ACKS_CONFIG, "all");
       props.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+      props.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, "250");
       props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
       props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
       producer = new KafkaProducer<>(props);
@@ -399,7 +406,16 @@ public final class Scenarios implements AutoCloseable {
         case "handled" -> handled(consumer, e);
         case "committed" -> committed(consumer, e);
         case "crashed", "killed-before-commit" -> {
+          // The process is dead to the application from here: it gets no more commands. Its JVM
+          // dies when the model's coordinator notices (session-expired): Kafka's session timer,
+          // which runs in milliseconds, then starts at the point the model's, in ticks, ran out.
           Child child = live.remove(consumer);
+          if (child != null) {
+            dying.put(consumer, child);
+          }
+        }
+        case "session-expired" -> {
+          Child child = dying.remove(consumer);
           if (child != null) {
             child.kill();
           }
@@ -412,11 +428,19 @@ public final class Scenarios implements AutoCloseable {
             child.kill();
           }
         }
-        case "partitions-added" ->
-            admin
-                .createPartitions(Map.of(TOPIC, NewPartitions.increaseTo(e.path("to").asInt())))
-                .all()
-                .get(30, TimeUnit.SECONDS);
+        case "partitions-added" -> {
+          int to = e.path("to").asInt();
+          admin.createPartitions(Map.of(TOPIC, NewPartitions.increaseTo(to))).all().get(30, TimeUnit.SECONDS);
+          // The model's producer sees the new partitions at once; a real one at its next metadata
+          // refresh (metadata.max.age.ms): wait for it, so keys are placed on the grown topic.
+          long deadline = System.currentTimeMillis() + 30_000;
+          while (producer.partitionsFor(TOPIC).size() < to) {
+            if (System.currentTimeMillis() > deadline) {
+              throw new IOException("the producer did not see " + to + " partitions in 30 s");
+            }
+            Thread.sleep(100);
+          }
+        }
         case "offsets-reset" -> reset(e);
         case "setting-changed" -> setting(e);
         default -> {
@@ -491,9 +515,26 @@ public final class Scenarios implements AutoCloseable {
         }
       }
       ObjectNode sync = JSON.createObjectNode().put("op", "sync").put("generation", generation).put("timeout_ms", SYNC_TIMEOUT_MS);
+      // New members first: a new member joins in two round trips (the coordinator first hands it
+      // a member id), and the coordinator completes the join as soon as every existing member has
+      // rejoined, so members polled together would leave late newcomers to the next generation.
+      // In the model they all join the one rebalance; the pause lets their JoinGroups be pending.
+      boolean fresh = false;
       for (Map.Entry<String, Child> m : members) {
-        m.getValue().send(sync);
+        if (!joined.contains(m.getValue())) {
+          m.getValue().send(sync);
+          fresh = true;
+        }
       }
+      if (fresh && members.stream().anyMatch(m -> joined.contains(m.getValue()))) {
+        Thread.sleep(NEWCOMERS_PAUSE_MS);
+      }
+      for (Map.Entry<String, Child> m : members) {
+        if (joined.contains(m.getValue())) {
+          m.getValue().send(sync);
+        }
+      }
+      members.forEach(m -> joined.add(m.getValue()));
       Map<String, String> kafka = new TreeMap<>();
       int reached = Integer.MAX_VALUE;
       for (Map.Entry<String, Child> m : members) {
@@ -627,7 +668,10 @@ public final class Scenarios implements AutoCloseable {
         String model = normalise(groups.get(g).path("describe").asText());
         String kafka = normalise(cli(List.of("--describe", "--group", name)));
         describes.put(name, new String[] {model, kafka});
-        check(name + " --describe", model, kafka);
+        // Kafka lists the rows member by member, in its coordinator's order of (random) member
+        // ids; the model lists them by partition. Rows are compared byte for byte, in order of
+        // partition.
+        check(name + " --describe", byPartition(model), byPartition(kafka));
       }
     }
 
@@ -691,6 +735,10 @@ public final class Scenarios implements AutoCloseable {
       for (Child child : warm) {
         child.kill();
       }
+      for (Child child : dying.values()) {
+        child.kill();
+      }
+      dying.clear();
       live.clear();
       warm.clear();
     }
@@ -718,6 +766,31 @@ public final class Scenarios implements AutoCloseable {
         lastOfKey.put(key, id);
       }
     }
+  }
+
+  /** The header, then the rows in order of topic and partition (numerically). */
+  static String byPartition(String describe) {
+    List<String> lines = new ArrayList<>(describe.lines().toList());
+    if (lines.size() < 2 || !lines.get(0).startsWith("GROUP")) {
+      return describe;
+    }
+    String header = lines.remove(0);
+    lines.sort(
+        java.util.Comparator.comparing((String l) -> column(l, 1))
+            .thenComparingLong(l -> {
+              try {
+                return Long.parseLong(column(l, 2));
+              } catch (NumberFormatException e) {
+                return Long.MAX_VALUE;
+              }
+            })
+            .thenComparing(l -> l));
+    return header + "\n" + String.join("\n", lines);
+  }
+
+  private static String column(String line, int i) {
+    String[] parts = line.trim().split("\\s+");
+    return i < parts.length ? parts[i] : "";
   }
 
   /** Member ids and hosts vary from run to run: the same length of placeholder on both sides. */
