@@ -129,6 +129,7 @@ pub type Assignment = BTreeMap<String, BTreeMap<String, Vec<u32>>>;
 /// One member of a group as its JoinGroup request describes it to the
 /// leader's assignor (`ConsumerPartitionAssignor.Subscription`).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Member {
     /// The member id the coordinator gave it (`c1-<uuid>` in Kafka).
     pub id: String,
@@ -185,6 +186,9 @@ struct Joined<'a> {
     /// `MemberData.generation`, `DEFAULT_GENERATION` when absent.
     generation: i32,
     has_generation: bool,
+    /// Whether it claimed partitions the assignors drop (of topics no member
+    /// subscribes to or the metadata lacks): it revokes them after the round.
+    dropped: bool,
 }
 
 impl<'a> Universe<'a> {
@@ -235,19 +239,26 @@ impl<'a> Universe<'a> {
     }
 
     fn join<'m>(&self, member: &'m Member) -> Joined<'m> {
+        let claims = self.claims(Some(&member.owned));
         Joined {
+            dropped: claims.len() < member.owned.values().map(Vec::len).sum::<usize>(),
             id: &member.id,
             instance: member.group_instance_id.as_deref(),
             topics: &member.topics,
             subscribed: self.topics.iter().map(|&(t, _)| member.topics.contains(t)).collect(),
-            claims: self.claims(Some(&member.owned)),
+            claims,
             generation: member.generation.unwrap_or(DEFAULT_GENERATION),
             has_generation: member.generation.is_some(),
         }
     }
 
     /// Plain data: every member, every topic of `all_topics`, partitions ascending.
-    fn to_assignment(&self, all_topics: &TopicPartitions, members: &[&str], plan: Vec<Vec<Tp>>) -> Assignment {
+    fn to_assignment(
+        &self,
+        all_topics: &TopicPartitions,
+        members: &[&str],
+        plan: Vec<Vec<Tp>>,
+    ) -> Assignment {
         members
             .iter()
             .zip(plan)
@@ -320,7 +331,8 @@ fn everyone(members: &[String], topics: &TopicPartitions, previous: &Assignment)
 /// change owner ([`cooperative_first_round_of`]); their owners revoke them
 /// and everyone rejoins, owning what the first round gave them, in one new
 /// generation; the next rebalance runs the same algorithm on that, and so
-/// on until a rebalance takes nothing from anyone. That is usually the
+/// on until a rebalance takes nothing from anyone (a member that loses a
+/// partition, even of a deleted topic, rejoins). That is usually the
 /// sticky assignment after two rebalances, but not always: the second
 /// round hands the revoked partitions out again round-robin, among members
 /// whose counts the first round changed, and may place them differently.
@@ -347,7 +359,12 @@ pub fn assign_members(strategy: Strategy, members: &[Member], topics: &TopicPart
                 let outcome = sticky::assign(&universe, &round);
                 let first_round = outcome.without_transferring();
                 rounds += 1;
-                if outcome.transferring.is_empty() || rounds == COOPERATIVE_ROUNDS_MAX {
+                // A member that lost something it owned revokes it and rejoins.
+                let revoked = round
+                    .iter()
+                    .zip(&first_round)
+                    .any(|(m, got)| m.dropped || m.claims.iter().any(|tp| !got.contains(tp)));
+                if !revoked || rounds == COOPERATIVE_ROUNDS_MAX {
                     break first_round;
                 }
                 // Everyone rejoins in the generation the round created, owning what it got.
@@ -356,6 +373,7 @@ pub fn assign_members(strategy: Strategy, members: &[Member], topics: &TopicPart
                     member.claims = owned;
                     member.generation = generation;
                     member.has_generation = true;
+                    member.dropped = false;
                 }
             }
         }

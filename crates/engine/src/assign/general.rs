@@ -16,7 +16,12 @@ use super::sticky::{Claims, Outcome};
 use super::{DEFAULT_GENERATION, Joined, Tp, Universe, java};
 use std::collections::{BTreeMap, BTreeSet};
 
-pub(super) fn build(universe: &Universe, members: &[Joined], subscription_order: &[usize], claims: Claims) -> Outcome {
+pub(super) fn build(
+    universe: &Universe,
+    members: &[Joined],
+    subscription_order: &[usize],
+    claims: Claims,
+) -> Outcome {
     let mut builder = Builder::new(universe, members, subscription_order, claims);
     builder.run();
     let transferring = builder.transferring();
@@ -57,7 +62,12 @@ struct Builder<'a> {
 }
 
 impl<'a> Builder<'a> {
-    fn new(universe: &Universe, members: &'a [Joined<'a>], subscription_order: &'a [usize], claims: Claims) -> Self {
+    fn new(
+        universe: &Universe,
+        members: &'a [Joined<'a>],
+        subscription_order: &'a [usize],
+        claims: Claims,
+    ) -> Self {
         let n = members.len();
         let counts: Vec<u32> = universe.topics().map(|(_, c)| c).collect();
         let mut offsets = Vec::with_capacity(counts.len());
@@ -76,7 +86,8 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        let max_size = topics_of.iter().map(|ts| ts.iter().map(|&t| counts[t as usize] as usize).sum()).collect();
+        let max_size =
+            topics_of.iter().map(|ts| ts.iter().map(|&t| counts[t as usize] as usize).sum()).collect();
         let mut ids: Vec<usize> = (0..n).collect();
         ids.sort_by(|&a, &b| java::compare(members[a].id, members[b].id));
         let mut rank = vec![0; n];
@@ -155,7 +166,8 @@ impl<'a> Builder<'a> {
                 self.owner[at] = Some(m);
             }
         }
-        let unassigned: Vec<Tp> = self.sorted_all.iter().copied().filter(|tp| !assigned.contains(tp)).collect();
+        let unassigned: Vec<Tp> =
+            self.sorted_all.iter().copied().filter(|tp| !assigned.contains(tp)).collect();
         for m in 0..self.members.len() {
             self.sorted.insert((self.size(m), self.rank[m]));
         }
@@ -245,7 +257,8 @@ impl<'a> Builder<'a> {
 
     /// `getBalanceScore` over the members in `currentAssignment`.
     fn score(&self, assignment: &[Vec<Tp>]) -> usize {
-        let sizes: Vec<usize> = (0..assignment.len()).filter(|&m| self.present[m]).map(|m| assignment[m].len()).collect();
+        let sizes: Vec<usize> =
+            (0..assignment.len()).filter(|&m| self.present[m]).map(|m| assignment[m].len()).collect();
         let mut score = 0;
         for (i, a) in sizes.iter().enumerate() {
             score += sizes[i + 1..].iter().map(|b| a.abs_diff(*b)).sum::<usize>();
@@ -463,7 +476,6 @@ impl PartitionSet {
         let mask = self.capacity - 1;
         self.entries.iter().min_by_key(|e| (e.1 as usize & mask, e.2)).map(|e| e.0)
     }
-
 }
 
 /// `HashMap.hash` of a `TopicPartition`: `31 · (31 + partition) + topic.hashCode()`, spread.
