@@ -1,14 +1,18 @@
 //! Partition assignors, exactly as Kafka's Java client implements them:
 //! `RangeAssignor`, `RoundRobinAssignor`, `StickyAssignor` and
-//! `CooperativeStickyAssignor` (Kafka 3.8 and later, when each member's owned
-//! partitions are kept lowest partition number first), for a group whose
-//! members all subscribe to every topic, without racks or static members.
+//! `CooperativeStickyAssignor` (checked against Kafka 4.4.0's, called
+//! directly, on generated groups: `conformance/`), without racks. Members
+//! may subscribe to different topics (the sticky assignors then take their
+//! general path), be static (`group.instance.id`, which orders range and
+//! round-robin), and claim what they owned in a given generation.
 //!
-//! [`assign`] computes a group's assignment from plain data and
-//! [`cooperative_first_round`] the first of cooperative-sticky's two
-//! rebalances. Both are deterministic: where Kafka's result depends on the
-//! iteration order of a Java `HashMap` (which members may keep one partition
-//! more than the others), that order is replayed exactly (`java.rs`).
+//! [`assign`] computes the assignment of a group whose members all
+//! subscribe to every topic, [`assign_members`] that of any group, and
+//! [`cooperative_first_round`] / [`cooperative_first_round_of`] the first
+//! of cooperative-sticky's rebalances. All are deterministic: where Kafka's
+//! result depends on the iteration order of a Java `HashMap` or `HashSet`
+//! (which members may keep one partition more than the others, which
+//! partition moves back), that order is replayed (`java.rs`, `general.rs`).
 
 mod eager;
 mod general;
