@@ -1,12 +1,17 @@
 //! `offsetlab assign`: the partitions Kafka's client assignors give each
-//! member of a group, computed by the engine, printed as one JSON line.
+//! member of a group, computed by the engine, printed as one JSON line; or,
+//! with `--batch`, one answer line per case line of a JSON Lines file.
 
 use crate::Failure;
 use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser as _};
-use offsetlab_engine::{Assignment, Strategy, TopicPartitions, assign, cooperative_first_round};
-use std::collections::BTreeSet;
-use std::io::Read as _;
+use offsetlab_engine::{
+    Assignment, Member, Strategy, TopicPartitions, assign, assign_members, cooperative_first_round,
+    cooperative_first_round_of,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead as _, Read as _, Write};
 use std::path::{Path, PathBuf};
 
 /// Members `--members` accepts.
@@ -15,6 +20,10 @@ pub const MEMBERS_MAX: usize = 1_000;
 pub const TOPIC_PARTITIONS_MAX: u32 = 1_000;
 /// Size of a `--previous` file.
 const PREVIOUS_BYTES_MAX: usize = 16 << 20;
+/// Size of one `--batch` line.
+const BATCH_LINE_BYTES_MAX: usize = 16 << 20;
+/// Partitions of all topics in one `--batch` case.
+const CASE_PARTITIONS_MAX: u64 = 100_000;
 
 #[derive(Debug, Args)]
 pub struct AssignArgs {
@@ -22,18 +31,19 @@ pub struct AssignArgs {
     #[arg(
         long,
         value_name = "STRATEGY",
+        required_unless_present = "batch",
         value_parser = PossibleValuesParser::new(Strategy::ALL.map(Strategy::name))
             .map(|name| name.parse::<Strategy>().expect("one of Strategy::ALL"))
     )]
-    strategy: Strategy,
+    strategy: Option<Strategy>,
     /// Member ids, comma-separated, taken verbatim (at most 1000), in the
     /// order the coordinator lists them (JoinGroup order: it only matters to
     /// the sticky assignors, and only for ids whose Java hashes collide).
-    #[arg(long, value_name = "ID,ID,…")]
-    members: String,
+    #[arg(long, value_name = "ID,ID,…", required_unless_present = "batch")]
+    members: Option<String>,
     /// A topic and its partition count (1 to 1000); repeat for more topics.
     /// Every member subscribes to every topic.
-    #[arg(long = "topic", value_name = "NAME:N", required = true, value_parser = parse_topic)]
+    #[arg(long = "topic", value_name = "NAME:N", required_unless_present = "batch", value_parser = parse_topic)]
     topics: Vec<(String, u32)>,
     /// What each member owned in the previous generation, in the output's
     /// shape: {"member": {"topic": [partitions]}}. The sticky assignors keep
@@ -46,6 +56,19 @@ pub struct AssignArgs {
     /// where the second ends.
     #[arg(long)]
     first_round: bool,
+    /// Many groups at once, each member with its own subscription: one
+    /// case per line of FILE (JSON Lines; `-` reads stdin), one answer per
+    /// line out, in order. A case is {"id": "…", "strategy": "sticky",
+    /// "topics": {"t0": 6}, "members": [{"id": "c1-…", "topics": ["t0"],
+    /// "group_instance_id": "i-0", "owned": {"t0": [0, 1]}, "generation": 3}],
+    /// "first_round": false}, members in JoinGroup order; group_instance_id,
+    /// owned (of topics that may since have been deleted), generation and
+    /// first_round may be left out. The answer is {"id": "…", "assignment":
+    /// {member: {topic: [partitions]}}}, or {"line": N, "id": "…", "error":
+    /// "…"} for a line that is not a case (the run then fails, after
+    /// answering every line). Blank lines are skipped.
+    #[arg(long, value_name = "FILE.jsonl", conflicts_with_all = ["strategy", "members", "topics", "previous", "first_round"])]
+    batch: Option<PathBuf>,
 }
 
 fn parse_topic(text: &str) -> Result<(String, u32), String> {
@@ -62,14 +85,20 @@ fn parse_topic(text: &str) -> Result<(String, u32), String> {
     }
 }
 
-/// The assignment as one line of JSON: every member, every topic, partitions ascending.
-pub fn run(args: &AssignArgs) -> Result<String, Failure> {
-    let members = members(&args.members)?;
+/// Prints the assignment as one line of JSON (every member, every topic,
+/// partitions ascending), or with `--batch` one line per case.
+pub fn run(args: &AssignArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    if let Some(path) = &args.batch {
+        return batch(path, out);
+    }
+    let (Some(strategy), Some(members)) = (args.strategy, &args.members) else {
+        return Err(Failure::new("--strategy and --members are required without --batch"));
+    };
+    let members = self::members(members)?;
     let topics = topics(&args.topics)?;
-    if args.first_round && args.strategy != Strategy::CooperativeSticky {
+    if args.first_round && strategy != Strategy::CooperativeSticky {
         return Err(Failure::new(format!(
-            "--first-round is cooperative-sticky's first rebalance; --strategy is {}",
-            args.strategy
+            "--first-round is cooperative-sticky's first rebalance; --strategy is {strategy}"
         )));
     }
     let previous = match &args.previous {
@@ -80,9 +109,189 @@ pub fn run(args: &AssignArgs) -> Result<String, Failure> {
         // The leader's target is the sticky assignment; the first round leaves out what moves.
         cooperative_first_round(&assign(Strategy::Sticky, &members, &topics, &previous), &previous)
     } else {
-        assign(args.strategy, &members, &topics, &previous)
+        assign(strategy, &members, &topics, &previous)
     };
-    serde_json::to_string(&assignment).map_err(|e| Failure::new(format!("cannot print the assignment: {e}")))
+    writeln!(out, "{}", to_json(&assignment)?)?;
+    Ok(())
+}
+
+fn to_json(value: &impl Serialize) -> Result<String, Failure> {
+    serde_json::to_string(value).map_err(|e| Failure::new(format!("cannot print the assignment: {e}")))
+}
+
+/// One line of a `--batch` file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    id: String,
+    strategy: Strategy,
+    topics: BTreeMap<String, u64>,
+    members: Vec<Member>,
+    #[serde(default)]
+    first_round: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct Answer<'a> {
+    id: &'a str,
+    assignment: Assignment,
+}
+
+#[derive(Debug, Serialize)]
+struct BadLine<'a> {
+    line: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a str>,
+    error: String,
+}
+
+/// `--batch`: answers every line, then fails if any line was not a case.
+fn batch(path: &Path, out: &mut dyn Write) -> Result<(), Failure> {
+    let shown = path.display().to_string();
+    let reader: Box<dyn std::io::BufRead> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let file =
+            std::fs::File::open(path).map_err(|e| Failure::new(format!("cannot read {shown}: {e}")))?;
+        Box::new(std::io::BufReader::new(file))
+    };
+    let mut reader = reader;
+    let (mut bad, mut first_bad, mut cases) = (0usize, None::<String>, 0usize);
+    let mut bytes = Vec::new();
+    for number in 1.. {
+        bytes.clear();
+        let read = (&mut reader)
+            .take(BATCH_LINE_BYTES_MAX as u64 + 1)
+            .read_until(b'\n', &mut bytes)
+            .map_err(|e| Failure::new(format!("cannot read {shown} at line {number}: {e}")))?;
+        if read == 0 {
+            break;
+        }
+        let answer = if bytes.len() > BATCH_LINE_BYTES_MAX && !bytes.ends_with(b"\n") {
+            // Skip the rest of the line.
+            let mut rest = Vec::new();
+            loop {
+                rest.clear();
+                let n = (&mut reader)
+                    .take(1 << 20)
+                    .read_until(b'\n', &mut rest)
+                    .map_err(|e| Failure::new(format!("cannot read {shown} at line {number}: {e}")))?;
+                if n == 0 || rest.ends_with(b"\n") {
+                    break;
+                }
+            }
+            Err((None, format!("longer than {BATCH_LINE_BYTES_MAX} bytes")))
+        } else {
+            match std::str::from_utf8(&bytes) {
+                Err(e) => {
+                    Err((None, format!("not UTF-8 text (invalid byte at column {})", e.valid_up_to() + 1)))
+                }
+                Ok(text) if text.trim().is_empty() => continue,
+                Ok(text) => answer(text.trim_end()),
+            }
+        };
+        cases += 1;
+        let line = match answer {
+            Ok(line) => line,
+            Err((id, error)) => {
+                let error = format!("{shown}: line {number}: {error}");
+                bad += 1;
+                first_bad.get_or_insert_with(|| error.clone());
+                to_json(&BadLine { line: number, id: id.as_deref(), error })?
+            }
+        };
+        writeln!(out, "{line}")?;
+    }
+    match first_bad {
+        None => Ok(()),
+        Some(first) => Err(Failure::new(format!("{bad} of {cases} lines are not cases; the first: {first}"))),
+    }
+}
+
+/// The answer line to one case line, or (the case's id if it has one, what is wrong).
+fn answer(text: &str) -> Result<String, (Option<String>, String)> {
+    let case: Case = serde_json::from_str(text).map_err(|e| {
+        // Name the case if at least its id can be read.
+        let id = serde_json::from_str::<serde_json::Value>(text)
+            .ok()
+            .and_then(|v| v.get("id").and_then(|id| id.as_str().map(str::to_string)));
+        (id, format!("{e}"))
+    })?;
+    let id = case.id.clone();
+    let assignment = check_and_assign(&case).map_err(|e| (Some(id.clone()), e))?;
+    to_json(&Answer { id: &id, assignment })
+        .map_err(|_| (Some(id), "cannot print the assignment".to_string()))
+}
+
+fn check_and_assign(case: &Case) -> Result<Assignment, String> {
+    if case.members.len() > MEMBERS_MAX {
+        return Err(format!("at most {MEMBERS_MAX} members; got {}", case.members.len()));
+    }
+    let mut topics = TopicPartitions::new();
+    let mut total = 0;
+    for (name, &count) in &case.topics {
+        if name.is_empty() {
+            return Err("topics: a topic name is empty".to_string());
+        }
+        if !(1..=u64::from(TOPIC_PARTITIONS_MAX)).contains(&count) {
+            return Err(format!(
+                "topics: {name:?} has {count} partitions; a topic has 1 to {TOPIC_PARTITIONS_MAX}"
+            ));
+        }
+        total += count;
+        topics.insert(name.clone(), count as u32);
+    }
+    if total > CASE_PARTITIONS_MAX {
+        return Err(format!("at most {CASE_PARTITIONS_MAX} partitions in all; got {total}"));
+    }
+    let mut ids = BTreeSet::new();
+    let mut instances = BTreeMap::new();
+    for (i, member) in case.members.iter().enumerate() {
+        let at = format!("members[{i}]");
+        if member.id.is_empty() {
+            return Err(format!("{at}: the member id is empty"));
+        }
+        if !ids.insert(member.id.as_str()) {
+            return Err(format!("{at}: member {:?} is listed twice", member.id));
+        }
+        if let Some(instance) = &member.group_instance_id {
+            if instance.is_empty() {
+                return Err(format!("{at}: group_instance_id is empty (leave it out for a dynamic member)"));
+            }
+            if let Some(other) = instances.insert(instance.as_str(), i) {
+                return Err(format!(
+                    "{at}: group_instance_id {instance:?} is members[{other}]'s too; the coordinator \
+                     fences one of two members with one instance id"
+                ));
+            }
+        }
+        for (topic, partitions) in &member.owned {
+            let mut seen = BTreeSet::new();
+            if let Some(p) = partitions.iter().find(|&&p| !seen.insert(p)) {
+                return Err(format!("{at}: owns {topic} partition {p} twice"));
+            }
+            // A topic the metadata lacks was deleted: Kafka drops its partitions.
+            if let Some(&count) = topics.get(topic)
+                && let Some(p) = partitions.iter().find(|&&p| p >= count)
+            {
+                return Err(format!(
+                    "{at}: owns {topic} partition {p}, but {topic} has {count} partitions (0 to {})",
+                    count - 1
+                ));
+            }
+        }
+    }
+    if case.first_round && case.strategy != Strategy::CooperativeSticky {
+        return Err(format!(
+            "first_round is cooperative-sticky's first rebalance; the strategy is {}",
+            case.strategy
+        ));
+    }
+    Ok(if case.first_round {
+        cooperative_first_round_of(&case.members, &topics)
+    } else {
+        assign_members(case.strategy, &case.members, &topics)
+    })
 }
 
 fn members(list: &str) -> Result<Vec<String>, Failure> {

@@ -309,7 +309,7 @@ fn execute(command: Command) -> Result<Verdict, Failure> {
                 verdict = Verdict::Violations;
             }
         }
-        Command::Assign(args) => writeln!(out, "{}", assign::run(&args)?)?,
+        Command::Assign(args) => assign::run(&args, &mut out)?,
         Command::Scenarios => write!(out, "{}", run::listing())?,
         Command::Open(args) => {
             let (outcome, scenario) = run::open(&args.link)?;

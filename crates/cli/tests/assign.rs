@@ -452,3 +452,79 @@ fn the_command_agrees_with_kafka_python() {
         assert_eq!(assignment(&line), case.expected, "{}", case.name);
     }
 }
+
+// ---------------------------------------------------------------- --batch
+
+#[test]
+fn batch_answers_each_case_by_id_like_the_single_case_form() {
+    let cases = concat!(
+        r#"{"id":"one","strategy":"sticky","topics":{"t0":3,"t1":3},"members":[{"id":"C0","topics":["t0","t1"]},{"id":"C1","topics":["t0","t1"]},{"id":"C2","topics":["t0","t1"]}]}"#,
+        "\n\n",
+        r#"{"id":"two","strategy":"roundrobin","topics":{"t0":1,"t1":2,"t2":3},"members":[{"id":"C0","topics":["t0"]},{"id":"C1","topics":["t0","t1"]},{"id":"C2","topics":["t0","t1","t2"],"group_instance_id":"i-9","owned":{"gone":[0]},"generation":2}]}"#,
+        "\n"
+    );
+    let file = temp_file("cases.jsonl", cases.as_bytes());
+    let output = offsetlab(&["assign", "--batch", file.path()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let text = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert_eq!(lines[0]["id"], "one");
+    let single: serde_json::Value =
+        serde_json::from_str(&ok("assign --strategy sticky --members C0,C1,C2 --topic t0:3 --topic t1:3"))
+            .unwrap();
+    assert_eq!(lines[0]["assignment"], single);
+    // RoundRobinAssignor's javadoc example with uneven subscriptions (C2 now static, sorting first).
+    assert_eq!(lines[1]["id"], "two");
+    let got: Assignment = serde_json::from_value(lines[1]["assignment"].clone()).unwrap();
+    assert_eq!(got["C2"]["t0"], [0]);
+    assert_eq!(got["C1"]["t1"], [0]);
+    assert_eq!(got["C2"]["t1"], [1]);
+    assert_eq!(got["C2"]["t2"], [0, 1, 2]);
+}
+
+#[test]
+fn batch_names_each_bad_line_and_fails_after_answering_all() {
+    let cases = concat!(
+        "not json\n",
+        r#"{"id":"dup","strategy":"range","topics":{"t0":3},"members":[{"id":"a","topics":["t0"]},{"id":"a","topics":["t0"]}]}"#,
+        "\n",
+        r#"{"id":"fine","strategy":"range","topics":{"t0":3},"members":[{"id":"a","topics":["t0"]}]}"#,
+        "\n",
+        r#"{"id":"big","strategy":"sticky","topics":{"t0":3},"members":[{"id":"a","topics":["t0"],"owned":{"t0":[3]}}]}"#,
+        "\n",
+        r#"{"id":"first","strategy":"sticky","first_round":true,"topics":{"t0":3},"members":[{"id":"a","topics":["t0"]}]}"#,
+        "\n",
+        r#"{"id":"static","strategy":"range","topics":{"t0":3},"members":[{"id":"a","topics":["t0"],"group_instance_id":"i"},{"id":"b","topics":["t0"],"group_instance_id":"i"}]}"#,
+        "\n",
+        r#"{"id":"typo","strategy":"range","topics":{"t0":3},"members":[{"id":"a","topic":["t0"]}]}"#,
+        "\n",
+    );
+    let file = temp_file("bad.jsonl", cases.as_bytes());
+    let output = offsetlab(&["assign", "--batch", file.path()]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.contains("6 of 7 lines are not cases") && stderr.contains("line 1:"), "{stderr}");
+    let text = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 7, "{text}");
+    let error = |i: usize| lines[i]["error"].as_str().unwrap().to_string();
+    assert_eq!(lines[0]["line"], 1);
+    assert!(error(1).contains("line 2: members[1]: member \"a\" is listed twice"), "{}", error(1));
+    assert_eq!(lines[1]["id"], "dup");
+    assert_eq!(lines[2]["id"], "fine");
+    assert!(lines[2]["assignment"].is_object());
+    assert!(error(3).contains("owns t0 partition 3, but t0 has 3 partitions"), "{}", error(3));
+    assert!(error(4).contains("first_round is cooperative-sticky's"), "{}", error(4));
+    assert!(error(5).contains("group_instance_id \"i\" is members[0]'s too"), "{}", error(5));
+    assert!(error(6).contains("unknown field `topic`"), "{}", error(6));
+}
+
+#[test]
+fn batch_excludes_the_single_case_options() {
+    let stderr = fails("assign --batch cases.jsonl --strategy range");
+    assert!(stderr.contains("cannot be used with"), "{stderr}");
+    let stderr = fails("assign --batch /nonexistent/cases.jsonl");
+    assert!(stderr.contains("cannot read /nonexistent/cases.jsonl"), "{stderr}");
+}

@@ -1,16 +1,21 @@
 //! Partition assignors, exactly as Kafka's Java client implements them:
 //! `RangeAssignor`, `RoundRobinAssignor`, `StickyAssignor` and
-//! `CooperativeStickyAssignor` (Kafka 3.8 and later, when each member's owned
-//! partitions are kept lowest partition number first), for a group whose
-//! members all subscribe to every topic, without racks or static members.
+//! `CooperativeStickyAssignor` (checked against Kafka 4.4.0's, called
+//! directly, on generated groups: `conformance/`), without racks. Members
+//! may subscribe to different topics (the sticky assignors then take their
+//! general path), be static (`group.instance.id`, which orders range and
+//! round-robin), and claim what they owned in a given generation.
 //!
-//! [`assign`] computes a group's assignment from plain data and
-//! [`cooperative_first_round`] the first of cooperative-sticky's two
-//! rebalances. Both are deterministic: where Kafka's result depends on the
-//! iteration order of a Java `HashMap` (which members may keep one partition
-//! more than the others), that order is replayed exactly (`java.rs`).
+//! [`assign`] computes the assignment of a group whose members all
+//! subscribe to every topic, [`assign_members`] that of any group, and
+//! [`cooperative_first_round`] / [`cooperative_first_round_of`] the first
+//! of cooperative-sticky's rebalances. All are deterministic: where Kafka's
+//! result depends on the iteration order of a Java `HashMap` or `HashSet`
+//! (which members may keep one partition more than the others, which
+//! partition moves back), that order is replayed (`java.rs`, `general.rs`).
 
 mod eager;
+mod general;
 mod java;
 mod sticky;
 
@@ -125,19 +130,78 @@ pub type TopicPartitions = BTreeMap<String, u32>;
 /// "owned nothing".
 pub type Assignment = BTreeMap<String, BTreeMap<String, Vec<u32>>>;
 
+/// One member of a group as its JoinGroup request describes it to the
+/// leader's assignor (`ConsumerPartitionAssignor.Subscription`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Member {
+    /// The member id the coordinator gave it (`c1-<uuid>` in Kafka).
+    pub id: String,
+    /// `group.instance.id`, for a static member. Range and round-robin put
+    /// static members first, ordered by it; the sticky assignors ignore it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_instance_id: Option<String>,
+    /// The topics it subscribes to. Topics the group's metadata lacks are
+    /// ignored, except that the sticky assignors compare subscriptions as given.
+    pub topics: BTreeSet<String>,
+    /// What it owned (topic → partitions): the sticky assignor's user data,
+    /// cooperative-sticky's owned partitions. Partitions of topics no longer
+    /// in the metadata are dropped, as in Kafka. Range and round-robin ignore it.
+    #[serde(default)]
+    pub owned: BTreeMap<String, Vec<u32>>,
+    /// The generation it owned them in (none for a member that never had an
+    /// assignment). Where two members claim a partition, the later
+    /// generation keeps it; in one generation, neither does. With uneven
+    /// subscriptions the sticky assignor also prefers a partition's owner of
+    /// an earlier generation when the current owner has more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<i32>,
+}
+
+/// `AbstractStickyAssignor.DEFAULT_GENERATION`.
+const DEFAULT_GENERATION: i32 = -1;
+
+/// How many rebalances [`assign_members`] lets cooperative-sticky take to
+/// settle (Kafka has no such limit; every case seen settles in two).
+const COOPERATIVE_ROUNDS_MAX: usize = 16;
+
 /// A topic partition: (index of the topic in Kafka's topic order, partition).
 /// Deriving `Ord` gives Kafka's order of topic partitions: by topic, then partition.
 type Tp = (u32, u32);
 
-/// The group's topics, sorted as Kafka sorts topic names (`String.compareTo`).
+/// The group's topics that some member subscribes to and the metadata has
+/// (`partitionsPerTopic`), sorted as Kafka sorts topic names (`String.compareTo`).
 #[derive(Debug)]
 struct Universe<'a> {
     topics: Vec<(&'a str, u32)>,
 }
 
+/// A member as the assignors see it, its subscription and claims in [`Universe`] terms.
+#[derive(Debug, Clone)]
+struct Joined<'a> {
+    id: &'a str,
+    instance: Option<&'a str>,
+    /// The subscription as given (the sticky assignor compares these).
+    topics: &'a BTreeSet<String>,
+    /// Per universe topic: whether it subscribes.
+    subscribed: Vec<bool>,
+    /// Owned partitions that still exist, in the order given.
+    claims: Vec<Tp>,
+    /// `MemberData.generation`, `DEFAULT_GENERATION` when absent.
+    generation: i32,
+    has_generation: bool,
+    /// Whether it claimed partitions the assignors drop (of topics no member
+    /// subscribes to or the metadata lacks): it revokes them after the round.
+    dropped: bool,
+}
+
 impl<'a> Universe<'a> {
-    fn new(topics: &'a TopicPartitions) -> Self {
-        let mut topics: Vec<(&str, u32)> = topics.iter().map(|(t, &p)| (t.as_str(), p)).collect();
+    fn new(topics: &'a TopicPartitions, members: &[Member]) -> Self {
+        let mut topics: Vec<(&str, u32)> = topics
+            .iter()
+            .filter(|&(t, &p)| p > 0 && members.iter().any(|m| m.topics.contains(t)))
+            .map(|(t, &p)| (t.as_str(), p))
+            .collect();
         topics.sort_by(|a, b| java::compare(a.0, b.0));
         Universe { topics }
     }
@@ -160,6 +224,10 @@ impl<'a> Universe<'a> {
         self.topics.iter().position(|&(t, _)| t == name).map(|i| i as u32)
     }
 
+    fn name(&self, topic: u32) -> &'a str {
+        self.topics[topic as usize].0
+    }
+
     /// The partitions a member reports as owned that still exist (Kafka drops
     /// topics the group no longer has; a partition number beyond the count
     /// cannot occur in Kafka, where partitions are never removed, and is
@@ -174,16 +242,35 @@ impl<'a> Universe<'a> {
         claims
     }
 
-    /// Plain data: every member, every topic, partitions ascending.
-    fn to_assignment(&self, members: &[&str], plan: Vec<Vec<Tp>>) -> Assignment {
+    fn join<'m>(&self, member: &'m Member) -> Joined<'m> {
+        let claims = self.claims(Some(&member.owned));
+        Joined {
+            dropped: claims.len() < member.owned.values().map(Vec::len).sum::<usize>(),
+            id: &member.id,
+            instance: member.group_instance_id.as_deref(),
+            topics: &member.topics,
+            subscribed: self.topics.iter().map(|&(t, _)| member.topics.contains(t)).collect(),
+            claims,
+            generation: member.generation.unwrap_or(DEFAULT_GENERATION),
+            has_generation: member.generation.is_some(),
+        }
+    }
+
+    /// Plain data: every member, every topic of `all_topics`, partitions ascending.
+    fn to_assignment(
+        &self,
+        all_topics: &TopicPartitions,
+        members: &[&str],
+        plan: Vec<Vec<Tp>>,
+    ) -> Assignment {
         members
             .iter()
             .zip(plan)
             .map(|(&member, tps)| {
                 let mut topics: BTreeMap<String, Vec<u32>> =
-                    self.topics.iter().map(|&(t, _)| (t.to_string(), Vec::new())).collect();
+                    all_topics.keys().map(|t| (t.clone(), Vec::new())).collect();
                 for (t, p) in tps {
-                    topics.get_mut(self.topics[t as usize].0).expect("a known topic").push(p);
+                    topics.entry(self.name(t).to_string()).or_default().push(p);
                 }
                 topics.values_mut().for_each(|ps| ps.sort_unstable());
                 (member.to_string(), topics)
@@ -203,15 +290,8 @@ impl<'a> Universe<'a> {
 /// round-robin ignore it, as do the sticky assignors for members that left.
 /// A partition two members claim is kept by neither, as in Kafka.
 ///
-/// For [`Strategy::CooperativeSticky`] this is where its two rebalances
-/// end. The first hands out the sticky assignment without the partitions
-/// that change owner ([`cooperative_first_round`] of the
-/// [`Strategy::Sticky`] assignment); their owners revoke them and rejoin,
-/// and the second runs the same algorithm on what each member then owns.
-/// That usually ends at the sticky assignment, but not always: the second
-/// round hands the revoked partitions out again round-robin, among members
-/// whose counts the first round changed, and may place them differently.
-/// The second round revokes nothing, so there is no third.
+/// For [`Strategy::CooperativeSticky`] this is where its rebalances end
+/// (see [`assign_members`]).
 ///
 /// # Panics
 ///
@@ -223,43 +303,104 @@ pub fn assign(
     topics: &TopicPartitions,
     previous: &Assignment,
 ) -> Assignment {
-    let names: Vec<&str> = members.iter().map(String::as_str).collect();
+    assign_members(strategy, &everyone(members, topics, previous), topics)
+}
+
+/// Members subscribing to every topic, owning what `previous` gives them, all of one generation.
+fn everyone(members: &[String], topics: &TopicPartitions, previous: &Assignment) -> Vec<Member> {
+    let all: BTreeSet<String> = topics.keys().cloned().collect();
+    members
+        .iter()
+        .map(|id| Member {
+            id: id.clone(),
+            group_instance_id: None,
+            topics: all.clone(),
+            owned: previous.get(id).cloned().unwrap_or_default(),
+            generation: Some(1),
+        })
+        .collect()
+}
+
+/// The assignment Kafka's assignor `strategy` computes for `members`, each
+/// with its own subscription, group instance id, owned partitions and
+/// generation, given the topics the metadata has.
+///
+/// `members` are in the order the group coordinator lists them (the
+/// JoinGroup order, which is the insertion order of the leader's
+/// `HashMap` of subscriptions): where Kafka's result depends on that map's
+/// iteration order, it is replayed.
+///
+/// For [`Strategy::CooperativeSticky`] this is where its rebalances end.
+/// The first hands out the sticky assignment without the partitions that
+/// change owner ([`cooperative_first_round_of`]); their owners revoke them
+/// and everyone rejoins, owning what the first round gave them, in one new
+/// generation; the next rebalance runs the same algorithm on that, and so
+/// on until a rebalance takes nothing from anyone (a member that loses a
+/// partition, even of a deleted topic, rejoins). That is usually the
+/// sticky assignment after two rebalances, but not always: the second
+/// round hands the revoked partitions out again round-robin, among members
+/// whose counts the first round changed, and may place them differently.
+///
+/// # Panics
+///
+/// If `members` repeats a member id.
+#[must_use]
+pub fn assign_members(strategy: Strategy, members: &[Member], topics: &TopicPartitions) -> Assignment {
+    let names: Vec<&str> = members.iter().map(|m| m.id.as_str()).collect();
     let distinct: BTreeSet<&str> = names.iter().copied().collect();
     assert_eq!(distinct.len(), names.len(), "member ids are distinct");
-    let universe = Universe::new(topics);
+    let universe = Universe::new(topics, members);
+    let joined: Vec<Joined> = members.iter().map(|m| universe.join(m)).collect();
     let plan = match strategy {
-        Strategy::Range => eager::range(&universe, &names),
-        Strategy::RoundRobin => eager::round_robin(&universe, &names),
-        Strategy::Sticky => {
-            let claims: Vec<Vec<Tp>> = names.iter().map(|m| universe.claims(previous.get(*m))).collect();
-            sticky::constrained(&universe, &names, &claims).assignment
-        }
+        Strategy::Range => eager::range(&universe, &joined),
+        Strategy::RoundRobin => eager::round_robin(&universe, &joined),
+        Strategy::Sticky => sticky::assign(&universe, &joined).assignment,
         Strategy::CooperativeSticky => {
-            let claims: Vec<Vec<Tp>> = names.iter().map(|m| universe.claims(previous.get(*m))).collect();
-            let target = sticky::constrained(&universe, &names, &claims);
-            // First rebalance: Kafka's adjustAssignment leaves out partitionsTransferringOwnership.
-            let first_round: Vec<Vec<Tp>> = target
-                .assignment
-                .iter()
-                .map(|tps| tps.iter().copied().filter(|tp| !target.transferring.contains_key(tp)).collect())
-                .collect();
-            if cfg!(debug_assertions) {
-                assert_eq!(
-                    cooperative_first_round(
-                        &universe.to_assignment(&names, target.assignment.clone()),
-                        previous
-                    ),
-                    universe.to_assignment(&names, first_round.clone()),
-                    "cooperative_first_round is the target without partitionsTransferringOwnership"
-                );
+            let mut round = joined;
+            let mut generation = round.iter().map(|m| m.generation).max().unwrap_or(DEFAULT_GENERATION);
+            let mut rounds = 0;
+            loop {
+                let outcome = sticky::assign(&universe, &round);
+                let first_round = outcome.without_transferring();
+                rounds += 1;
+                // A member that lost something it owned revokes it and rejoins.
+                let revoked = round
+                    .iter()
+                    .zip(&first_round)
+                    .any(|(m, got)| m.dropped || m.claims.iter().any(|tp| !got.contains(tp)));
+                if !revoked || rounds == COOPERATIVE_ROUNDS_MAX {
+                    break first_round;
+                }
+                // Everyone rejoins in the generation the round created, owning what it got.
+                generation = generation.max(0) + 1;
+                for (member, owned) in round.iter_mut().zip(first_round) {
+                    member.claims = owned;
+                    member.generation = generation;
+                    member.has_generation = true;
+                    member.dropped = false;
+                }
             }
-            // Second rebalance: the members own the first round and nobody owns the rest.
-            let second = sticky::constrained(&universe, &names, &first_round);
-            debug_assert!(second.transferring.is_empty(), "the second rebalance revokes nothing");
-            second.assignment
         }
     };
-    universe.to_assignment(&names, plan)
+    universe.to_assignment(topics, &names, plan)
+}
+
+/// Cooperative-sticky's first rebalance for `members`: the sticky
+/// assignment without `partitionsTransferringOwnership`, the partitions
+/// that change owner, which their owners must revoke first.
+///
+/// # Panics
+///
+/// If `members` repeats a member id.
+#[must_use]
+pub fn cooperative_first_round_of(members: &[Member], topics: &TopicPartitions) -> Assignment {
+    let names: Vec<&str> = members.iter().map(|m| m.id.as_str()).collect();
+    let distinct: BTreeSet<&str> = names.iter().copied().collect();
+    assert_eq!(distinct.len(), names.len(), "member ids are distinct");
+    let universe = Universe::new(topics, members);
+    let joined: Vec<Joined> = members.iter().map(|m| universe.join(m)).collect();
+    let outcome = sticky::assign(&universe, &joined);
+    universe.to_assignment(topics, &names, outcome.without_transferring())
 }
 
 /// Cooperative-sticky's first rebalance: the `target` assignment without

@@ -36,7 +36,10 @@ mod view;
 
 pub use app::payout_cents;
 pub use assign::range as range_assignment;
-pub use assign::{Assignment, Strategy, TopicPartitions, UnknownStrategy, assign, cooperative_first_round};
+pub use assign::{
+    Assignment, Member, Strategy, TopicPartitions, UnknownStrategy, assign, assign_members,
+    cooperative_first_round, cooperative_first_round_of,
+};
 pub use bridge::{BridgePartitionView, BridgeRecordView};
 pub use codec::{Link, LinkError, LinkScenario};
 pub use config::{

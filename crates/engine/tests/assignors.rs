@@ -434,3 +434,102 @@ fn strategies_have_kafkas_names() {
     assert!(err.to_string().contains("\"round-robin\""), "{err}");
     assert!(err.to_string().contains("roundrobin"), "{err}");
 }
+
+// ------------------------------------------- own subscriptions, static members, generations
+
+/// A member of `assign_members`: `"C1: t0 t1"` subscribes C1 to t0 and t1.
+fn member(spec: &str) -> offsetlab_engine::Member {
+    let (id, topics) = spec.split_once(':').unwrap();
+    offsetlab_engine::Member {
+        id: id.trim().to_string(),
+        topics: topics.split_whitespace().map(str::to_string).collect(),
+        ..offsetlab_engine::Member::default()
+    }
+}
+
+fn owning(
+    mut m: offsetlab_engine::Member,
+    topic: &str,
+    partitions: &[u32],
+    generation: i32,
+) -> offsetlab_engine::Member {
+    m.owned.insert(topic.to_string(), partitions.to_vec());
+    m.generation = Some(generation);
+    m
+}
+
+#[test]
+fn round_robin_javadoc_uneven_subscriptions() {
+    // RoundRobinAssignor javadoc: C0 subscribes to t0; C1 to t0, t1; C2 to t0, t1, t2.
+    let t = topics("t0:1 t1:2 t2:3");
+    let members = [member("C0: t0"), member("C1: t0 t1"), member("C2: t0 t1 t2")];
+    let expected = assignment("C0: t0-0; C1: t1-0; C2: t1-1 t2-0 t2-1 t2-2", &t);
+    assert_eq!(offsetlab_engine::assign_members(ROUND_ROBIN, &members, &t), expected);
+}
+
+#[test]
+fn range_per_topic_subscribers_static_members_first() {
+    // Range hands each topic to its own subscribers; static members sort first, by instance id.
+    let t = topics("t0:3 t1:2");
+    let mut b = member("b: t0 t1");
+    b.group_instance_id = Some("z".to_string());
+    let members = [member("a: t0"), b, member("c: t0 t1")];
+    let expected = assignment("a: t0-1; b: t0-0 t1-0; c: t0-2 t1-1", &t);
+    assert_eq!(offsetlab_engine::assign_members(RANGE, &members, &t), expected);
+    // Round-robin orders members the same way.
+    let expected = assignment("a: t0-1; b: t0-0 t1-0; c: t0-2 t1-1", &t);
+    assert_eq!(offsetlab_engine::assign_members(ROUND_ROBIN, &members, &t), expected);
+}
+
+#[test]
+fn sticky_javadoc_uneven_subscriptions() {
+    // StickyAssignor javadoc, example 2: C0 on t0; C1 on t0, t1; C2 on t0, t1, t2 (1, 2, 3 partitions).
+    let t = topics("t0:1 t1:2 t2:3");
+    let members = [member("C0: t0"), member("C1: t0 t1"), member("C2: t0 t1 t2")];
+    let first = assignment("C0: t0-0; C1: t1-0 t1-1; C2: t2-0 t2-1 t2-2", &t);
+    for strategy in [STICKY, COOPERATIVE] {
+        assert_eq!(offsetlab_engine::assign_members(strategy, &members, &t), first, "{strategy}");
+    }
+    // C0 leaves: the sticky assignor gives t0-0 to C1 and moves nothing else (round-robin would
+    // have moved five partitions).
+    let members =
+        [owning(member("C1: t0 t1"), "t1", &[0, 1], 1), owning(member("C2: t0 t1 t2"), "t2", &[0, 1, 2], 1)];
+    let expected = assignment("C1: t0-0 t1-0 t1-1; C2: t2-0 t2-1 t2-2", &t);
+    for strategy in [STICKY, COOPERATIVE] {
+        assert_eq!(offsetlab_engine::assign_members(strategy, &members, &t), expected, "{strategy}");
+    }
+}
+
+#[test]
+fn the_later_generation_keeps_a_partition_two_members_claim() {
+    let t = topics("t0:4");
+    let members = [owning(member("a: t0"), "t0", &[0, 1], 5), owning(member("b: t0"), "t0", &[1, 2, 3], 4)];
+    // a (generation 5) keeps t0-1; b keeps t0-2 and t0-3.
+    let expected = assignment("a: t0-0 t0-1; b: t0-2 t0-3", &t);
+    assert_eq!(offsetlab_engine::assign_members(STICKY, &members, &t), expected);
+    // In one generation, neither keeps it: a gets it back only by the round-robin.
+    let members = [owning(member("a: t0"), "t0", &[0, 1], 4), owning(member("b: t0"), "t0", &[1, 2, 3], 4)];
+    let first = offsetlab_engine::cooperative_first_round_of(&members, &t);
+    assert_eq!(first, assignment("a: t0-0; b: t0-2 t0-3", &t));
+}
+
+#[test]
+fn cooperative_settles_when_nothing_is_taken() {
+    // b owned a partition of a topic since deleted and one of t1, which it no longer
+    // subscribes to: it revokes them, rejoins, and the group settles.
+    let t = topics("t0:4 t1:2");
+    let mut b = owning(member("b: t0"), "t0", &[0, 1, 2, 3], 3);
+    b.owned.insert("gone".to_string(), vec![0]);
+    b.owned.insert("t1".to_string(), vec![0]);
+    let members = [member("a: t0 t1"), b];
+    let first = offsetlab_engine::cooperative_first_round_of(&members, &t);
+    let settled = offsetlab_engine::assign_members(COOPERATIVE, &members, &t);
+    for (m, topics) in &settled {
+        let got: usize = topics.values().map(Vec::len).sum();
+        assert_eq!(got, 3, "{m} in {settled:?}");
+    }
+    // Nothing b kept in the first round moves later.
+    for p in &first["b"]["t0"] {
+        assert!(settled["b"]["t0"].contains(p), "{first:?} then {settled:?}");
+    }
+}

@@ -1,74 +1,127 @@
-//! Kafka's `AbstractStickyAssignor` when every member subscribes to the same
-//! topics: `allSubscriptionsEqual` (which previously owned partitions count)
-//! and `ConstrainedAssignmentBuilder` (keep owned partitions up to the quota,
-//! then hand out the rest round-robin), without racks.
+//! Kafka's `AbstractStickyAssignor`: `allSubscriptionsEqual` (which
+//! previously owned partitions count, and whether every member subscribes
+//! to the same topics), then, when they do, `ConstrainedAssignmentBuilder`
+//! (keep owned partitions up to the quota, then hand out the rest
+//! round-robin) and otherwise `GeneralAssignmentBuilder` (`general.rs`),
+//! without racks.
 
-use super::java;
-use super::{Tp, Universe};
+use super::{Joined, Tp, Universe};
+use super::{general, java};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-/// What the builder decided.
+/// What the assignor decided.
 #[derive(Debug)]
 pub(super) struct Outcome {
-    /// Each member's partitions (indexed like `members`), in the order Kafka adds them.
+    /// Each member's partitions (indexed like `members`).
     pub assignment: Vec<Vec<Tp>>,
-    /// `partitionsTransferringOwnership`: partitions given to a member other
-    /// than the one that owned them, or claimed by several members. The
-    /// cooperative assignor leaves them out of the first round.
-    pub transferring: BTreeMap<Tp, usize>,
+    /// `partitionsTransferringOwnership`: partitions that change owner, which
+    /// the cooperative assignor leaves out of the round.
+    pub transferring: BTreeSet<Tp>,
+}
+
+impl Outcome {
+    /// `CooperativeStickyAssignor.adjustAssignment`: the assignment without what transfers.
+    pub fn without_transferring(&self) -> Vec<Vec<Tp>> {
+        self.assignment
+            .iter()
+            .map(|tps| tps.iter().copied().filter(|tp| !self.transferring.contains(tp)).collect())
+            .collect()
+    }
+}
+
+/// What `allSubscriptionsEqual` works out from the members' claims.
+pub(super) struct Claims {
+    /// `consumerToOwnedPartitions`: what each member may keep.
+    pub owned: Vec<Vec<Tp>>,
+    /// `partitionsWithMultiplePreviousOwners`.
+    pub multiple_owners: BTreeSet<Tp>,
+    /// `maxGeneration`.
+    pub max_generation: i32,
+    /// Whether every subscription (as given) is the same.
+    pub all_equal: bool,
+}
+
+/// `allSubscriptionsEqual`, walking the members in `subscription_order`.
+fn all_subscriptions_equal(members: &[Joined], subscription_order: &[usize]) -> Claims {
+    let n = members.len();
+    let mut all_equal = true;
+    let mut subscribed: Option<&BTreeSet<String>> = None;
+    let mut max_generation = super::DEFAULT_GENERATION;
+    let mut owned: Vec<Vec<Tp>> = vec![Vec::new(); n];
+    let mut multiple_owners: BTreeSet<Tp> = BTreeSet::new();
+    let mut previous_owner: BTreeMap<Tp, usize> = BTreeMap::new();
+    for &m in subscription_order {
+        let member = &members[m];
+        match subscribed {
+            Some(topics) if !topics.is_empty() => all_equal &= topics == member.topics,
+            // An empty subscription does not set the topics the others are compared with.
+            _ => subscribed = Some(member.topics),
+        }
+        max_generation = max_generation.max(member.generation);
+        for &tp in &member.claims {
+            let Some(&other) = previous_owner.get(&tp) else {
+                owned[m].push(tp);
+                previous_owner.insert(tp, m);
+                continue;
+            };
+            let other_generation = members[other].generation;
+            if member.generation >= other_generation {
+                if member.generation == other_generation {
+                    multiple_owners.insert(tp);
+                } else {
+                    owned[m].push(tp);
+                }
+                if let Some(at) = owned[other].iter().position(|&o| o == tp) {
+                    owned[other].remove(at);
+                }
+                previous_owner.insert(tp, m);
+            }
+        }
+    }
+    Claims { owned, multiple_owners, max_generation, all_equal }
 }
 
 /// Runs the assignor. `members` are in the coordinator's order (the order
 /// their JoinGroup subscriptions arrive in, which is the insertion order of
-/// Kafka's `subscriptions` map); `claims[m]` lists the partitions member `m`
-/// reports as owned, already limited to existing partitions, in its order.
-pub(super) fn constrained(universe: &Universe, members: &[&str], claims: &[Vec<Tp>]) -> Outcome {
-    let n = members.len();
-    let mut assignment = vec![Vec::new(); n];
-    let mut transferring = BTreeMap::new();
-    if n == 0 {
-        return Outcome { assignment, transferring };
+/// Kafka's `subscriptions` map).
+pub(super) fn assign(universe: &Universe, members: &[Joined]) -> Outcome {
+    if members.is_empty() {
+        return Outcome { assignment: Vec::new(), transferring: BTreeSet::new() };
     }
-
     // ConsumerCoordinator.onLeaderElected: `subscriptions` is a HashMap filled in JoinGroup order.
-    let subscription_order = java::hash_map_order(members);
-
-    // allSubscriptionsEqual: walk `subscriptions`, filling `consumerToOwnedPartitions` (another
-    // HashMap). Every member here is of the same generation, so a partition claimed twice is
-    // taken from both claimants.
-    let mut owned: Vec<Vec<Tp>> = vec![Vec::new(); n];
-    let mut multiple_owners: BTreeSet<Tp> = BTreeSet::new();
-    let mut previous_owner: BTreeMap<Tp, usize> = BTreeMap::new();
-    for &m in &subscription_order {
-        for &tp in &claims[m] {
-            match previous_owner.insert(tp, m) {
-                None => owned[m].push(tp),
-                Some(other) => {
-                    multiple_owners.insert(tp);
-                    if let Some(at) = owned[other].iter().position(|&o| o == tp) {
-                        owned[other].remove(at);
-                    }
-                }
-            }
-        }
-    }
-    let owned_keys: Vec<&str> = subscription_order.iter().map(|&m| members[m]).collect();
+    let ids: Vec<&str> = members.iter().map(|m| m.id).collect();
+    let subscription_order = java::hash_map_order(&ids);
+    let claims = all_subscriptions_equal(members, &subscription_order);
+    // `consumerToOwnedPartitions`, another HashMap, filled in `subscriptions` order.
+    let owned_keys: Vec<&str> = subscription_order.iter().map(|&m| ids[m]).collect();
     let owned_order: Vec<usize> =
         java::hash_map_order(&owned_keys).into_iter().map(|k| subscription_order[k]).collect();
+    if claims.all_equal {
+        constrained(universe, &ids, &owned_order, claims)
+    } else {
+        general::build(universe, members, &subscription_order, claims)
+    }
+}
 
-    // ConstrainedAssignmentBuilder.
+/// `ConstrainedAssignmentBuilder`, the owned partitions walked in `owned_order`.
+fn constrained(universe: &Universe, members: &[&str], owned_order: &[usize], claims: Claims) -> Outcome {
+    let n = members.len();
+    let Claims { owned, multiple_owners, .. } = claims;
+    let mut assignment = vec![Vec::new(); n];
+    let mut transferring = BTreeSet::new();
     let total = universe.total_partitions();
     let min_quota = total / n;
     let max_quota = total.div_ceil(n);
     let expected_over_min = total % n;
     let mut current_over_min = 0;
-    let mut revoked: BTreeSet<Tp> = BTreeSet::new();
+    // maybeRevokedPartitions: partition -> the member it was taken from.
+    let mut revoked: BTreeMap<Tp, usize> = BTreeMap::new();
     let mut under_min: Vec<usize> = Vec::new();
     let mut exactly_min: VecDeque<usize> = VecDeque::new();
     let mut assigned: BTreeSet<Tp> = BTreeSet::new();
 
     // assignOwnedPartitions: owned partitions sorted by partition, then topic.
-    for &c in &owned_order {
+    for &c in owned_order {
         let mut mine = owned[c].clone();
         mine.sort_by_key(|&(topic, partition)| (partition, topic));
         mine.retain(|tp| !multiple_owners.contains(tp));
@@ -89,7 +142,7 @@ pub(super) fn constrained(universe: &Universe, members: &[&str], claims: &[Vec<T
         };
         assignment[c].extend_from_slice(&mine[..keep]);
         assigned.extend(&mine[..keep]);
-        revoked.extend(&mine[keep..]);
+        revoked.extend(mine[keep..].iter().map(|&tp| (tp, c)));
     }
 
     // Partitions nobody kept, by topic then partition.
@@ -113,8 +166,9 @@ pub(super) fn constrained(universe: &Universe, members: &[&str], claims: &[Vec<T
             under_min[0]
         };
         assignment[consumer].push(tp);
-        if revoked.contains(&tp) || multiple_owners.contains(&tp) {
-            transferring.insert(tp, consumer);
+        // assignNewPartition: taken from another member, or claimed by several.
+        if revoked.get(&tp).is_some_and(|&from| from != consumer) || multiple_owners.contains(&tp) {
+            transferring.insert(tp);
         }
         let count = assignment[consumer].len();
         if count == min_quota {

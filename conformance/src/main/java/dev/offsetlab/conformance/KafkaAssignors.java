@@ -1,0 +1,152 @@
+package dev.offsetlab.conformance;
+
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Assignment;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.clients.consumer.RangeAssignor;
+import org.apache.kafka.clients.consumer.RoundRobinAssignor;
+import org.apache.kafka.clients.consumer.StickyAssignor;
+import org.apache.kafka.common.Cluster;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Kafka's own client assignors on a generated case, called as the group leader calls them:
+ * {@code ConsumerPartitionAssignor.assign(Cluster, GroupSubscription)}, the subscriptions in a
+ * {@code HashMap} filled in JoinGroup order, a fresh assignor for every rebalance.
+ */
+final class KafkaAssignors {
+    private static final Node NODE = new Node(0, "localhost", 9092);
+    /** Rebalances cooperative-sticky may take to settle. */
+    static final int COOPERATIVE_ROUNDS_MAX = 16;
+
+    /** member -> topic -> partitions, empty topics left out. */
+    static SortedMap<String, SortedMap<String, SortedSet<Integer>>> assign(AssignorCase c) {
+        Cluster cluster = cluster(c.topics);
+        switch (c.family) {
+            case "range":
+                return normalize(new RangeAssignor().assign(cluster, eager(c, null)).groupAssignment());
+            case "roundrobin":
+                return normalize(new RoundRobinAssignor().assign(cluster, eager(c, null)).groupAssignment());
+            case "sticky":
+                return normalize(new StickyAssignor().assign(cluster, eager(c, "sticky")).groupAssignment());
+            case "cooperative-sticky":
+                return cooperative(c, cluster);
+            default:
+                throw new IllegalArgumentException("unknown family " + c.family);
+        }
+    }
+
+    private static Cluster cluster(SortedMap<String, Integer> topics) {
+        List<PartitionInfo> partitions = new ArrayList<>();
+        topics.forEach((topic, count) -> {
+            for (int p = 0; p < count; p++)
+                partitions.add(new PartitionInfo(topic, p, NODE, new Node[] {NODE}, new Node[] {NODE}));
+        });
+        return new Cluster("offsetlab", List.of(NODE), partitions, Set.of(), Set.of());
+    }
+
+    private static List<TopicPartition> partitions(SortedMap<String, List<Integer>> owned) {
+        List<TopicPartition> tps = new ArrayList<>();
+        owned.forEach((topic, ps) -> ps.forEach(p -> tps.add(new TopicPartition(topic, p))));
+        return tps;
+    }
+
+    /**
+     * Range, round-robin and sticky: eager members own nothing when they join; the sticky
+     * assignor's user data carries what they had and its generation.
+     */
+    private static GroupSubscription eager(AssignorCase c, String userData) {
+        Map<String, Subscription> subscriptions = new HashMap<>();
+        for (AssignorCase.Member m : c.members) {
+            ByteBuffer data = null;
+            if ("sticky".equals(userData) && m.generation.isPresent()) {
+                StickyAssignor member = new StickyAssignor();
+                member.onAssignment(new Assignment(partitions(m.owned)),
+                    new ConsumerGroupMetadata("offsetlab", m.generation.get(), m.id, m.groupInstanceId));
+                data = member.subscriptionUserData(m.topics);
+            }
+            Subscription s = new Subscription(new ArrayList<>(m.topics), data, List.of(),
+                m.generation.orElse(-1), Optional.empty());
+            s.setGroupInstanceId(m.groupInstanceId);
+            subscriptions.put(m.id, s);
+        }
+        return new GroupSubscription(subscriptions);
+    }
+
+    /** One cooperative-sticky rebalance; `owned` and `generations` by member index. */
+    private static Map<String, Assignment> cooperativeRound(AssignorCase c, Cluster cluster,
+                                                            List<List<TopicPartition>> owned,
+                                                            List<Optional<Integer>> generations) {
+        Map<String, Subscription> subscriptions = new HashMap<>();
+        for (int i = 0; i < c.members.size(); i++) {
+            AssignorCase.Member m = c.members.get(i);
+            CooperativeStickyAssignor member = new CooperativeStickyAssignor();
+            generations.get(i).ifPresent(g -> member.onAssignment(new Assignment(List.of()),
+                new ConsumerGroupMetadata("offsetlab", g, m.id, m.groupInstanceId)));
+            Subscription s = new Subscription(new ArrayList<>(m.topics), member.subscriptionUserData(m.topics),
+                owned.get(i), generations.get(i).orElse(-1), Optional.empty());
+            s.setGroupInstanceId(m.groupInstanceId);
+            subscriptions.put(m.id, s);
+        }
+        return new CooperativeStickyAssignor().assign(cluster, new GroupSubscription(subscriptions)).groupAssignment();
+    }
+
+    /** The first round, or the rounds until no member loses a partition it owned (it would rejoin). */
+    private static SortedMap<String, SortedMap<String, SortedSet<Integer>>> cooperative(AssignorCase c, Cluster cluster) {
+        List<List<TopicPartition>> owned = new ArrayList<>();
+        List<Optional<Integer>> generations = new ArrayList<>();
+        int generation = -1;
+        for (AssignorCase.Member m : c.members) {
+            owned.add(partitions(m.owned));
+            generations.add(m.generation);
+            generation = Math.max(generation, m.generation.orElse(-1));
+        }
+        Map<String, Assignment> result = cooperativeRound(c, cluster, owned, generations);
+        for (int round = 1; !c.firstRound && round < COOPERATIVE_ROUNDS_MAX; round++) {
+            boolean revoked = false;
+            for (int i = 0; i < c.members.size(); i++) {
+                Set<TopicPartition> got = new HashSet<>(result.get(c.members.get(i).id).partitions());
+                if (!got.containsAll(owned.get(i))) revoked = true;
+            }
+            if (!revoked) break;
+            generation = Math.max(generation, 0) + 1;
+            for (int i = 0; i < c.members.size(); i++) {
+                owned.set(i, new ArrayList<>(result.get(c.members.get(i).id).partitions()));
+                generations.set(i, Optional.of(generation));
+            }
+            result = cooperativeRound(c, cluster, owned, generations);
+        }
+        return normalize(result);
+    }
+
+    private static SortedMap<String, SortedMap<String, SortedSet<Integer>>> normalize(Map<String, Assignment> assignment) {
+        SortedMap<String, SortedMap<String, SortedSet<Integer>>> out = new TreeMap<>();
+        assignment.forEach((member, a) -> {
+            SortedMap<String, SortedSet<Integer>> topics = new TreeMap<>();
+            for (TopicPartition tp : a.partitions())
+                topics.computeIfAbsent(tp.topic(), t -> new TreeSet<>()).add(tp.partition());
+            out.put(member, topics);
+        });
+        return out;
+    }
+
+    private KafkaAssignors() {}
+}
