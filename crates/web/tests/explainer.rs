@@ -328,7 +328,7 @@ async fn the_intro_links_to_the_chapters_and_the_fine_print_names_the_kafka_vers
     assert_eq!(link.text_content().unwrap(), "All experiments");
     page.find("#experiments");
     let fine_print = page.text("#fine-print");
-    assert!(fine_print.contains("Apache Kafka 3.9"), "{fine_print}");
+    assert!(fine_print.contains("Apache Kafka 4.4.0"), "{fine_print}");
     assert!(fine_print.contains("consumer.pause()"));
     assert!(fine_print.contains("auto.offset.reset=earliest"));
     assert!(page.text("#groups .describe").contains("CURRENT-OFFSET"));

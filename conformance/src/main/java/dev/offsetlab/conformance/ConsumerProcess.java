@@ -177,6 +177,11 @@ public final class ConsumerProcess {
       return;
     }
     List<ConsumerRecord<String, String>> taken = new ArrayList<>();
+    // Nothing to wait for past the log end: Kafka has no records there for this member.
+    long end = consumer.endOffsets(List.of(tp)).get(tp);
+    if (consumer.position(tp) >= end) {
+      return;
+    }
     consumer.resume(List.of(tp));
     try {
       while (taken.size() < count && System.currentTimeMillis() < deadline) {
@@ -187,6 +192,9 @@ public final class ConsumerProcess {
         }
         if (!consumer.assignment().contains(tp)) {
           reply.put("error", "P" + tp.partition() + " was revoked during the fetch");
+          break;
+        }
+        if (consumer.position(tp) >= end) {
           break;
         }
       }
