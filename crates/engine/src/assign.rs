@@ -15,6 +15,7 @@
 //! partition moves back), that order is replayed (`java.rs`, `general.rs`).
 
 mod eager;
+#[cfg(feature = "uneven-subscriptions")]
 mod general;
 mod java;
 mod sticky;

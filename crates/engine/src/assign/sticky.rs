@@ -5,8 +5,10 @@
 //! round-robin) and otherwise `GeneralAssignmentBuilder` (`general.rs`),
 //! without racks.
 
+#[cfg(feature = "uneven-subscriptions")]
+use super::general;
+use super::java;
 use super::{Joined, Tp, Universe};
-use super::{general, java};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// What the assignor decided.
@@ -36,6 +38,8 @@ pub(super) struct Claims {
     /// `partitionsWithMultiplePreviousOwners`.
     pub multiple_owners: BTreeSet<Tp>,
     /// `maxGeneration`.
+    // Read by the general path only.
+    #[cfg_attr(not(feature = "uneven-subscriptions"), allow(dead_code))]
     pub max_generation: i32,
     /// Whether every subscription (as given) is the same.
     pub all_equal: bool,
@@ -97,9 +101,19 @@ pub(super) fn assign(universe: &Universe, members: &[Joined]) -> Outcome {
     let owned_order: Vec<usize> =
         java::hash_map_order(&owned_keys).into_iter().map(|k| subscription_order[k]).collect();
     if claims.all_equal {
-        constrained(universe, &ids, &owned_order, claims)
-    } else {
+        return constrained(universe, &ids, &owned_order, claims);
+    }
+    #[cfg(feature = "uneven-subscriptions")]
+    {
         general::build(universe, members, &subscription_order, claims)
+    }
+    // The simulation's members all subscribe to its one topic: only `offsetlab assign` (and the
+    // conformance harness through it) gives members different subscriptions, and the page is
+    // built without the general path to stay within its size budget.
+    #[cfg(not(feature = "uneven-subscriptions"))]
+    {
+        let _ = subscription_order;
+        unreachable!("uneven subscriptions need the engine's `uneven-subscriptions` feature")
     }
 }
 
