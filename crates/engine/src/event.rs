@@ -64,6 +64,14 @@ pub enum Event {
         consumer: ConsumerId,
         offsets: Vec<(u32, u64)>,
     },
+    /// `commitSync()` threw `RebalanceInProgressException`: the member had sent
+    /// its JoinGroup and the rebalance was still in progress, so no request
+    /// went out and these offsets stay uncommitted.
+    CommitRefused {
+        tick: Tick,
+        consumer: ConsumerId,
+        offsets: Vec<(u32, u64)>,
+    },
     /// The consumer's position fell below the log start (retention) and
     /// `auto.offset.reset=earliest` moved it there.
     PositionReset {
@@ -358,6 +366,7 @@ impl Event {
             | Event::Fetched { tick, .. }
             | Event::Handled { tick, .. }
             | Event::Committed { tick, .. }
+            | Event::CommitRefused { tick, .. }
             | Event::PositionReset { tick, .. }
             | Event::Paused { tick, .. }
             | Event::Resumed { tick, .. }
@@ -419,6 +428,14 @@ impl Event {
             }
             Event::Committed { consumer, offsets, .. } => {
                 h.word(4);
+                h.word(u64::from(consumer.0));
+                for &(p, o) in offsets {
+                    h.word(u64::from(p));
+                    h.word(o);
+                }
+            }
+            Event::CommitRefused { consumer, offsets, .. } => {
+                h.word(28);
                 h.word(u64::from(consumer.0));
                 for &(p, o) in offsets {
                     h.word(u64::from(p));

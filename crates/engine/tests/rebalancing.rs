@@ -117,3 +117,39 @@ fn the_assignor_can_change_between_rebalances() {
         events.iter().filter(|e| matches!(e, Event::RebalanceCompleted { tick, .. } if *tick > 1)).count();
     assert_eq!(rounds, 2, "cooperative: a first round and a hand-over");
 }
+
+/// Kafka's classic consumer fails `commitSync()` with RebalanceInProgressException
+/// between its JoinGroup and the new generation: in the cooperative scale-out, the
+/// members that keep consuming while c3's session holds the rebalance up have
+/// their commits refused, and nothing is written for them.
+#[test]
+fn commits_are_refused_while_a_member_rejoins() {
+    let scenario = offsetlab_engine::builtin("scale-out-cooperative").unwrap();
+    let mut events = Vec::new();
+    let sim = scenario.run_observed(None, None, |e| events.push(e)).unwrap();
+    let mut rebalancing = false;
+    let mut refused = 0;
+    let mut committed = std::collections::BTreeMap::new();
+    for event in &events {
+        match event {
+            Event::RebalanceStarted { .. } => rebalancing = true,
+            Event::RebalanceCompleted { .. } => rebalancing = false,
+            Event::CommitRefused { consumer, offsets, .. } => {
+                assert!(rebalancing, "{consumer} refused outside a rebalance");
+                assert!(!offsets.is_empty());
+                refused += 1;
+            }
+            Event::Committed { offsets, .. } => {
+                for &(p, o) in offsets {
+                    committed.insert(p, o);
+                }
+            }
+            _ => {}
+        }
+    }
+    assert!(refused > 0, "the members commit during the rebalance and are refused");
+    // Only the commits that went through are the group's offsets.
+    for (&p, &o) in &committed {
+        assert_eq!(sim.committed(p), Some(o), "P{p}");
+    }
+}

@@ -297,9 +297,29 @@ impl Sim {
         }
     }
 
+    /// A member that has sent its JoinGroup and awaits the new generation: Kafka's
+    /// classic consumer fails its commits (`RebalanceInProgressException`, "retry
+    /// after poll()"). Only a cooperative member gets here with partitions: an
+    /// eager one commits before it rejoins and fetches nothing until it is assigned.
+    fn rejoining(&self, c: usize) -> bool {
+        let consumer = &self.consumers[c];
+        consumer.joined && self.coordinators[consumer.group].state() == crate::broker::GroupState::PreparingRebalance
+    }
+
+    /// The commit failed without a request: what it would have written stays
+    /// uncommitted until the member's next commit, after the rebalance.
+    fn refuse_commit(&mut self, c: usize, offsets: Vec<(u32, u64)>) {
+        self.consumers[c].uncommitted = false;
+        let consumer = self.consumers[c].id;
+        self.emit(Event::CommitRefused { tick: self.now, consumer, offsets });
+    }
+
     /// `commitSync()`: the consumer's positions for all its partitions.
     pub(super) fn commit(&mut self, c: usize) {
         let offsets = self.consumers[c].poll_commit();
+        if self.rejoining(c) {
+            return self.refuse_commit(c, offsets);
+        }
         let g = self.consumers[c].group;
         for &(p, offset) in &offsets {
             self.set_committed(g, p, offset);
@@ -312,6 +332,9 @@ impl Sim {
 
     /// `commitSync({partition: offset})` for one handled record.
     fn commit_record(&mut self, c: usize, partition: u32, offset: u64) {
+        if self.rejoining(c) {
+            return self.refuse_commit(c, vec![(partition, offset)]);
+        }
         let g = self.consumers[c].group;
         self.set_committed(g, partition, offset);
         self.consumers[c].uncommitted = false;
