@@ -92,14 +92,28 @@ public final class ConsumerProcess {
   }
 
   private void serve(BufferedReader in) throws Exception {
-    String line;
-    while ((line = in.readLine()) != null) {
+    while (true) {
+      // A member that joined a running group has no generation yet: it keeps polling between
+      // commands, as the model's consumer does every tick, or it could not take part in the
+      // rebalance (a classic client reads the join's answer only while it polls).
+      while (!in.ready()) {
+        if (consumer != null && waitingForGeneration && generations.isEmpty()) {
+          consumer.poll(POLL);
+        } else {
+          Thread.sleep(2);
+        }
+      }
+      String line = in.readLine();
+      if (line == null) {
+        return;
+      }
       JsonNode command = json.readTree(line);
       String op = command.path("op").asText();
       ObjectNode reply = json.createObjectNode();
       try {
         switch (op) {
           case "start" -> start(command);
+          case "join" -> join(command, reply);
           case "sync" -> sync(command, reply);
           case "fetch" -> fetch(command, reply);
           case "commit" -> commit(command, reply);
@@ -116,6 +130,28 @@ public final class ConsumerProcess {
       reply(reply);
     }
   }
+
+  /**
+   * {@code join}: polls for a moment, long enough on loopback to find the coordinator and send
+   * both JoinGroups (the first only fetches a member id); the member id itself is known to the
+   * client only once the generation completes. From then on the member polls between commands.
+   */
+  private void join(JsonNode command, ObjectNode reply) {
+    long until = System.currentTimeMillis() + command.path("join_ms").asLong(JOIN_MS);
+    while (System.currentTimeMillis() < until) {
+      consumer.poll(POLL);
+    }
+    waitingForGeneration = true;
+  }
+
+  /** How long a join polls before it answers. */
+  private static final long JOIN_MS = 600;
+
+  /** Set by {@code join}: poll between commands until the first generation. */
+  private boolean waitingForGeneration;
+
+  /** Polls after the member id arrives: the JoinGroup with it goes out in the first. */
+  private static final int JOIN_POLLS_AFTER_ID = 4;
 
   private void subscribe() {
     consumer.subscribe(
@@ -153,6 +189,7 @@ public final class ConsumerProcess {
       }
     }
     reply.put("generation", consumer.groupMetadata().generationId());
+    reply.put("member_id", consumer.groupMetadata().memberId());
     ObjectNode joined = reply.putObject("generations");
     generations.forEach((g, owned) -> {
       ArrayNode list = joined.putArray(Integer.toString(g));

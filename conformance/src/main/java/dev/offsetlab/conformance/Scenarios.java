@@ -61,6 +61,8 @@ public final class Scenarios implements AutoCloseable {
   private static final long FETCH_TIMEOUT_MS = 10_000;
   /** The session timeout of every consumer: a crash is noticed after this. */
   private static final int SESSION_TIMEOUT_MS = 1_000;
+  /** Heartbeats (every 100 ms) tell the members of a rebalance within this. */
+  private static final long HEARD_MS = 400;
   /** How long new members get to send their JoinGroups before the existing ones rejoin. */
   private static final long NEWCOMERS_PAUSE_MS = 1_500;
   /** Differences listed per scenario; the rest are counted. */
@@ -247,7 +249,7 @@ public final class Scenarios implements AutoCloseable {
     entry.put(
         "detail",
         replay.differences.isEmpty()
-            ? replay.checks + " checks equal (" + replay.summary() + ")"
+            ? replay.checks + " checks equal (" + replay.summary() + ")" + (replay.tie == null ? "" : "; " + replay.tie)
             : replay.differences.size() + " of " + replay.checks + " checks differ; first: " + replay.differences.get(0));
     entry.put("table", replay.table());
     return entry;
@@ -391,6 +393,9 @@ public final class Scenarios implements AutoCloseable {
       }
       warm.addAll(Child.spawn(starts, bootstrap, TOPIC, log));
       for (JsonNode e : run.path("events")) {
+        if (tie != null) {
+          break;
+        }
         event(e);
       }
       producer.flush();
@@ -405,6 +410,7 @@ public final class Scenarios implements AutoCloseable {
         case "fetched" -> fetched(consumer, e);
         case "handled" -> handled(consumer, e);
         case "committed" -> committed(consumer, e);
+        case "commit-refused" -> refused(consumer, e);
         case "crashed", "killed-before-commit" -> {
           // The process is dead to the application from here: it gets no more commands. Its JVM
           // dies when the model's coordinator notices (session-expired): Kafka's session timer,
@@ -430,6 +436,7 @@ public final class Scenarios implements AutoCloseable {
         }
         case "partitions-added" -> {
           int to = e.path("to").asInt();
+          addedPartitions = to - config.path("partitions").asInt();
           admin.createPartitions(Map.of(TOPIC, NewPartitions.increaseTo(to))).all().get(30, TimeUnit.SECONDS);
           // The model's producer sees the new partitions at once; a real one at its next metadata
           // refresh (metadata.max.age.ms): wait for it, so keys are placed on the grown topic.
@@ -443,6 +450,7 @@ public final class Scenarios implements AutoCloseable {
         }
         case "offsets-reset" -> reset(e);
         case "setting-changed" -> setting(e);
+        case "rebalance-started" -> reasons.put(e.path("group").asInt(), e.path("reason").asText());
         default -> {
           // rebalance-started, session-expired, stopping, paused, resumed, … : Kafka does these itself,
           // or they are the application's; their effects are what the events above compare.
@@ -496,8 +504,32 @@ public final class Scenarios implements AutoCloseable {
       if (reply.has("error")) {
         throw new IOException(consumer + " could not start: " + reply.path("error").asText());
       }
+      // Into a group that has a generation, the model's consumer joins as it starts, and the
+      // members rejoin at their next poll: the same on Kafka, once their heartbeats have heard
+      // of the rebalance. A group's first members join together when it is first synced (the
+      // broker's initial rebalance delay gathers them), as the model's do at tick 0.
+      boolean running = live.entrySet().stream().anyMatch(m -> groupOf(m.getKey()) == g && joined.contains(m.getValue()));
       live.put(consumer, child);
+      if (running) {
+        JsonNode joinedReply = child.call(JSON.createObjectNode().put("op", "join"));
+        if (joinedReply.has("error")) {
+          throw new IOException(consumer + " could not join: " + joinedReply.path("error").asText());
+        }
+        joined.add(child);
+        Thread.sleep(HEARD_MS);
+      }
     }
+
+    /**
+     * Set when Kafka broke a tie between equally good sticky assignments differently: which way
+     * depends on the members' ids, random in Kafka and seeded in the model, so the model's trace
+     * cannot be replayed past it. Says where, and what was checked instead.
+     */
+    String tie;
+    /** Per group, why its rebalance in progress began (cooperative's second round: partitions-revoked). */
+    final Map<Integer, String> reasons = new HashMap<>();
+    /** Per group, each member's (client id's) last generation and what it owned in it. */
+    final Map<Integer, Map<String, JsonNode[]>> lastOwned = new HashMap<>();
 
     void rebalanced(JsonNode e) throws Exception {
       int g = e.path("group").asInt();
@@ -536,13 +568,18 @@ public final class Scenarios implements AutoCloseable {
       }
       members.forEach(m -> joined.add(m.getValue()));
       Map<String, String> kafka = new TreeMap<>();
+      Map<String, JsonNode> replies = new TreeMap<>();
       int reached = Integer.MAX_VALUE;
       for (Map.Entry<String, Child> m : members) {
         JsonNode reply = m.getValue().read();
+        replies.put(m.getKey(), reply);
         reached = Math.min(reached, reply.path("generation").asInt());
         JsonNode owned = reply.path("generations").path(Integer.toString(generation));
         if (!owned.isMissingNode()) {
           kafka.put(m.getKey(), owned.toString());
+        } else {
+          // Not in this generation: say where it is, for the report.
+          kafka.put(m.getKey(), "(generation " + reply.path("generation").asInt() + " " + reply.path("generations").toString().replace("\"", "") + ")");
         }
       }
       if (members.isEmpty()) {
@@ -551,8 +588,71 @@ public final class Scenarios implements AutoCloseable {
       String modelText = model.toString();
       String kafkaText = kafka.toString();
       generations.put(group + " generation " + generation, new String[] {modelText, kafkaText});
+      String assignor = settings.get(g).path("assignor").asText();
+      Map<String, JsonNode[]> previous = lastOwned.computeIfAbsent(g, k -> new HashMap<>());
+      if (!modelText.equals(kafkaText) && assignor.contains("sticky") && kafka.size() == model.size()) {
+        String ours = stickyWithKafkasIds(assignor, generation, replies, previous, reasons.getOrDefault(g, ""));
+        if (ours.equals(kafkaText)) {
+          checks++;
+          counts.merge(group + " generation N assignment", 1, Integer::sum);
+          tie =
+              group + " generation " + generation + ": Kafka broke a tie between equally sticky assignments by its"
+                  + " random member ids; offsetlab's " + assignor + " assignor, given Kafka's member ids and owned"
+                  + " partitions, makes the same choice " + kafkaText + "; the model's trace, which follows its own"
+                  + " seeded ids, is compared up to here";
+          return;
+        }
+        kafkaText = kafkaText + " (offsetlab's assignor with Kafka's member ids: " + ours + ")";
+      }
       check(group + " generation " + generation + " assignment", modelText, kafkaText);
+      for (Map.Entry<String, JsonNode> r : replies.entrySet()) {
+        JsonNode owned = r.getValue().path("generations").path(Integer.toString(generation));
+        if (!owned.isMissingNode()) {
+          previous.put(r.getKey(), new JsonNode[] {JSON.getNodeFactory().numberNode(generation), owned});
+        }
+      }
     }
+
+    /** `offsetlab assign --batch` on what Kafka's leader had: its member ids and what each owned. */
+    String stickyWithKafkasIds(
+        String assignor, int generation, Map<String, JsonNode> replies, Map<String, JsonNode[]> previous, String reason)
+        throws Exception {
+      ObjectNode c = JSON.createObjectNode();
+      c.put("id", "generation-" + generation);
+      c.put("strategy", assignor);
+      c.putObject("topics").put(TOPIC, config.path("partitions").asInt() + addedPartitions);
+      ArrayNode list = c.putArray("members");
+      Map<String, String> clientOf = new HashMap<>();
+      for (Map.Entry<String, JsonNode> r : replies.entrySet()) {
+        String memberId = r.getValue().path("member_id").asText();
+        clientOf.put(memberId, r.getKey());
+        ObjectNode m = list.addObject();
+        m.put("id", memberId);
+        m.putArray("topics").add(TOPIC);
+        JsonNode[] owned = previous.get(r.getKey());
+        if (owned != null) {
+          m.putObject("owned").set(TOPIC, owned[1]);
+          m.put("generation", owned[0].asInt());
+        }
+      }
+      // Cooperative-sticky's first round withholds what changes owner; the round a revocation
+      // starts hands it over.
+      c.put("first_round", assignor.equals("cooperative-sticky") && !reason.equals("partitions-revoked"));
+      Process p = new ProcessBuilder(offsetlab, "assign", "--batch", "-").start();
+      p.getOutputStream().write((JSON.writeValueAsString(c) + "\n").getBytes(StandardCharsets.UTF_8));
+      p.getOutputStream().close();
+      byte[] out = p.getInputStream().readAllBytes();
+      String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        return "offsetlab assign failed: " + err.strip() + new String(out, StandardCharsets.UTF_8).strip();
+      }
+      JsonNode answer = JSON.readTree(out).path("assignment");
+      Map<String, String> ours = new TreeMap<>();
+      answer.fields().forEachRemaining(f -> ours.put(clientOf.get(f.getKey()), f.getValue().path(TOPIC).toString()));
+      return ours.toString();
+    }
+
+    int addedPartitions;
 
     void fetched(String consumer, JsonNode e) throws Exception {
       Child child = live.get(consumer);
@@ -614,6 +714,24 @@ public final class Scenarios implements AutoCloseable {
       check(what, e.path("offsets").toString(), reply.has("error") ? reply.path("error").asText() : reply.path("offsets").toString());
     }
 
+    /** The model refused the commit (the member is rejoining): Kafka's client must refuse it too. */
+    void refused(String consumer, JsonNode e) throws Exception {
+      Child child = live.get(consumer);
+      String what = consumer + " commits while rejoining";
+      if (child == null) {
+        check(what, "refused", "no such consumer process");
+        return;
+      }
+      ObjectNode commit = JSON.createObjectNode().put("op", "commit");
+      String mode = settings.get(groupOf(consumer)).path("commit_label").asText(settings.get(groupOf(consumer)).path("commit").path("mode").asText());
+      if (mode.equals("each-record")) {
+        commit.set("offsets", e.path("offsets"));
+      }
+      JsonNode reply = child.call(commit);
+      String error = reply.path("error").asText("");
+      check(what, "refused (RebalanceInProgressException)", error.startsWith("RebalanceInProgressException") ? "refused (RebalanceInProgressException)" : error.isEmpty() ? "committed " + reply.path("offsets") : error);
+    }
+
     void reset(JsonNode e) throws Exception {
       int g = e.path("group").asInt();
       JsonNode spec = e.path("reset");
@@ -656,6 +774,10 @@ public final class Scenarios implements AutoCloseable {
 
     /** The end: counters and --describe, the model's against Kafka's. */
     void finish() throws Exception {
+      if (tie != null) {
+        // The counters and the table at the end follow the model's tie, not Kafka's.
+        return;
+      }
       JsonNode groups = run.path("groups");
       for (int g = 0; g < groups.size(); g++) {
         JsonNode metrics = groups.get(g).path("metrics");
@@ -710,6 +832,9 @@ public final class Scenarios implements AutoCloseable {
       out.append(String.format("%-28s %-40s %s%n", "", "model", "Kafka " + "4.4.0"));
       generations.forEach((k, v) -> out.append(String.format("%-28s %-40s %s%n", k, v[0], v[1])));
       out.append(String.format("%-28s %s%n", "checks", checks + " (" + differences.size() + " different)"));
+      if (tie != null) {
+        out.append("  stopped at ").append(tie).append('\n');
+      }
       for (int i = 0; i < Math.min(DIFFERENCES_SHOWN, differences.size()); i++) {
         out.append("  ≠ ").append(differences.get(i)).append('\n');
       }
