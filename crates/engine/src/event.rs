@@ -285,6 +285,10 @@ impl Event {
                 "{consumer} ran out of shutdown time and abandoned {abandoned} record{}.",
                 plural(*abandoned as u64)
             ),
+            Event::CommitRefused { consumer, .. } => format!(
+                "{consumer}'s commit was refused (RebalanceInProgressException): it is rejoining the \
+                 rebalance, so what it handled stays uncommitted until its next commit."
+            ),
             Event::Left { consumer, .. } => format!("{consumer} left the group."),
             Event::Started { consumer, .. } => format!("{consumer} started and is joining the group."),
             Event::Removed { consumer, .. } => format!("{consumer} was removed."),

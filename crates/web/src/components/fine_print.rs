@@ -83,12 +83,13 @@ const ITEMS: [(&str, &[&str]); 11] = [
              scenarios on a real 4.4.0 broker with its Java client and its kafka-consumer-groups \
              tool, and runs 10,000 generated groups through the client's own assignors. Kafka 4's \
              consumer group protocol (KIP-848), where the broker assigns, is not modelled yet.",
-            "Where the harness finds Kafka behaving otherwise: a commit made while the member is \
-             rejoining a rebalance is refused by Kafka (RebalanceInProgressException, retry after \
-             poll()) and accepted here; when two assignments are equally sticky, the sticky \
-             assignors pick by member id, which is random in Kafka and seeded here, so the extra \
-             partition may go to a different member; and a real producer sees added partitions \
-             at its next metadata refresh, not at once.",
+            "Where they part: when two assignments are equally sticky, the sticky assignors \
+             pick by member id, which is random in Kafka and seeded here, so the extra partition \
+             may go to a different member (the harness checks that offsetlab picks as Kafka does \
+             when given Kafka's ids); and a real producer sees added partitions at its next \
+             metadata refresh, not at once. As in Kafka, a member's commit while it is rejoining a \
+             rebalance is refused (RebalanceInProgressException) and what it handled stays \
+             uncommitted until its next commit.",
         ],
     ),
 ];
