@@ -44,6 +44,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 public final class ConsumerProcess {
   /** How long one poll inside a command waits. */
   private static final Duration POLL = Duration.ofMillis(50);
+  /** One poll while waiting for a generation. */
+  private static final Duration SYNC_POLL = Duration.ofMillis(5);
 
   private final ObjectMapper json = new ObjectMapper();
   private final PrintStream out;
@@ -182,7 +184,10 @@ public final class ConsumerProcess {
     int generation = command.path("generation").asInt();
     long deadline = System.currentTimeMillis() + command.path("timeout_ms").asLong(30_000);
     while (System.currentTimeMillis() < deadline) {
-      consumer.poll(POLL);
+      // Short polls: a poll keeps looping inside for its whole timeout, and one that went on past
+      // the generation could already rejoin a next rebalance, which the model's member does
+      // only at its next poll.
+      consumer.poll(SYNC_POLL);
       int now = consumer.groupMetadata().generationId();
       if (now >= generation && generations.containsKey(now)) {
         break;
