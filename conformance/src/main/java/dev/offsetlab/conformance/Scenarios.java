@@ -171,6 +171,17 @@ public final class Scenarios implements AutoCloseable {
         }
         long start = System.nanoTime();
         ObjectNode entry = driver.compare(c);
+        // A member Kafka dropped from the group mid-replay (it is at generation -1, its member id
+        // gone) is the harness losing a race with the broker's timers, not the model: the
+        // scenario is played again, at most RETRIES times, and the report says so.
+        for (int attempt = 1; attempt <= RETRIES && dropped(entry); attempt++) {
+          String first = entry.path("detail").asText();
+          entry = driver.compare(c);
+          entry.put(
+              "detail",
+              entry.path("detail").asText() + " (attempt " + (attempt + 1) + "; attempt " + attempt
+                  + " lost a member to the broker's timers: " + (first.length() > 160 ? first.substring(0, 160) + "…" : first) + ")");
+        }
         System.out.printf(
             "%-30s %-12s %5.1f s  %s%n",
             c.name, entry.path("result").asText(), (System.nanoTime() - start) / 1e9, entry.path("detail").asText());
@@ -189,6 +200,13 @@ public final class Scenarios implements AutoCloseable {
       code = 1;
     }
     System.exit(code);
+  }
+
+  /** Replays of a scenario in which Kafka dropped a member, after the first. */
+  private static final int RETRIES = 2;
+
+  private static boolean dropped(ObjectNode entry) {
+    return entry.path("result").asText().equals("different") && entry.path("table").asText().contains("(generation -1 ");
   }
 
   private static String last(Map<String, List<String>> opts, String name) {
