@@ -303,7 +303,8 @@ impl Sim {
     /// eager one commits before it rejoins and fetches nothing until it is assigned.
     fn rejoining(&self, c: usize) -> bool {
         let consumer = &self.consumers[c];
-        consumer.joined && self.coordinators[consumer.group].state() == crate::broker::GroupState::PreparingRebalance
+        consumer.joined
+            && self.coordinators[consumer.group].state() == crate::broker::GroupState::PreparingRebalance
     }
 
     /// The commit failed without a request: what it would have written stays

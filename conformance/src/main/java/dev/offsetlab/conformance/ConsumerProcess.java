@@ -44,8 +44,18 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 public final class ConsumerProcess {
   /** How long one poll inside a command waits. */
   private static final Duration POLL = Duration.ofMillis(50);
-  /** One poll while waiting for a generation. */
-  private static final Duration SYNC_POLL = Duration.ofMillis(5);
+  /** Members hear of a rebalance at their next heartbeat and rejoin at their next poll. */
+  private static final String HEARTBEAT_INTERVAL_MS = "100";
+  /** Between the polls that wait for a generation. */
+  private static final long SYNC_PAUSE_MS = 2;
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
 
   private final ObjectMapper json = new ObjectMapper();
   private final PrintStream out;
@@ -55,6 +65,9 @@ public final class ConsumerProcess {
   private KafkaConsumer<String, String> consumer;
   /** Each generation this member joined, and what it owned then (partitions ascending). */
   private final Map<Integer, List<Integer>> generations = new TreeMap<>();
+
+  /** The driver that started this process: when it dies, this one exits. */
+  private final ProcessHandle driver = ProcessHandle.current().parent().orElseThrow();
 
   private ConsumerProcess(PrintStream out, String bootstrap, String topic) {
     this.out = out;
@@ -84,7 +97,7 @@ public final class ConsumerProcess {
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, command.path("session_timeout_ms").asText());
-    props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "100");
+    props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, HEARTBEAT_INTERVAL_MS);
     // Partition growth is noticed by a metadata refresh.
     props.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, "500");
     props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
@@ -99,6 +112,11 @@ public final class ConsumerProcess {
       // commands, as the model's consumer does every tick, or it could not take part in the
       // rebalance (a classic client reads the join's answer only while it polls).
       while (!in.ready()) {
+        // The driver is gone (killed with the run): so is this consumer. A pipe at its end is
+        // never `ready`, so the driver's process is what is watched.
+        if (!driver.isAlive()) {
+          System.exit(3);
+        }
         if (consumer != null && waitingForGeneration && generations.isEmpty()) {
           consumer.poll(POLL);
         } else {
@@ -184,14 +202,15 @@ public final class ConsumerProcess {
     int generation = command.path("generation").asInt();
     long deadline = System.currentTimeMillis() + command.path("timeout_ms").asLong(30_000);
     while (System.currentTimeMillis() < deadline) {
-      // Short polls: a poll keeps looping inside for its whole timeout, and one that went on past
-      // the generation could already rejoin a next rebalance, which the model's member does
-      // only at its next poll.
-      consumer.poll(SYNC_POLL);
+      // Polls that return at once: a poll keeps looping inside for its whole timeout, and one
+      // that went on past the generation could already rejoin a next rebalance (a cooperative
+      // member that revoked partitions), which the model's member does only at its next poll.
+      consumer.poll(Duration.ZERO);
       int now = consumer.groupMetadata().generationId();
       if (now >= generation && generations.containsKey(now)) {
         break;
       }
+      sleep(SYNC_PAUSE_MS);
     }
     reply.put("generation", consumer.groupMetadata().generationId());
     reply.put("member_id", consumer.groupMetadata().memberId());
