@@ -170,9 +170,6 @@ public final class ConsumerProcess {
   /** Set by {@code join}: poll between commands until the first generation. */
   private boolean waitingForGeneration;
 
-  /** Polls after the member id arrives: the JoinGroup with it goes out in the first. */
-  private static final int JOIN_POLLS_AFTER_ID = 4;
-
   private void subscribe() {
     consumer.subscribe(
         List.of(topic),

@@ -615,11 +615,9 @@ public final class Scenarios implements AutoCloseable {
       members.forEach(m -> joined.add(m.getValue()));
       Map<String, String> kafka = new TreeMap<>();
       Map<String, JsonNode> replies = new TreeMap<>();
-      int reached = Integer.MAX_VALUE;
       for (Map.Entry<String, Child> m : members) {
         JsonNode reply = m.getValue().read();
         replies.put(m.getKey(), reply);
-        reached = Math.min(reached, reply.path("generation").asInt());
         JsonNode owned = reply.path("generations").path(Integer.toString(generation));
         if (!owned.isMissingNode()) {
           kafka.put(m.getKey(), owned.toString());
@@ -627,9 +625,6 @@ public final class Scenarios implements AutoCloseable {
           // Not in this generation: say where it is, for the report.
           kafka.put(m.getKey(), "(generation " + reply.path("generation").asInt() + " " + reply.path("generations").toString().replace("\"", "") + ")");
         }
-      }
-      if (members.isEmpty()) {
-        reached = 0;
       }
       String modelText = model.toString();
       String kafkaText = kafka.toString();
@@ -750,13 +745,7 @@ public final class Scenarios implements AutoCloseable {
         check(what, e.path("offsets").toString(), "no such consumer process");
         return;
       }
-      ObjectNode commit = JSON.createObjectNode().put("op", "commit");
-      String mode = settings.get(groupOf(consumer)).path("commit_label").asText(settings.get(groupOf(consumer)).path("commit").path("mode").asText());
-      if (mode.equals("each-record")) {
-        // The application commits the offset after the record it handled: explicit offsets.
-        commit.set("offsets", e.path("offsets"));
-      }
-      JsonNode reply = child.call(commit);
+      JsonNode reply = child.call(commitCommand(consumer, e));
       int g = groupOf(consumer);
       if (reply.path("error").asText("").startsWith("RebalanceInProgressException")
           && rebalancing.getOrDefault(g, false)) {
@@ -769,6 +758,21 @@ public final class Scenarios implements AutoCloseable {
         return;
       }
       check(what, e.path("offsets").toString(), reply.has("error") ? reply.path("error").asText() : reply.path("offsets").toString());
+    }
+
+    /**
+     * The commit the consumer's application makes for the model's commit event `e`:
+     * {@code commitSync()} of its positions, or, committing each record, the offset after the
+     * record it handled.
+     */
+    ObjectNode commitCommand(String consumer, JsonNode e) {
+      ObjectNode commit = JSON.createObjectNode().put("op", "commit");
+      ObjectNode group = settings.get(groupOf(consumer));
+      String mode = group.path("commit_label").asText(group.path("commit").path("mode").asText());
+      if (mode.equals("each-record")) {
+        commit.set("offsets", e.path("offsets"));
+      }
+      return commit;
     }
 
     /** Commits Kafka refused because its member rejoined a rebalance before the model's did. */
@@ -784,12 +788,7 @@ public final class Scenarios implements AutoCloseable {
         check(what, "refused", "no such consumer process");
         return;
       }
-      ObjectNode commit = JSON.createObjectNode().put("op", "commit");
-      String mode = settings.get(groupOf(consumer)).path("commit_label").asText(settings.get(groupOf(consumer)).path("commit").path("mode").asText());
-      if (mode.equals("each-record")) {
-        commit.set("offsets", e.path("offsets"));
-      }
-      JsonNode reply = child.call(commit);
+      JsonNode reply = child.call(commitCommand(consumer, e));
       String error = reply.path("error").asText("");
       check(what, "refused (RebalanceInProgressException)", error.startsWith("RebalanceInProgressException") ? "refused (RebalanceInProgressException)" : error.isEmpty() ? "committed " + reply.path("offsets") : error);
     }
