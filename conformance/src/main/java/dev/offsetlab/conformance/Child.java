@@ -37,18 +37,22 @@ final class Child implements AutoCloseable {
     List<Child> children = new ArrayList<>();
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     for (int i = 0; i < count; i++) {
-      ProcessBuilder pb =
-          new ProcessBuilder(
-              java,
-              "-Xmx128m",
-              "-XX:TieredStopAtLevel=1",
+      List<String> command = new ArrayList<>(List.of(java, "-Xmx128m", "-XX:TieredStopAtLevel=1"));
+      // The driver's logging configuration, so a consumer's client logs go where the driver's do.
+      String log4j = System.getProperty("log4j2.configurationFile");
+      if (log4j != null) {
+        command.add("-Dlog4j2.configurationFile=" + log4j);
+      }
+      command.addAll(
+          List.of(
               "-cp",
               System.getProperty("java.class.path"),
               ConsumerProcess.class.getName(),
               "--bootstrap",
               bootstrap,
               "--topic",
-              topic);
+              topic));
+      ProcessBuilder pb = new ProcessBuilder(command);
       pb.redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
       children.add(new Child(pb.start()));
     }

@@ -46,6 +46,8 @@ public final class ConsumerProcess {
   private static final Duration POLL = Duration.ofMillis(50);
   /** Members hear of a rebalance at their next heartbeat and rejoin at their next poll. */
   private static final String HEARTBEAT_INTERVAL_MS = "100";
+  /** How long a cooperative member that revokes partitions holds its rejoin (see the listener). */
+  private static final long REVOKE_HOLD_MS = 250;
   /** Between the polls that wait for a generation. */
   private static final long SYNC_PAUSE_MS = 2;
 
@@ -102,6 +104,7 @@ public final class ConsumerProcess {
     props.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, "500");
     props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
     props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    cooperative = command.path("assignor").asText().contains("Cooperative");
     consumer = new KafkaConsumer<>(props);
     subscribe();
   }
@@ -170,12 +173,28 @@ public final class ConsumerProcess {
   /** Set by {@code join}: poll between commands until the first generation. */
   private boolean waitingForGeneration;
 
+  /** The assignor is cooperative: a member revokes after its SyncGroup and rejoins at once. */
+  private boolean cooperative;
+
+  /** Inside a {@code sync} command, where a generation completes. */
+  private boolean syncing;
+
   private void subscribe() {
     consumer.subscribe(
         List.of(topic),
         new ConsumerRebalanceListener() {
           @Override
-          public void onPartitionsRevoked(Collection<TopicPartition> partitions) {}
+          public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            // A cooperative member that loses partitions in a generation rejoins within the same
+            // poll, and its JoinGroup begins the next rebalance at once: a member whose SyncGroup
+            // is sent a few milliseconds later is refused (REBALANCE_IN_PROGRESS) and gets no
+            // assignment in this generation. In the model every member of a generation receives
+            // its assignment before the revoking ones rejoin; holding the revocation for a moment
+            // gives the other members' SyncGroups, already on their way, time to arrive first.
+            if (cooperative && syncing && !partitions.isEmpty()) {
+              sleep(REVOKE_HOLD_MS);
+            }
+          }
 
           @Override
           public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
@@ -198,6 +217,24 @@ public final class ConsumerProcess {
   private void sync(JsonNode command, ObjectNode reply) {
     int generation = command.path("generation").asInt();
     long deadline = System.currentTimeMillis() + command.path("timeout_ms").asLong(30_000);
+    syncing = true;
+    try {
+      syncUntil(generation, deadline);
+    } finally {
+      syncing = false;
+    }
+    reply.put("generation", consumer.groupMetadata().generationId());
+    reply.put("member_id", consumer.groupMetadata().memberId());
+    ObjectNode joined = reply.putObject("generations");
+    generations.forEach((g, owned) -> {
+      ArrayNode list = joined.putArray(Integer.toString(g));
+      owned.forEach(list::add);
+    });
+    ArrayNode owned = reply.putArray("assignment");
+    owned().forEach(owned::add);
+  }
+
+  private void syncUntil(int generation, long deadline) {
     while (System.currentTimeMillis() < deadline) {
       // Polls that return at once: a poll keeps looping inside for its whole timeout, and one
       // that went on past the generation could already rejoin a next rebalance (a cooperative
@@ -209,15 +246,6 @@ public final class ConsumerProcess {
       }
       sleep(SYNC_PAUSE_MS);
     }
-    reply.put("generation", consumer.groupMetadata().generationId());
-    reply.put("member_id", consumer.groupMetadata().memberId());
-    ObjectNode joined = reply.putObject("generations");
-    generations.forEach((g, owned) -> {
-      ArrayNode list = joined.putArray(Integer.toString(g));
-      owned.forEach(list::add);
-    });
-    ArrayNode owned = reply.putArray("assignment");
-    owned().forEach(owned::add);
   }
 
   /**
