@@ -67,6 +67,8 @@ public final class ConsumerProcess {
   private KafkaConsumer<String, String> consumer;
   /** Each generation this member joined, and what it owned then (partitions ascending). */
   private final Map<Integer, List<Integer>> generations = new TreeMap<>();
+  /** As the group's leader: each generation's members, in the order the sticky assignor saw them. */
+  private final Map<Integer, List<String>> memberOrders = new TreeMap<>();
 
   /** The driver that started this process: when it dies, this one exits. */
   private final ProcessHandle driver = ProcessHandle.current().parent().orElseThrow();
@@ -94,7 +96,7 @@ public final class ConsumerProcess {
     props.put(ConsumerConfig.GROUP_ID_CONFIG, command.path("group").asText());
     props.put(ConsumerConfig.CLIENT_ID_CONFIG, command.path("client_id").asText());
     props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
-    props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, command.path("assignor").asText());
+    props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, ObservedAssignors.observed(command.path("assignor").asText()));
     props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, command.path("max_poll_records").asText());
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
@@ -200,7 +202,12 @@ public final class ConsumerProcess {
           public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
             // Nothing is fetched but what the driver asks for.
             consumer.pause(partitions);
-            generations.put(consumer.groupMetadata().generationId(), owned());
+            int generation = consumer.groupMetadata().generationId();
+            generations.put(generation, owned());
+            List<String> order = ObservedAssignors.takeOrder();
+            if (order != null) {
+              memberOrders.put(generation, order);
+            }
           }
         });
   }
@@ -232,6 +239,13 @@ public final class ConsumerProcess {
     });
     ArrayNode owned = reply.putArray("assignment");
     owned().forEach(owned::add);
+    if (!memberOrders.isEmpty()) {
+      ObjectNode orders = reply.putObject("member_orders");
+      memberOrders.forEach((g, ids) -> {
+        ArrayNode list = orders.putArray(Integer.toString(g));
+        ids.forEach(list::add);
+      });
+    }
   }
 
   private void syncUntil(int generation, long deadline) {

@@ -638,7 +638,8 @@ public final class Scenarios implements AutoCloseable {
           counts.merge(group + " generation N assignment", 1, Integer::sum);
           tie =
               group + " generation " + generation + ": Kafka broke a tie between equally sticky assignments by its"
-                  + " random member ids; offsetlab's " + assignor + " assignor, given Kafka's member ids and owned"
+                  + " random member ids; offsetlab's " + assignor + " assignor, given Kafka's member ids"
+                  + (leaderOrderKnown ? " in its leader's order" : "") + " and owned"
                   + " partitions, makes the same choice " + kafkaText + "; the model's trace, which follows its own"
                   + " seeded ids, is compared up to here";
           return;
@@ -664,7 +665,21 @@ public final class Scenarios implements AutoCloseable {
       c.putObject("topics").put(TOPIC, config.path("partitions").asInt() + addedPartitions);
       ArrayNode list = c.putArray("members");
       Map<String, String> clientOf = new HashMap<>();
-      for (Map.Entry<String, JsonNode> r : replies.entrySet()) {
+      // In the order the leader's assignor had them: Kafka's sticky assignor breaks ties by a
+      // HashMap's order, which for member ids in one bucket is the order they were put in.
+      List<String> order = new ArrayList<>();
+      for (JsonNode r : replies.values()) {
+        r.path("member_orders").path(Integer.toString(generation)).forEach(id -> order.add(id.asText()));
+      }
+      leaderOrderKnown = !order.isEmpty();
+      List<Map.Entry<String, JsonNode>> members = new ArrayList<>(replies.entrySet());
+      members.sort(
+          java.util.Comparator.comparingInt(
+              r -> {
+                int at = order.indexOf(r.getValue().path("member_id").asText());
+                return at < 0 ? Integer.MAX_VALUE : at;
+              }));
+      for (Map.Entry<String, JsonNode> r : members) {
         String memberId = r.getValue().path("member_id").asText();
         clientOf.put(memberId, r.getKey());
         ObjectNode m = list.addObject();
@@ -694,6 +709,9 @@ public final class Scenarios implements AutoCloseable {
     }
 
     int addedPartitions;
+
+    /** The last {@link #stickyWithKafkasIds} had the members in the order Kafka's leader saw them. */
+    boolean leaderOrderKnown;
 
     void fetched(String consumer, JsonNode e) throws Exception {
       Child child = live.get(consumer);
