@@ -86,8 +86,8 @@ const ITEMS: [(&str, &[&str]); 11] = [
             "Where they part: when two assignments are equally sticky, the sticky assignors \
              pick by member id, which is random in Kafka and seeded here, so the extra partition \
              may go to a different member (the harness checks that offsetlab picks as Kafka does \
-             when given Kafka's ids in the order its group leader had them); and a real producer sees added partitions at its next \
-             metadata refresh, not at once. As in Kafka, a member's commit while it is rejoining a \
+             when given Kafka's ids in the order its group leader had them); and a real producer \
+             sees added partitions at its next metadata refresh, not at once. As in Kafka, a member's commit while it is rejoining a \
              rebalance is refused (RebalanceInProgressException) and what it handled stays \
              uncommitted until its next commit.",
         ],
