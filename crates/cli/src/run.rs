@@ -302,17 +302,17 @@ impl Outcome {
     /// [`Outcome::json`] with two more fields: the config the run used and
     /// its events, in order.
     pub fn json_with_events(&self, events: &[offsetlab_engine::Event]) -> String {
-        let mut report: serde_json::Value =
-            serde_json::from_str(&self.json()).expect("json() writes a JSON object");
-        let object = report.as_object_mut().expect("json() writes a JSON object");
-        object.insert("config".into(), serde_json::to_value(self.sim.config()).expect("plain data"));
-        object.insert("events".into(), serde_json::to_value(events).expect("plain data"));
-        serde_json::to_string(&report).expect("plain data always serializes")
+        self.report(Some(events))
     }
 
     /// One JSON object, on one line: the first group's `metrics` and
     /// `describe` at the top (as before there were groups), then every group's.
     pub fn json(&self) -> String {
+        self.report(None)
+    }
+
+    /// The `--json` object; with `events`, also the config and the event trace.
+    fn report(&self, events: Option<&[offsetlab_engine::Event]>) -> String {
         let view = self.sim.view();
         let groups: Vec<JsonGroup> = view
             .groups
@@ -344,6 +344,8 @@ impl Outcome {
                 Ok(says) => JsonOutcome { reproduced: true, message: says },
                 Err(failing) => JsonOutcome { reproduced: false, message: failing },
             }),
+            config: events.map(|_| self.sim.config()),
+            events,
         };
         serde_json::to_string(&report).expect("strings and integers always serialize")
     }
@@ -372,6 +374,11 @@ struct JsonReport<'a> {
     resumed_from: Option<Vec<JsonResume>>,
     /// The guide's outcome check; null when the scenario has no guide.
     outcome: Option<JsonOutcome<'a>>,
+    /// `--events` only: the config the run used and its event trace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    config: Option<&'a offsetlab_engine::Config>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    events: Option<&'a [offsetlab_engine::Event]>,
 }
 
 /// Reproduced: what the guide says, `{n}` filled in. Not: the first failing condition.

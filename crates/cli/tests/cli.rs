@@ -200,6 +200,28 @@ fn run_json_has_every_field() {
 }
 
 #[test]
+fn run_json_events_adds_the_config_and_the_trace_the_conformance_driver_replays() {
+    let plain = run_json(&["--scenario", "crash-commit-after"]);
+    assert!(plain.get("events").is_none() && plain.get("config").is_none(), "{plain}");
+    let v = run_json(&["--scenario", "crash-commit-after", "--events"]);
+    // The rest of the report is unchanged.
+    for key in ["scenario", "seed", "tick", "metrics", "describe", "groups"] {
+        assert_eq!(v[key], plain[key], "{key}");
+    }
+    assert_eq!(v["config"]["seed"], v["seed"]);
+    assert!(v["config"]["partitions"].is_u64(), "{}", v["config"]);
+    let events = v["events"].as_array().unwrap();
+    let kinds: Vec<&str> = events.iter().filter_map(|e| e["event"].as_str()).collect();
+    assert_eq!(kinds.first(), Some(&"started"), "{kinds:?}");
+    for kind in ["rebalance-started", "crashed", "session-expired"] {
+        assert!(kinds.contains(&kind), "no {kind} in {kinds:?}");
+    }
+    // In tick order: the driver replays them as they come.
+    let ticks: Vec<u64> = events.iter().map(|e| e["tick"].as_u64().unwrap()).collect();
+    assert!(ticks.windows(2).all(|w| w[0] <= w[1]), "{ticks:?}");
+}
+
+#[test]
 fn commit_after_replays_and_commit_before_skips() {
     let after = run_json(&["--scenario", "crash-commit-after"]);
     assert!(after["metrics"]["duplicates"].as_u64().unwrap() > 0, "{after}");
