@@ -18,9 +18,12 @@ use yew::prelude::*;
 const KEY_HUES: u32 = 12;
 /// Cells are placed on the strip by their offset less a base that moves in
 /// steps of this many offsets: between steps a sliding window only moves the
-/// strip (a composited transform), so the cells already drawn are not painted
-/// again; each step repaints the window once.
-const STRIP_STEP_CELLS: u64 = crate::state::TAPE_CELLS;
+/// strip (a composited transform), so the cells already drawn are neither
+/// restyled nor painted again; each step re-places the window's cells once.
+/// A step this long is rare (once per 4,096 records of a partition) and keeps
+/// the strip's coordinates small (4,096 cells are about 180,000 px, far inside
+/// the range of layout's fixed-point units, about 33 million px).
+const STRIP_STEP_CELLS: u64 = 4096;
 
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct TapeProps {
@@ -156,7 +159,7 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
                 ("marker committed", "committed", format!("committed {c}"))
             };
             html! {
-                <span {class} data-marker={marker} style={format!("--i:{i}")}>
+                <span {class} data-marker={marker} style={format!("left:calc({i} * var(--cell))")}>
                     <span class="visually-hidden">{ text }</span>
                 </span>
             }
@@ -172,7 +175,7 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
             .map(|(g, m, c, i)| {
                 html! {
                     <span key={m.name.clone()} class={class_list(&[Some("marker committed group-marker"), (g > 0).then_some("other-group")])}
-                        data-marker="committed" data-group={m.name.clone()} style={format!("--i:{i}; --g:{g}")}>
+                        data-marker="committed" data-group={m.name.clone()} style={format!("left:calc({i} * var(--cell)); --g:{g}")}>
                         <span class="group-marker-name" aria-hidden="true">{ m.name.clone() }</span>
                         <span class="visually-hidden">{ format!("{} committed {c}", m.name) }</span>
                     </span>
@@ -184,7 +187,7 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
     };
     let position_marker = position.and_then(|o| slot(o).map(|i| (o, i))).map(|(o, i)| {
         html! {
-            <span class="marker position" data-marker="position" style={format!("--i:{i}")}>
+            <span class="marker position" data-marker="position" style={format!("left:calc({i} * var(--cell))")}>
                 <span class="visually-hidden">{ format!("{owner} reads next at offset {o}") }</span>
             </span>
         }
@@ -256,7 +259,8 @@ fn cell_offset(target: Option<web_sys::EventTarget>) -> Option<u64> {
 }
 
 /// One record: a button with its offset and key label, coloured by subject,
-/// drawn `at` cells from the strip's origin.
+/// drawn `at` cells from the strip's origin (by `left`, not a custom property,
+/// which its children would inherit and be restyled for).
 /// Its accessible name starts with what it shows ("7 u3 ×2"), then says it in words.
 fn cell(r: &RecordView, at: u64, selected: bool, tab_stop: bool) -> Html {
     let hue = r.subject % KEY_HUES;
@@ -294,7 +298,7 @@ fn cell(r: &RecordView, at: u64, selected: bool, tab_stop: bool) -> Html {
         selected.then_some("selected"),
     ]);
     html! {
-        <button type="button" key={r.offset} {class} data-offset={r.offset.to_string()} style={format!("--o:{at}")}
+        <button type="button" key={r.offset} {class} data-offset={r.offset.to_string()} style={format!("left:calc({at} * var(--cell))")}
             aria-label={label.clone()} title={label} tabindex={if tab_stop { "0" } else { "-1" }}
             aria-current={selected.then_some("true")}>
             // The spaces separate the parts in the text a screen reader reads (the
