@@ -5,6 +5,7 @@
 //! bounded height that scrolls, holding only the tapes in view (at most
 //! [`TAPES_DRAWN_MAX`]), so 256 partitions cost the page what a dozen do.
 
+mod cell;
 mod legend;
 mod preview;
 mod tape;

@@ -7,15 +7,14 @@
 //! per tape is in the tab order (left and right arrows move between them, up
 //! and down to the next tape's).
 
+use super::cell::TapeCell;
 use crate::components::class_list;
 use crate::state::{Action, TapeScroll};
-use offsetlab_engine::{PartitionView, RecordView};
+use offsetlab_engine::PartitionView;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement};
 use yew::prelude::*;
 
-/// The number of key hues in main.css (`--key-0` … `--key-11`).
-const KEY_HUES: u32 = 12;
 /// Cells are placed on the strip by their offset less a base that moves in
 /// steps of this many offsets: between steps a sliding window only moves the
 /// strip (a composited transform), so the cells already drawn are neither
@@ -148,7 +147,12 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
     let cells: Html = tape
         .records
         .iter()
-        .map(|r| cell(r, r.offset - base, props.selected == Some(r.offset), r.offset == tab_stop))
+        .map(|r| {
+            html! {
+                <TapeCell key={r.offset} record={*r} at={r.offset - base}
+                    selected={props.selected == Some(r.offset)} tab_stop={r.offset == tab_stop} />
+            }
+        })
         .collect();
     let named = !props.groups.is_empty() && !props.store;
     let committed_marker =
@@ -256,58 +260,4 @@ fn cell_offset(target: Option<web_sys::EventTarget>) -> Option<u64> {
     let element = target?.dyn_into::<Element>().ok()?;
     let cell = element.closest("button[data-offset]").ok()??;
     cell.get_attribute("data-offset")?.parse().ok()
-}
-
-/// One record: a button with its offset and key label, coloured by subject,
-/// drawn `at` cells from the strip's origin (by `left`, not a custom property,
-/// which its children would inherit and be restyled for).
-/// Its accessible name starts with what it shows ("7 u3 ×2"), then says it in words.
-fn cell(r: &RecordView, at: u64, selected: bool, tab_stop: bool) -> Html {
-    let hue = r.subject % KEY_HUES;
-    let key = if r.keyed { format!("u{}", r.subject) } else { format!("·u{}", r.subject) };
-    let times = (r.handled > 1).then(|| format!("×{}", r.handled));
-    let mut label = format!("{} {key}", r.offset);
-    if let Some(times) = &times {
-        label.push(' ');
-        label.push_str(times);
-    }
-    if r.keyed {
-        label.push_str(&format!(": offset {}, key user-{}", r.offset, r.subject));
-    } else {
-        label.push_str(&format!(": offset {}, no key (user-{})", r.offset, r.subject));
-    }
-    match r.handled {
-        0 => {}
-        1 => label.push_str(", handled"),
-        n => label.push_str(&format!(", handled {n} times")),
-    }
-    if r.in_flight {
-        label.push_str(", in a consumer's batch");
-    }
-    if r.lost {
-        label.push_str(", never processed");
-    }
-    let class = class_list(&[
-        Some("cell"),
-        Some(&format!("k{hue}")),
-        (!r.keyed).then_some("keyless"),
-        (r.handled > 0).then_some("handled"),
-        (r.handled > 1).then_some("again"),
-        r.in_flight.then_some("in-flight"),
-        r.lost.then_some("lost"),
-        selected.then_some("selected"),
-    ]);
-    html! {
-        <button type="button" key={r.offset} {class} data-offset={r.offset.to_string()} style={format!("left:calc({at} * var(--cell))")}
-            aria-label={label.clone()} title={label} tabindex={if tab_stop { "0" } else { "-1" }}
-            aria-current={selected.then_some("true")}>
-            // The spaces separate the parts in the text a screen reader reads (the
-            // cell's flex layout ignores them), so the name contains "7 u3".
-            { r.offset }{ " " }
-            <span class="cell-key">{ key }</span>
-            if let Some(times) = times {
-                { " " }<span class="cell-times">{ times }</span>
-            }
-        </button>
-    }
 }

@@ -1,0 +1,77 @@
+//! One record's cell on a tape. A component of its own, so that a cell whose
+//! record, place and focus are unchanged is not rendered again at each tick:
+//! only the cells that are new or changed cost anything.
+
+use crate::components::class_list;
+use offsetlab_engine::RecordView;
+use yew::prelude::*;
+
+/// The number of key hues in main.css (`--key-0` … `--key-11`).
+const KEY_HUES: u32 = 12;
+
+#[derive(Debug, Clone, Copy, PartialEq, Properties)]
+pub struct TapeCellProps {
+    pub record: RecordView,
+    /// Cells from the strip's origin.
+    pub at: u64,
+    pub selected: bool,
+    /// The one cell of its tape in the tab order.
+    pub tab_stop: bool,
+}
+
+/// One record: a button with its offset and key label, coloured by subject,
+/// drawn `at` cells from the strip's origin (by `left`, not a custom property,
+/// which its children would inherit and be restyled for).
+/// Its accessible name starts with what it shows ("7 u3 ×2"), then says it in words.
+#[component]
+pub fn TapeCell(props: &TapeCellProps) -> Html {
+    let TapeCellProps { record, at, selected, tab_stop } = *props;
+    let r = &record;
+    let hue = r.subject % KEY_HUES;
+    let key = if r.keyed { format!("u{}", r.subject) } else { format!("·u{}", r.subject) };
+    let times = (r.handled > 1).then(|| format!("×{}", r.handled));
+    let mut label = format!("{} {key}", r.offset);
+    if let Some(times) = &times {
+        label.push(' ');
+        label.push_str(times);
+    }
+    if r.keyed {
+        label.push_str(&format!(": offset {}, key user-{}", r.offset, r.subject));
+    } else {
+        label.push_str(&format!(": offset {}, no key (user-{})", r.offset, r.subject));
+    }
+    match r.handled {
+        0 => {}
+        1 => label.push_str(", handled"),
+        n => label.push_str(&format!(", handled {n} times")),
+    }
+    if r.in_flight {
+        label.push_str(", in a consumer's batch");
+    }
+    if r.lost {
+        label.push_str(", never processed");
+    }
+    let class = class_list(&[
+        Some("cell"),
+        Some(&format!("k{hue}")),
+        (!r.keyed).then_some("keyless"),
+        (r.handled > 0).then_some("handled"),
+        (r.handled > 1).then_some("again"),
+        r.in_flight.then_some("in-flight"),
+        r.lost.then_some("lost"),
+        selected.then_some("selected"),
+    ]);
+    html! {
+        <button type="button" {class} data-offset={r.offset.to_string()} style={format!("left:calc({at} * var(--cell))")}
+            aria-label={label.clone()} title={label} tabindex={if tab_stop { "0" } else { "-1" }}
+            aria-current={selected.then_some("true")}>
+            // The spaces separate the parts in the text a screen reader reads (the
+            // cell's flex layout ignores them), so the name contains "7 u3".
+            { r.offset }{ " " }
+            <span class="cell-key">{ key }</span>
+            if let Some(times) = times {
+                { " " }<span class="cell-times">{ times }</span>
+            }
+        </button>
+    }
+}
