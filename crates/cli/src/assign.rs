@@ -39,7 +39,10 @@ pub struct AssignArgs {
     /// Member ids, comma-separated, taken verbatim (at most 1000), in the
     /// order the coordinator lists them (JoinGroup order: it only matters to
     /// the sticky assignors, and only for ids whose Java hashes collide).
-    #[arg(long, value_name = "ID,ID,…", required_unless_present = "batch")]
+    /// `ID=INSTANCE` is a static member with that `group.instance.id`: range
+    /// and roundrobin order static members first, by instance id, as the Java
+    /// client does (`--members c1=inst-2,c2=inst-1`).
+    #[arg(long, value_name = "ID[=INSTANCE],…", required_unless_present = "batch")]
     members: Option<String>,
     /// A topic and its partition count (1 to 1000); repeat for more topics.
     /// Every member subscribes to every topic.
@@ -105,11 +108,33 @@ pub fn run(args: &AssignArgs, out: &mut dyn Write) -> Result<(), Failure> {
         Some(path) => read_previous(path, &topics)?,
         None => Assignment::new(),
     };
-    let assignment = if args.first_round {
-        // The leader's target is the sticky assignment; the first round leaves out what moves.
-        cooperative_first_round(&assign(Strategy::Sticky, &members, &topics, &previous), &previous)
+    let assignment = if members.iter().all(|(_, instance)| instance.is_none()) {
+        let ids: Vec<String> = members.into_iter().map(|(id, _)| id).collect();
+        if args.first_round {
+            // The leader's target is the sticky assignment; the first round leaves out what moves.
+            cooperative_first_round(&assign(Strategy::Sticky, &ids, &topics, &previous), &previous)
+        } else {
+            assign(strategy, &ids, &topics, &previous)
+        }
     } else {
-        assign(strategy, &members, &topics, &previous)
+        // Static members: every member subscribes to every topic and owns what
+        // --previous gives it, all of one generation.
+        let all: BTreeSet<String> = topics.keys().cloned().collect();
+        let members: Vec<Member> = members
+            .into_iter()
+            .map(|(id, group_instance_id)| Member {
+                owned: previous.get(&id).cloned().unwrap_or_default(),
+                id,
+                group_instance_id,
+                topics: all.clone(),
+                generation: Some(1),
+            })
+            .collect();
+        if args.first_round {
+            cooperative_first_round_of(&members, &topics)
+        } else {
+            assign_members(strategy, &members, &topics)
+        }
     };
     writeln!(out, "{}", to_json(&assignment)?)?;
     Ok(())
@@ -294,17 +319,40 @@ fn check_and_assign(case: &Case) -> Result<Assignment, String> {
     })
 }
 
-fn members(list: &str) -> Result<Vec<String>, Failure> {
-    let members: Vec<String> = list.split(',').map(str::to_string).collect();
-    if members.len() > MEMBERS_MAX {
-        return Err(Failure::new(format!("--members: at most {MEMBERS_MAX} members; got {}", members.len())));
+/// `--members`: each `ID`, or `ID=INSTANCE` for a static member.
+fn members(list: &str) -> Result<Vec<(String, Option<String>)>, Failure> {
+    let given: Vec<&str> = list.split(',').collect();
+    if given.len() > MEMBERS_MAX {
+        return Err(Failure::new(format!("--members: at most {MEMBERS_MAX} members; got {}", given.len())));
     }
-    if members.iter().any(String::is_empty) {
-        return Err(Failure::new(format!("--members: a member id is empty in {list:?}")));
-    }
-    let mut seen = BTreeSet::new();
-    if let Some(twice) = members.iter().find(|m| !seen.insert(m.as_str())) {
-        return Err(Failure::new(format!("--members: member {twice:?} is listed twice")));
+    let mut members = Vec::with_capacity(given.len());
+    let mut ids = BTreeSet::new();
+    let mut instances = BTreeMap::new();
+    for item in given {
+        let (id, instance) = match item.split_once('=') {
+            Some((id, instance)) => (id, Some(instance)),
+            None => (item, None),
+        };
+        if id.is_empty() {
+            return Err(Failure::new(format!("--members: a member id is empty in {list:?}")));
+        }
+        if !ids.insert(id) {
+            return Err(Failure::new(format!("--members: member {id:?} is listed twice")));
+        }
+        if let Some(instance) = instance {
+            if instance.is_empty() {
+                return Err(Failure::new(format!(
+                    "--members: {id:?} has an empty group.instance.id (write just {id:?} for a dynamic member)"
+                )));
+            }
+            if let Some(other) = instances.insert(instance, id) {
+                return Err(Failure::new(format!(
+                    "--members: {id:?} and {other:?} both have group.instance.id {instance:?}; the \
+                     coordinator fences one of two members with one instance id"
+                )));
+            }
+        }
+        members.push((id.to_string(), instance.map(str::to_string)));
     }
     Ok(members)
 }
@@ -381,7 +429,18 @@ mod tests {
 
     #[test]
     fn members_are_checked() {
-        assert_eq!(members("c1,c2").unwrap(), vec!["c1", "c2"]);
+        assert_eq!(members("c1,c2").unwrap(), vec![("c1".into(), None), ("c2".into(), None)]);
+        assert_eq!(
+            members("c1=inst-2,c2").unwrap(),
+            vec![("c1".into(), Some("inst-2".into())), ("c2".into(), None)]
+        );
+        assert!(
+            matches!(members("c1=,c2"), Err(Failure::Message(m)) if m.contains("empty group.instance.id"))
+        );
+        assert!(matches!(members("=i,c2"), Err(Failure::Message(m)) if m.contains("member id is empty")));
+        assert!(
+            matches!(members("c1=i,c2=i"), Err(Failure::Message(m)) if m.contains("both have group.instance.id \"i\""))
+        );
         assert!(matches!(members("c1,,c2"), Err(Failure::Message(m)) if m.contains("empty")));
         assert!(
             matches!(members("c1,c2,c1"), Err(Failure::Message(m)) if m.contains("\"c1\" is listed twice"))

@@ -225,6 +225,39 @@ fn an_unknown_strategy_lists_the_four() {
 }
 
 #[test]
+fn static_members_sort_first_by_instance_id_in_range_and_roundrobin() {
+    // c2 has the lower instance id: the Java client puts it first, whatever the member ids say.
+    assert_eq!(
+        ok("assign --strategy range --members c1=inst-2,c2=inst-1 --topic orders:4"),
+        r#"{"c1":{"orders":[2,3]},"c2":{"orders":[0,1]}}"#
+    );
+    assert_eq!(
+        ok("assign --strategy range --members c1,c2 --topic orders:4"),
+        r#"{"c1":{"orders":[0,1]},"c2":{"orders":[2,3]}}"#
+    );
+    // Static members first (c by inst-1, then a by inst-9), then the dynamic ones by member id.
+    assert_eq!(
+        ok("assign --strategy roundrobin --members a=inst-9,b,c=inst-1 --topic orders:5"),
+        r#"{"a":{"orders":[1,4]},"b":{"orders":[2]},"c":{"orders":[0,3]}}"#
+    );
+    // The same group through --batch, with group_instance_id: the same answer.
+    let case = r#"{"id":"s","strategy":"roundrobin","topics":{"orders":5},"members":[{"id":"a","topics":["orders"],"group_instance_id":"inst-9"},{"id":"b","topics":["orders"]},{"id":"c","topics":["orders"],"group_instance_id":"inst-1"}]}"#;
+    let file = temp_file("static.jsonl", format!("{case}\n").as_bytes());
+    let output = offsetlab(&["assign", "--batch", file.path()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let line: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let single: serde_json::Value = serde_json::from_str(&ok(
+        "assign --strategy roundrobin --members a=inst-9,b,c=inst-1 --topic orders:5",
+    ))
+    .unwrap();
+    assert_eq!(line["assignment"], single);
+    let err = fails("assign --strategy range --members c1=x,c2=x --topic orders:4");
+    assert!(err.contains("\"c2\" and \"c1\" both have group.instance.id \"x\""), "{err}");
+    let err = fails("assign --strategy range --members c1=,c2 --topic orders:4");
+    assert!(err.contains("empty group.instance.id"), "{err}");
+}
+
+#[test]
 fn members_must_be_named_once() {
     let err = fails("assign --strategy range --members a,,b --topic t:1");
     assert!(err.contains("a member id is empty"), "{err}");
