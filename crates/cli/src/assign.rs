@@ -6,8 +6,8 @@ use crate::Failure;
 use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use offsetlab_engine::{
-    Assignment, Member, Strategy, TopicPartitions, assign, assign_members, cooperative_first_round,
-    cooperative_first_round_of,
+    Assignment, Member, Strategy, TargetMember, TopicPartitions, assign, assign_members,
+    cooperative_first_round, cooperative_first_round_of, uniform_assignment,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -31,7 +31,8 @@ pub struct AssignArgs {
     #[arg(
         long,
         value_name = "STRATEGY",
-        required_unless_present = "batch",
+        required_unless_present_any = ["batch", "remote_assignor"],
+        conflicts_with = "remote_assignor",
         value_parser = PossibleValuesParser::new(Strategy::ALL.map(Strategy::name))
             .map(|name| name.parse::<Strategy>().expect("one of Strategy::ALL"))
     )]
@@ -57,8 +58,16 @@ pub struct AssignArgs {
     /// With cooperative-sticky: print the first rebalance (the partitions
     /// that change owner left out until their owners revoke them) instead of
     /// where the second ends.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "remote_assignor")]
     first_round: bool,
+    /// Instead of a client assignor: the group coordinator's assignor of a
+    /// consumer group (`group.remote.assignor`, KIP-848). `uniform`, Kafka's
+    /// default, for members all subscribed to one topic (give one --topic):
+    /// members in the order the coordinator's map was filled, what they own
+    /// from --previous, each member's partitions in the order its set was
+    /// filled (which decides what a member over its quota keeps).
+    #[arg(long, value_name = "ASSIGNOR", value_enum)]
+    remote_assignor: Option<RemoteAssignor>,
     /// Many groups at once, each member with its own subscription: one
     /// case per line of FILE (JSON Lines; `-` reads stdin), one answer per
     /// line out, in order. A case is {"id": "…", "strategy": "sticky",
@@ -69,8 +78,9 @@ pub struct AssignArgs {
     /// first_round may be left out. The answer is {"id": "…", "assignment":
     /// {member: {topic: [partitions]}}}, or {"line": N, "id": "…", "error":
     /// "…"} for a line that is not a case (the run then fails, after
-    /// answering every line). Blank lines are skipped.
-    #[arg(long, value_name = "FILE.jsonl", conflicts_with_all = ["strategy", "members", "topics", "previous", "first_round"])]
+    /// answering every line). Blank lines are skipped. A case may give
+    /// "remote_assignor": "uniform" instead of "strategy".
+    #[arg(long, value_name = "FILE.jsonl", conflicts_with_all = ["strategy", "members", "topics", "previous", "first_round", "remote_assignor"])]
     batch: Option<PathBuf>,
 }
 
@@ -88,17 +98,67 @@ fn parse_topic(text: &str) -> Result<(String, u32), String> {
     }
 }
 
+/// The group coordinator's assignors (`group.remote.assignor`) modelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum RemoteAssignor {
+    /// `UniformAssignor` (`uniform`), its homogeneous path: one topic, every member subscribed.
+    Uniform,
+}
+
+/// The uniform assignor on one topic: `members` as `(id, owned partitions in set order)`.
+fn remote_uniform(
+    topic: &str,
+    partitions: u32,
+    members: &[(String, Vec<u32>)],
+) -> Result<Assignment, String> {
+    let target: Vec<TargetMember> =
+        members.iter().map(|(id, owned)| TargetMember { id: id.clone(), owned: owned.clone() }).collect();
+    let assigned = uniform_assignment(&target, partitions).map_err(|e| e.to_string())?;
+    Ok(members
+        .iter()
+        .zip(assigned)
+        .map(|((id, _), got)| (id.clone(), BTreeMap::from([(topic.to_string(), got)])))
+        .collect())
+}
+
 /// Prints the assignment as one line of JSON (every member, every topic,
 /// partitions ascending), or with `--batch` one line per case.
 pub fn run(args: &AssignArgs, out: &mut dyn Write) -> Result<(), Failure> {
     if let Some(path) = &args.batch {
         return batch(path, out);
     }
-    let (Some(strategy), Some(members)) = (args.strategy, &args.members) else {
-        return Err(Failure::new("--strategy and --members are required without --batch"));
+    let Some(members) = &args.members else {
+        return Err(Failure::new("--members is required without --batch"));
     };
     let members = self::members(members)?;
     let topics = topics(&args.topics)?;
+    if let Some(RemoteAssignor::Uniform) = args.remote_assignor {
+        let previous = match &args.previous {
+            Some(path) => read_previous(path, &topics)?,
+            None => Assignment::new(),
+        };
+        let [(topic, &partitions)] = topics.iter().collect::<Vec<_>>()[..] else {
+            return Err(Failure::new(format!(
+                "--remote-assignor uniform: give one --topic (its path for members all subscribed to one \
+                 topic); got {}",
+                topics.len()
+            )));
+        };
+        let owned: Vec<(String, Vec<u32>)> = members
+            .into_iter()
+            .map(|(id, _)| {
+                let mine = previous.get(&id).and_then(|t| t.get(topic)).cloned().unwrap_or_default();
+                (id, mine)
+            })
+            .collect();
+        let assignment = remote_uniform(topic, partitions, &owned).map_err(Failure::new)?;
+        writeln!(out, "{}", to_json(&assignment)?)?;
+        return Ok(());
+    }
+    let Some(strategy) = args.strategy else {
+        return Err(Failure::new("--strategy or --remote-assignor is required without --batch"));
+    };
     if args.first_round && strategy != Strategy::CooperativeSticky {
         return Err(Failure::new(format!(
             "--first-round is cooperative-sticky's first rebalance; --strategy is {strategy}"
@@ -149,7 +209,10 @@ fn to_json(value: &impl Serialize) -> Result<String, Failure> {
 #[serde(deny_unknown_fields)]
 struct Case {
     id: String,
-    strategy: Strategy,
+    #[serde(default)]
+    strategy: Option<Strategy>,
+    #[serde(default)]
+    remote_assignor: Option<RemoteAssignor>,
     topics: BTreeMap<String, u64>,
     members: Vec<Member>,
     #[serde(default)]
@@ -306,17 +369,55 @@ fn check_and_assign(case: &Case) -> Result<Assignment, String> {
             }
         }
     }
-    if case.first_round && case.strategy != Strategy::CooperativeSticky {
+    let strategy = match (case.strategy, case.remote_assignor) {
+        (Some(strategy), None) => strategy,
+        (None, Some(RemoteAssignor::Uniform)) => return uniform_case(case, &topics),
+        (Some(_), Some(_)) => {
+            return Err("a case has a strategy (a client assignor) or a remote_assignor (the \
+                        coordinator's), not both"
+                .to_string());
+        }
+        (None, None) => return Err("missing field `strategy` (or `remote_assignor`)".to_string()),
+    };
+    if case.first_round && strategy != Strategy::CooperativeSticky {
         return Err(format!(
-            "first_round is cooperative-sticky's first rebalance; the strategy is {}",
-            case.strategy
+            "first_round is cooperative-sticky's first rebalance; the strategy is {strategy}"
         ));
     }
     Ok(if case.first_round {
         cooperative_first_round_of(&case.members, &topics)
     } else {
-        assign_members(case.strategy, &case.members, &topics)
+        assign_members(strategy, &case.members, &topics)
     })
+}
+
+/// A `remote_assignor: uniform` case: one topic, every member subscribed to it alone.
+fn uniform_case(case: &Case, topics: &TopicPartitions) -> Result<Assignment, String> {
+    let [(topic, &partitions)] = topics.iter().collect::<Vec<_>>()[..] else {
+        return Err(format!(
+            "remote_assignor uniform is modelled for one topic (its homogeneous path); got {} topics",
+            topics.len()
+        ));
+    };
+    if case.first_round {
+        return Err("first_round is cooperative-sticky's; remote_assignor is uniform".to_string());
+    }
+    let mut members = Vec::with_capacity(case.members.len());
+    for (i, m) in case.members.iter().enumerate() {
+        if m.topics.len() != 1 || !m.topics.contains(topic) {
+            return Err(format!(
+                "members[{i}]: remote_assignor uniform is modelled for members all subscribed to {topic:?} \
+                 alone (its homogeneous path)"
+            ));
+        }
+        if let Some(other) = m.owned.keys().find(|t| *t != topic) {
+            return Err(format!(
+                "members[{i}]: owns {other:?}; remote_assignor uniform is modelled for one topic"
+            ));
+        }
+        members.push((m.id.clone(), m.owned.get(topic).cloned().unwrap_or_default()));
+    }
+    remote_uniform(topic, partitions, &members)
 }
 
 /// `--members`: each `ID`, or `ID=INSTANCE` for a static member.

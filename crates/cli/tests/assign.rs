@@ -258,6 +258,70 @@ fn static_members_sort_first_by_instance_id_in_range_and_roundrobin() {
 }
 
 #[test]
+fn the_coordinators_uniform_assignor_keeps_extras_with_their_holders() {
+    // A fresh group: each member passes its extra on until the last must take it.
+    assert_eq!(
+        ok("assign --remote-assignor uniform --members a,b,c --topic orders:7"),
+        r#"{"a":{"orders":[0,1]},"b":{"orders":[2,3]},"c":{"orders":[4,5,6]}}"#
+    );
+    // One newcomer: "a" is over its quota and gives back the last of its set (2), which "d" takes.
+    let previous =
+        temp_file("previous.json", br#"{"a":{"orders":[2,0,1]},"b":{"orders":[3,4]},"c":{"orders":[5,6]}}"#);
+    let grown = stdout_of(&[
+        "assign",
+        "--remote-assignor",
+        "uniform",
+        "--members",
+        "a,b,c,d",
+        "--topic",
+        "orders:7",
+        "--previous",
+        previous.path(),
+    ]);
+    assert_eq!(
+        grown,
+        r#"{"a":{"orders":[0,1]},"b":{"orders":[3,4]},"c":{"orders":[5,6]},"d":{"orders":[2]}}"#
+    );
+    // The same through --batch, with the owned partitions in the same order.
+    let case = r#"{"id":"u","remote_assignor":"uniform","topics":{"orders":7},"members":[{"id":"a","topics":["orders"],"owned":{"orders":[2,0,1]}},{"id":"b","topics":["orders"],"owned":{"orders":[3,4]}},{"id":"c","topics":["orders"],"owned":{"orders":[5,6]}},{"id":"d","topics":["orders"]}]}"#;
+    let file = temp_file("uniform.jsonl", format!("{case}\n").as_bytes());
+    let output = offsetlab(&["assign", "--batch", file.path()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let line: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(line["assignment"], serde_json::from_str::<serde_json::Value>(&grown).unwrap());
+}
+
+#[test]
+fn the_uniform_assignor_refuses_what_it_does_not_model() {
+    let err = fails("assign --remote-assignor uniform --members a --topic orders:3 --topic payments:2");
+    assert!(err.contains("give one --topic"), "{err}");
+    let err = fails("assign --remote-assignor uniform --strategy range --members a --topic orders:3");
+    assert!(err.contains("cannot be used with"), "{err}");
+    let cases = concat!(
+        r#"{"id":"both","strategy":"range","remote_assignor":"uniform","topics":{"t":2},"members":[{"id":"a","topics":["t"]}]}"#,
+        "\n",
+        r#"{"id":"uneven","remote_assignor":"uniform","topics":{"t":2,"u":1},"members":[{"id":"a","topics":["t"]}]}"#,
+        "\n",
+        r#"{"id":"twice","remote_assignor":"uniform","topics":{"t":2},"members":[{"id":"a","topics":["t"],"owned":{"t":[1]}},{"id":"b","topics":["t"],"owned":{"t":[1]}}]}"#,
+        "\n",
+        r#"{"id":"neither","topics":{"t":2},"members":[{"id":"a","topics":["t"]}]}"#,
+        "\n"
+    );
+    let file = temp_file("bad-uniform.jsonl", cases.as_bytes());
+    let output = offsetlab(&["assign", "--batch", file.path()]);
+    assert_eq!(output.status.code(), Some(2));
+    let text = String::from_utf8(output.stdout).unwrap();
+    let errors: Vec<String> = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["error"].as_str().unwrap().to_string())
+        .collect();
+    assert!(errors[0].contains("not both"), "{errors:?}");
+    assert!(errors[1].contains("one topic"), "{errors:?}");
+    assert!(errors[2].contains("partition 1 is owned twice"), "{errors:?}");
+    assert!(errors[3].contains("missing field `strategy`"), "{errors:?}");
+}
+
+#[test]
 fn members_must_be_named_once() {
     let err = fails("assign --strategy range --members a,,b --topic t:1");
     assert!(err.contains("a member id is empty"), "{err}");

@@ -19,6 +19,9 @@ mod eager;
 mod general;
 mod java;
 mod sticky;
+mod uniform;
+
+pub use uniform::{TargetMember, UniformError, uniform};
 
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};

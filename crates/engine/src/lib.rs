@@ -37,8 +37,8 @@ mod view;
 pub use app::payout_cents;
 pub use assign::range as range_assignment;
 pub use assign::{
-    Assignment, Member, Strategy, TopicPartitions, UnknownStrategy, assign, assign_members,
-    cooperative_first_round, cooperative_first_round_of,
+    Assignment, Member, Strategy, TargetMember, TopicPartitions, UniformError, UnknownStrategy, assign,
+    assign_members, cooperative_first_round, cooperative_first_round_of, uniform as uniform_assignment,
 };
 pub use bridge::{BridgePartitionView, BridgeRecordView};
 pub use codec::{Link, LinkError, LinkScenario};

@@ -41,7 +41,9 @@ const ITEMS: [(&str, &[&str]); 11] = [
            roundrobin, sticky with the eager protocol (every member gives up all its partitions \
            and rejoins), and cooperative-sticky, whose incremental rebalances let members keep \
            consuming the partitions that do not move. Kafka 4's consumer protocol \
-           (group.protocol=consumer), where the broker assigns, is not modelled yet."],
+           (group.protocol=consumer), where the broker assigns, is not modelled on this page \
+           yet; its default assignor, uniform, is, in the offsetlab command (offsetlab assign \
+           --remote-assignor uniform)."],
     ),
     (
         "Several groups",
@@ -81,8 +83,9 @@ const ITEMS: [(&str, &[&str]); 11] = [
             "Defaults and behaviour follow the Java client and classic group coordinator of \
              Apache Kafka 4.4.0, and are checked against it: a conformance harness replays the \
              scenarios on a real 4.4.0 broker with its Java client and its kafka-consumer-groups \
-             tool, and runs 10,000 generated groups through the client's own assignors. Kafka 4's \
-             consumer group protocol (KIP-848), where the broker assigns, is not modelled yet.",
+             tool, and runs 10,000 generated groups through the client's own assignors and \
+             2,500 through the group coordinator's uniform assignor. Kafka 4's consumer group \
+             protocol (KIP-848), where the broker assigns, is not modelled on this page yet.",
             "Where they part: when two assignments are equally sticky, the sticky assignors \
              pick by member id, which is random in Kafka and seeded here, so the extra partition \
              may go to a different member (the harness checks that offsetlab picks as Kafka does \

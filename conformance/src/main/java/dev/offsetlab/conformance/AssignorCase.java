@@ -72,7 +72,7 @@ final class AssignorCase {
     Map<String, Object> toJson() {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("id", id);
-        json.put("strategy", family);
+        json.put(family.equals("uniform") ? "remote_assignor" : "strategy", family);
         json.put("topics", topics);
         List<Object> ms = new ArrayList<>();
         for (Member m : members) {
@@ -114,6 +114,50 @@ final class AssignorCase {
             // client.id, then the coordinator's UUID; mostly one client id, as in one deployment.
             int client = random.nextInt(10) < 8 ? 1 : 1 + random.nextInt(3);
             return "c" + client + "-" + uuid();
+        }
+
+        /** A consumer group member id (KIP-848): the client's random UUID in URL-safe base64. */
+        private String uuidMemberId() {
+            String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+            StringBuilder s = new StringBuilder();
+            for (int i = 0; i < 22; i++) s.append(alphabet.charAt(random.nextInt(alphabet.length())));
+            return s.toString();
+        }
+
+        /**
+         * A consumer group for the coordinator's uniform assignor: one topic every member subscribes
+         * to, a target assignment in which each partition has at most one owner, owners that left,
+         * and each member's partitions in a random order (its set's insertion order).
+         */
+        AssignorCase nextUniform(String id) {
+            String topic = TOPIC_NAMES[random.nextInt(TOPIC_NAMES.length)];
+            int partitions = random.nextBoolean() ? 1 + random.nextInt(12) : 1 + random.nextInt(256);
+            int roll = random.nextInt(100);
+            int memberCount = roll < 40 ? 1 + random.nextInt(5) : roll < 75 ? 6 + random.nextInt(10) : 16 + random.nextInt(15);
+            boolean previous = random.nextInt(10) < 7;
+            boolean left = previous && random.nextInt(10) < 3;
+            List<List<Integer>> owned = new ArrayList<>();
+            for (int m = 0; m < memberCount; m++) owned.add(new ArrayList<>());
+            if (previous) {
+                List<Integer> owners = new ArrayList<>();
+                for (int m = 0; m < memberCount; m++) if (memberCount == 1 || random.nextInt(10) < 8) owners.add(m);
+                int slots = owners.size() + (left ? 1 + random.nextInt(3) : 0);
+                for (int p = 0; p < partitions && slots > 0; p++) {
+                    if (random.nextInt(10) == 0) continue;
+                    int slot = random.nextInt(slots);
+                    if (slot < owners.size()) owned.get(owners.get(slot)).add(p);
+                }
+                for (List<Integer> o : owned) java.util.Collections.shuffle(o, new java.util.Random(random.nextLong()));
+            }
+            List<Member> members = new ArrayList<>();
+            for (int m = 0; m < memberCount; m++) {
+                SortedMap<String, List<Integer>> mine = new TreeMap<>();
+                if (!owned.get(m).isEmpty()) mine.put(topic, owned.get(m));
+                members.add(new Member(uuidMemberId(), Optional.empty(), new TreeSet<>(List.of(topic)), mine, Optional.empty()));
+            }
+            SortedMap<String, Integer> topics = new TreeMap<>(Map.of(topic, partitions));
+            return new AssignorCase(id, "uniform", false, topics, members, false, false, previous, false, left,
+                false, false);
         }
 
         AssignorCase next(String id, String family) {

@@ -23,8 +23,9 @@ import java.util.function.Predicate;
 
 /**
  * Kafka's client assignors (RangeAssignor, RoundRobinAssignor, StickyAssignor,
- * CooperativeStickyAssignor from kafka-clients) against {@code offsetlab assign --batch} on the
- * same generated groups, member by member.
+ * CooperativeStickyAssignor from kafka-clients), and the group coordinator's UniformAssignor of
+ * consumer groups (kafka-group-coordinator), against {@code offsetlab assign --batch} on the same
+ * generated groups, member by member.
  *
  * <pre>
  * java -cp CLASSPATH dev.offsetlab.conformance.Assignors --offsetlab BIN [--cases N] [--seed S] --out FILE.json
@@ -32,7 +33,9 @@ import java.util.function.Predicate;
  * Exit 0 when it ran (differences are a result), 2 on bad arguments, 1 when the harness failed.
  */
 public final class Assignors {
-    static final String[] FAMILIES = {"range", "roundrobin", "sticky", "cooperative-sticky"};
+    /** The client assignors share the cases; the coordinator's uniform assignor gets a quarter more. */
+    static final String[] CLIENT_FAMILIES = {"range", "roundrobin", "sticky", "cooperative-sticky"};
+    static final String[] FAMILIES = {"range", "roundrobin", "sticky", "cooperative-sticky", "uniform"};
     private static final int SHOWN_MAX = 10;
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -97,10 +100,13 @@ public final class Assignors {
         long started = System.nanoTime();
         // Cases: the families take turns; one random stream per case, split from the seed.
         SplittableRandom root = new SplittableRandom(seed);
-        List<AssignorCase> cases = new ArrayList<>(total);
+        List<AssignorCase> cases = new ArrayList<>(total + total / CLIENT_FAMILIES.length);
         for (int i = 0; i < total; i++) {
-            String family = FAMILIES[i % FAMILIES.length];
-            cases.add(new AssignorCase.Generator(root.split()).next(family + "-" + (i / FAMILIES.length), family));
+            String family = CLIENT_FAMILIES[i % CLIENT_FAMILIES.length];
+            cases.add(new AssignorCase.Generator(root.split()).next(family + "-" + (i / CLIENT_FAMILIES.length), family));
+        }
+        for (int i = 0; i < Math.max(1, total / CLIENT_FAMILIES.length); i++) {
+            cases.add(new AssignorCase.Generator(root.split()).nextUniform("uniform-" + i));
         }
 
         Map<String, Map<String, Object>> answers = runOffsetlab(offsetlab, cases, seed);
@@ -145,7 +151,7 @@ public final class Assignors {
 
         List<Map<String, Object>> entries = new ArrayList<>();
         StringBuilder summary = new StringBuilder();
-        summary.append(String.format("assignors: %,d groups, seed %d, %.1f s%n", total, seed, seconds));
+        summary.append(String.format("assignors: %,d groups, seed %d, %.1f s%n", cases.size(), seed, seconds));
         for (String f : FAMILIES) {
             List<AssignorCase> fs = byFamily.get(f);
             int diff = differing.get(f);

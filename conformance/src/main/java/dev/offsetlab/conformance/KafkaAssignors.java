@@ -14,7 +14,18 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
+import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.MemberSubscription;
+import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
+import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
+import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
+
 import java.nio.ByteBuffer;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -30,7 +41,8 @@ import java.util.TreeSet;
 /**
  * Kafka's own client assignors on a generated case, called as the group leader calls them:
  * {@code ConsumerPartitionAssignor.assign(Cluster, GroupSubscription)}, the subscriptions in a
- * {@code HashMap} filled in JoinGroup order, a fresh assignor for every rebalance.
+ * {@code HashMap} filled in JoinGroup order, a fresh assignor for every rebalance; and the group
+ * coordinator's uniform assignor of consumer groups.
  */
 final class KafkaAssignors {
     private static final Node NODE = new Node(0, "localhost", 9092);
@@ -49,6 +61,8 @@ final class KafkaAssignors {
                 return normalize(new StickyAssignor().assign(cluster, eager(c, "sticky")).groupAssignment());
             case "cooperative-sticky":
                 return cooperative(c, cluster);
+            case "uniform":
+                return uniform(c);
             default:
                 throw new IllegalArgumentException("unknown family " + c.family);
         }
@@ -145,6 +159,56 @@ final class KafkaAssignors {
                 topics.computeIfAbsent(tp.topic(), t -> new TreeSet<>()).add(tp.partition());
             out.put(member, topics);
         });
+        return out;
+    }
+
+    /**
+     * The group coordinator's {@code UniformAssignor} (KIP-848), called as the coordinator calls
+     * it: the members in a {@code HashMap} filled in the case's order, each member's target
+     * assignment an unmodifiable map of {@code new HashSet<>(its partitions in the case's order)}.
+     */
+    private static SortedMap<String, SortedMap<String, SortedSet<Integer>>> uniform(AssignorCase c) {
+        String topic = c.topics.firstKey();
+        int count = c.topics.get(topic);
+        Uuid topicId = new Uuid(0x6f66667365746c61L, 0x62L);
+        Map<String, Map<Uuid, Set<Integer>>> owned = new HashMap<>();
+        Set<Integer> assigned = new HashSet<>();
+        for (AssignorCase.Member m : c.members) {
+            List<Integer> mine = m.owned.getOrDefault(topic, List.of());
+            assigned.addAll(mine);
+            owned.put(m.id, mine.isEmpty() ? Collections.emptyMap()
+                : Collections.unmodifiableMap(new HashMap<>(Map.of(topicId, new HashSet<>(mine)))));
+        }
+        GroupSpec spec = new GroupSpec() {
+            @Override public Collection<String> memberIds() { return owned.keySet(); }
+            @Override public SubscriptionType subscriptionType() { return SubscriptionType.HOMOGENEOUS; }
+            @Override public boolean isPartitionAssigned(Uuid t, int p) { return t.equals(topicId) && assigned.contains(p); }
+            @Override public boolean isPartitionAssignable(Uuid t, int p) { return true; }
+            @Override public MemberSubscription memberSubscription(String id) {
+                return new MemberSubscription() {
+                    @Override public Optional<String> rackId() { return Optional.empty(); }
+                    @Override public Optional<String> instanceId() { return Optional.empty(); }
+                    @Override public Set<Uuid> subscribedTopicIds() { return Set.of(topicId); }
+                };
+            }
+            @Override public MemberAssignment memberAssignment(String id) {
+                Map<Uuid, Set<Integer>> partitions = owned.get(id);
+                return () -> partitions;
+            }
+        };
+        SubscribedTopicDescriber topics = new SubscribedTopicDescriber() {
+            @Override public int numPartitions(Uuid t) { return t.equals(topicId) ? count : -1; }
+            @Override public Set<String> racksForPartition(Uuid t, int p) { return Set.of(); }
+        };
+        GroupAssignment result = new UniformAssignor().assign(spec, topics);
+        SortedMap<String, SortedMap<String, SortedSet<Integer>>> out = new TreeMap<>();
+        for (AssignorCase.Member m : c.members) {
+            SortedMap<String, SortedSet<Integer>> ts = new TreeMap<>();
+            MemberAssignment a = result.members().get(m.id);
+            Set<Integer> ps = a == null ? Set.of() : a.partitions().getOrDefault(topicId, Set.of());
+            if (!ps.isEmpty()) ts.put(topic, new TreeSet<>(ps));
+            out.put(m.id, ts);
+        }
         return out;
     }
 
