@@ -6,8 +6,8 @@ use crate::Failure;
 use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use offsetlab_engine::{
-    Assignment, Member, Strategy, TargetMember, TopicPartitions, assign, assign_members,
-    cooperative_first_round, cooperative_first_round_of, uniform_assignment,
+    Assignment, Member, Strategy, TargetMember, TopicPartitions, assign_members, cooperative_first_round_of,
+    uniform_assignment,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -133,67 +133,55 @@ pub fn run(args: &AssignArgs, out: &mut dyn Write) -> Result<(), Failure> {
     };
     let members = self::members(members)?;
     let topics = topics(&args.topics)?;
-    if let Some(RemoteAssignor::Uniform) = args.remote_assignor {
-        let previous = match &args.previous {
-            Some(path) => read_previous(path, &topics)?,
-            None => Assignment::new(),
-        };
-        let [(topic, &partitions)] = topics.iter().collect::<Vec<_>>()[..] else {
-            return Err(Failure::new(format!(
-                "--remote-assignor uniform: give one --topic (its path for members all subscribed to one \
-                 topic); got {}",
-                topics.len()
-            )));
-        };
-        let owned: Vec<(String, Vec<u32>)> = members
-            .into_iter()
-            .map(|(id, _)| {
-                let mine = previous.get(&id).and_then(|t| t.get(topic)).cloned().unwrap_or_default();
-                (id, mine)
-            })
-            .collect();
-        let assignment = remote_uniform(topic, partitions, &owned).map_err(Failure::new)?;
-        writeln!(out, "{}", to_json(&assignment)?)?;
-        return Ok(());
-    }
-    let Some(strategy) = args.strategy else {
-        return Err(Failure::new("--strategy or --remote-assignor is required without --batch"));
-    };
-    if args.first_round && strategy != Strategy::CooperativeSticky {
-        return Err(Failure::new(format!(
-            "--first-round is cooperative-sticky's first rebalance; --strategy is {strategy}"
-        )));
-    }
     let previous = match &args.previous {
         Some(path) => read_previous(path, &topics)?,
         None => Assignment::new(),
     };
-    let assignment = if members.iter().all(|(_, instance)| instance.is_none()) {
-        let ids: Vec<String> = members.into_iter().map(|(id, _)| id).collect();
-        if args.first_round {
-            // The leader's target is the sticky assignment; the first round leaves out what moves.
-            cooperative_first_round(&assign(Strategy::Sticky, &ids, &topics, &previous), &previous)
-        } else {
-            assign(strategy, &ids, &topics, &previous)
+    let assignment = match (args.remote_assignor, args.strategy) {
+        (Some(RemoteAssignor::Uniform), _) => {
+            let [(topic, &partitions)] = topics.iter().collect::<Vec<_>>()[..] else {
+                return Err(Failure::new(format!(
+                    "--remote-assignor uniform: give one --topic (its path for members all subscribed \
+                     to one topic); got {}",
+                    topics.len()
+                )));
+            };
+            let owned: Vec<(String, Vec<u32>)> = members
+                .into_iter()
+                .map(|(id, _)| {
+                    let mine = previous.get(&id).and_then(|t| t.get(topic)).cloned().unwrap_or_default();
+                    (id, mine)
+                })
+                .collect();
+            remote_uniform(topic, partitions, &owned).map_err(Failure::new)?
         }
-    } else {
-        // Static members: every member subscribes to every topic and owns what
-        // --previous gives it, all of one generation.
-        let all: BTreeSet<String> = topics.keys().cloned().collect();
-        let members: Vec<Member> = members
-            .into_iter()
-            .map(|(id, group_instance_id)| Member {
-                owned: previous.get(&id).cloned().unwrap_or_default(),
-                id,
-                group_instance_id,
-                topics: all.clone(),
-                generation: Some(1),
-            })
-            .collect();
-        if args.first_round {
-            cooperative_first_round_of(&members, &topics)
-        } else {
-            assign_members(strategy, &members, &topics)
+        (None, None) => {
+            return Err(Failure::new("--strategy or --remote-assignor is required without --batch"));
+        }
+        (None, Some(strategy)) => {
+            if args.first_round && strategy != Strategy::CooperativeSticky {
+                return Err(Failure::new(format!(
+                    "--first-round is cooperative-sticky's first rebalance; --strategy is {strategy}"
+                )));
+            }
+            // Every member subscribes to every topic and owns what --previous
+            // gives it, all of one generation.
+            let all: BTreeSet<String> = topics.keys().cloned().collect();
+            let members: Vec<Member> = members
+                .into_iter()
+                .map(|(id, group_instance_id)| Member {
+                    owned: previous.get(&id).cloned().unwrap_or_default(),
+                    id,
+                    group_instance_id,
+                    topics: all.clone(),
+                    generation: Some(1),
+                })
+                .collect();
+            if args.first_round {
+                cooperative_first_round_of(&members, &topics)
+            } else {
+                assign_members(strategy, &members, &topics)
+            }
         }
     };
     writeln!(out, "{}", to_json(&assignment)?)?;

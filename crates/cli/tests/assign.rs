@@ -62,6 +62,18 @@ fn fails(line: &str) -> String {
     failure_of(&words(line))
 }
 
+/// `offsetlab assign --batch` on `cases` (JSON Lines): its exit code, its
+/// stderr, and each line it printed, parsed.
+fn batch(cases: &str) -> (Option<i32>, String, Vec<serde_json::Value>) {
+    let file = temp_file("cases.jsonl", cases.as_bytes());
+    let output = offsetlab(&["assign", "--batch", file.path()]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let text = String::from_utf8(output.stdout).unwrap();
+    let lines = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    (output.status.code(), stderr, lines)
+}
+
 /// (member, topic, partition) triples.
 fn triples(a: &Assignment) -> BTreeSet<(String, String, u32)> {
     a.iter()
@@ -242,10 +254,9 @@ fn static_members_sort_first_by_instance_id_in_range_and_roundrobin() {
     );
     // The same group through --batch, with group_instance_id: the same answer.
     let case = r#"{"id":"s","strategy":"roundrobin","topics":{"orders":5},"members":[{"id":"a","topics":["orders"],"group_instance_id":"inst-9"},{"id":"b","topics":["orders"]},{"id":"c","topics":["orders"],"group_instance_id":"inst-1"}]}"#;
-    let file = temp_file("static.jsonl", format!("{case}\n").as_bytes());
-    let output = offsetlab(&["assign", "--batch", file.path()]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let line: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let (code, stderr, lines) = batch(&format!("{case}\n"));
+    assert_eq!(code, Some(0), "{stderr}");
+    let line = &lines[0];
     let single: serde_json::Value = serde_json::from_str(&ok(
         "assign --strategy roundrobin --members a=inst-9,b,c=inst-1 --topic orders:5",
     ))
@@ -284,11 +295,9 @@ fn the_coordinators_uniform_assignor_keeps_extras_with_their_holders() {
     );
     // The same through --batch, with the owned partitions in the same order.
     let case = r#"{"id":"u","remote_assignor":"uniform","topics":{"orders":7},"members":[{"id":"a","topics":["orders"],"owned":{"orders":[2,0,1]}},{"id":"b","topics":["orders"],"owned":{"orders":[3,4]}},{"id":"c","topics":["orders"],"owned":{"orders":[5,6]}},{"id":"d","topics":["orders"]}]}"#;
-    let file = temp_file("uniform.jsonl", format!("{case}\n").as_bytes());
-    let output = offsetlab(&["assign", "--batch", file.path()]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let line: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(line["assignment"], serde_json::from_str::<serde_json::Value>(&grown).unwrap());
+    let (code, stderr, lines) = batch(&format!("{case}\n"));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(lines[0]["assignment"], serde_json::from_str::<serde_json::Value>(&grown).unwrap());
 }
 
 #[test]
@@ -307,14 +316,9 @@ fn the_uniform_assignor_refuses_what_it_does_not_model() {
         r#"{"id":"neither","topics":{"t":2},"members":[{"id":"a","topics":["t"]}]}"#,
         "\n"
     );
-    let file = temp_file("bad-uniform.jsonl", cases.as_bytes());
-    let output = offsetlab(&["assign", "--batch", file.path()]);
-    assert_eq!(output.status.code(), Some(2));
-    let text = String::from_utf8(output.stdout).unwrap();
-    let errors: Vec<String> = text
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["error"].as_str().unwrap().to_string())
-        .collect();
+    let (code, stderr, lines) = batch(cases);
+    assert_eq!(code, Some(2), "{stderr}");
+    let errors: Vec<&str> = lines.iter().map(|l| l["error"].as_str().unwrap()).collect();
     assert!(errors[0].contains("not both"), "{errors:?}");
     assert!(errors[1].contains("one topic"), "{errors:?}");
     assert!(errors[2].contains("partition 1 is owned twice"), "{errors:?}");
@@ -560,12 +564,9 @@ fn batch_answers_each_case_by_id_like_the_single_case_form() {
         r#"{"id":"two","strategy":"roundrobin","topics":{"t0":1,"t1":2,"t2":3},"members":[{"id":"C0","topics":["t0"]},{"id":"C1","topics":["t0","t1"]},{"id":"C2","topics":["t0","t1","t2"],"group_instance_id":"i-9","owned":{"gone":[0]},"generation":2}]}"#,
         "\n"
     );
-    let file = temp_file("cases.jsonl", cases.as_bytes());
-    let output = offsetlab(&["assign", "--batch", file.path()]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let text = String::from_utf8(output.stdout).unwrap();
-    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(lines.len(), 2, "{text}");
+    let (code, stderr, lines) = batch(cases);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(lines.len(), 2, "{lines:?}");
     assert_eq!(lines[0]["id"], "one");
     let single: serde_json::Value =
         serde_json::from_str(&ok("assign --strategy sticky --members C0,C1,C2 --topic t0:3 --topic t1:3"))
@@ -597,15 +598,10 @@ fn batch_names_each_bad_line_and_fails_after_answering_all() {
         r#"{"id":"typo","strategy":"range","topics":{"t0":3},"members":[{"id":"a","topic":["t0"]}]}"#,
         "\n",
     );
-    let file = temp_file("bad.jsonl", cases.as_bytes());
-    let output = offsetlab(&["assign", "--batch", file.path()]);
-    let stderr = String::from_utf8(output.stderr).unwrap();
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
+    let (code, stderr, lines) = batch(cases);
+    assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("6 of 7 lines are not cases") && stderr.contains("line 1:"), "{stderr}");
-    let text = String::from_utf8(output.stdout).unwrap();
-    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(lines.len(), 7, "{text}");
+    assert_eq!(lines.len(), 7, "{lines:?}");
     let error = |i: usize| lines[i]["error"].as_str().unwrap().to_string();
     assert_eq!(lines[0]["line"], 1);
     assert!(error(1).contains("line 2: members[1]: member \"a\" is listed twice"), "{}", error(1));

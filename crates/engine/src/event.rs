@@ -430,16 +430,8 @@ impl Event {
                 h.word(*record_id);
                 h.word(u64::from(*duplicate) | u64::from(*out_of_key_order) << 1 | u64::from(*effect) << 2);
             }
-            Event::Committed { consumer, offsets, .. } => {
-                h.word(4);
-                h.word(u64::from(consumer.0));
-                for &(p, o) in offsets {
-                    h.word(u64::from(p));
-                    h.word(o);
-                }
-            }
-            Event::CommitRefused { consumer, offsets, .. } => {
-                h.word(28);
+            Event::Committed { consumer, offsets, .. } | Event::CommitRefused { consumer, offsets, .. } => {
+                h.word(if matches!(self, Event::Committed { .. }) { 4 } else { 28 });
                 h.word(u64::from(consumer.0));
                 for &(p, o) in offsets {
                     h.word(u64::from(p));
