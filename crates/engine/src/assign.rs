@@ -32,11 +32,13 @@ use std::str::FromStr;
 /// plain strings; each gets `P / C` consecutive partitions and the first
 /// `P % C` members one more. Members beyond the partition count get none.
 ///
-/// `members` must be sorted and distinct. Returns every member, in order, with
-/// its partitions ascending.
+/// `members` must be distinct, in the assignor's order: sorted by member id,
+/// except that static members come first, by instance id (the caller sorts).
+/// Returns every member, in order, with its partitions ascending.
 #[must_use]
 pub fn range<'a>(members: &[&'a str], partitions: u32) -> Vec<(&'a str, Vec<u32>)> {
-    assert!(members.windows(2).all(|w| w[0] < w[1]), "members sorted and distinct");
+    let mut seen = std::collections::BTreeSet::new();
+    assert!(members.iter().all(|m| seen.insert(*m)), "members distinct");
     let count = members.len() as u32;
     if count == 0 {
         return Vec::new();

@@ -8,6 +8,6 @@ pub(crate) mod coordinator;
 pub(crate) mod offsets;
 pub(crate) mod topic;
 
-pub(crate) use coordinator::{Coordinator, GroupState};
+pub(crate) use coordinator::{Coordinator, GroupState, HeartbeatError, Joined, MemberState};
 pub(crate) use offsets::OffsetStore;
 pub(crate) use topic::Topic;

@@ -136,6 +136,52 @@ impl Assignor {
     }
 }
 
+/// The rebalance protocol a group's members speak (`group.protocol`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GroupProtocol {
+    /// The classic protocol (JoinGroup, SyncGroup): the group leader runs the
+    /// client-side assignor, eager or cooperative, behind a group-wide barrier.
+    #[default]
+    Classic,
+    /// Kafka 4's consumer protocol (KIP-848, `group.protocol=consumer`): the
+    /// coordinator computes a target assignment with its own assignor and each
+    /// member reconciles to it through heartbeats, with no barrier.
+    Consumer,
+}
+
+impl GroupProtocol {
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupProtocol::Classic => "classic",
+            GroupProtocol::Consumer => "consumer",
+        }
+    }
+}
+
+/// The coordinator's assignor for a consumer-protocol group (`group.remote.assignor`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RemoteAssignor {
+    /// `uniform`, Kafka's default: balanced and sticky.
+    #[default]
+    Uniform,
+    /// `range`: contiguous ranges in member order (static members first, by instance id).
+    Range,
+}
+
+impl RemoteAssignor {
+    /// The name Kafka gives it, as `--describe --state` prints it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            RemoteAssignor::Uniform => "uniform",
+            RemoteAssignor::Range => "range",
+        }
+    }
+}
+
 /// Everything fixed when a simulation starts: the topic, the producer's
 /// starting settings, and the groups that read the topic. Inputs change the
 /// live settings later (records per poll, commit mode, …), never this.
@@ -177,6 +223,11 @@ pub(crate) struct ConfigFile {
     assignor: Option<Assignor>,
     position: Option<PositionModel>,
     bridge: Option<bool>,
+    protocol: Option<GroupProtocol>,
+    remote_assignor: Option<RemoteAssignor>,
+    static_members: Option<bool>,
+    heartbeat_interval_ticks: Option<u64>,
+    rebalance_timeout_ticks: Option<u64>,
 }
 
 impl TryFrom<ConfigFile> for Config {
@@ -193,7 +244,12 @@ impl TryFrom<ConfigFile> for Config {
             || file.shutdown_deadline_ticks.is_some()
             || file.assignor.is_some()
             || file.position.is_some()
-            || file.bridge.is_some();
+            || file.bridge.is_some()
+            || file.protocol.is_some()
+            || file.remote_assignor.is_some()
+            || file.static_members.is_some()
+            || file.heartbeat_interval_ticks.is_some()
+            || file.rebalance_timeout_ticks.is_some();
         let groups = match file.groups {
             Some(_) if top_level_group => {
                 return Err(
@@ -218,6 +274,15 @@ impl TryFrom<ConfigFile> for Config {
                     assignor: file.assignor.unwrap_or(d.assignor),
                     position: file.position.unwrap_or(d.position),
                     bridge: file.bridge.unwrap_or(d.bridge),
+                    protocol: file.protocol.unwrap_or(d.protocol),
+                    remote_assignor: file.remote_assignor.unwrap_or(d.remote_assignor),
+                    static_members: file.static_members.unwrap_or(d.static_members),
+                    heartbeat_interval_ticks: file
+                        .heartbeat_interval_ticks
+                        .unwrap_or(d.heartbeat_interval_ticks),
+                    rebalance_timeout_ticks: file
+                        .rebalance_timeout_ticks
+                        .unwrap_or(d.rebalance_timeout_ticks),
                 }]
             }
         };
@@ -293,6 +358,11 @@ impl Default for GroupConfig {
             assignor: Assignor::Range,
             position: PositionModel::Group,
             bridge: false,
+            protocol: GroupProtocol::Classic,
+            remote_assignor: RemoteAssignor::Uniform,
+            static_members: false,
+            heartbeat_interval_ticks: 1,
+            rebalance_timeout_ticks: 60,
         }
     }
 }
@@ -421,6 +491,20 @@ pub struct GroupConfig {
     /// The application writes each handled record to the bridge target topic,
     /// without its key.
     pub bridge: bool,
+    /// `group.protocol`: classic (the client-side `assignor`) or consumer (the
+    /// coordinator's `remote_assignor`).
+    pub protocol: GroupProtocol,
+    /// `group.remote.assignor`, for the consumer protocol.
+    pub remote_assignor: RemoteAssignor,
+    /// Every consumer has a `group.instance.id` (`inst-N` for card `cN`):
+    /// static membership (KIP-345).
+    pub static_members: bool,
+    /// Consumer protocol: ticks between a member's heartbeats
+    /// (`group.consumer.heartbeat.interval.ms`).
+    pub heartbeat_interval_ticks: u64,
+    /// Consumer protocol: ticks a member has to revoke partitions before it is
+    /// fenced (`max.poll.interval.ms`, sent as the rebalance timeout).
+    pub rebalance_timeout_ticks: u64,
 }
 
 /// A group's settings that inputs change while it runs.
@@ -492,6 +576,25 @@ impl GroupConfig {
         check_range("shutdown_deadline_ticks", self.shutdown_deadline_ticks, 0, SESSION_TIMEOUT_TICKS_MAX)
             .map_err(at)?;
         check_position_model("position.write_ticks", self.position).map_err(at)?;
+        // Only consumer-protocol members heartbeat on their own schedule; the
+        // classic heartbeat thread is not modelled (a live member never misses one).
+        let heartbeat_max = if self.protocol == GroupProtocol::Consumer {
+            self.session_timeout_ticks
+        } else {
+            SESSION_TIMEOUT_TICKS_MAX
+        };
+        check_range("heartbeat_interval_ticks", self.heartbeat_interval_ticks, 1, heartbeat_max).map_err(
+            |e| {
+                let message = if self.protocol == GroupProtocol::Consumer {
+                    format!("{} (a consumer-protocol member heartbeats within its session)", e.message)
+                } else {
+                    e.message
+                };
+                at(ConfigError { field: e.field, message })
+            },
+        )?;
+        check_range("rebalance_timeout_ticks", self.rebalance_timeout_ticks, 1, SESSION_TIMEOUT_TICKS_MAX)
+            .map_err(at)?;
         Ok(())
     }
 }

@@ -82,7 +82,7 @@ pub fn describe_group(sim: &Sim, g: usize) -> String {
         GroupState::Empty => {
             let _ = writeln!(out, "Consumer group '{group}' has no active members.\n");
         }
-        GroupState::PreparingRebalance => {
+        GroupState::PreparingRebalance | GroupState::Assigning | GroupState::Reconciling => {
             let _ = writeln!(out, "Warning: Consumer group '{group}' is rebalancing.\n");
         }
         GroupState::Stable => {}

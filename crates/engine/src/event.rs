@@ -16,6 +16,8 @@ pub enum RebalanceReason {
     PartitionsAdded,
     /// Cooperative: a member revoked partitions and rejoins to hand them on.
     PartitionsRevoked,
+    /// Consumer protocol: a member held on to partitions past its rebalance timeout.
+    RebalanceTimeout,
 }
 
 /// A partition that changed owner in a rebalance (`None`: no owner).
@@ -215,6 +217,55 @@ pub enum Event {
         setting: &'static str,
         value: String,
     },
+    /// Consumer protocol: membership or the topic changed, so the group epoch
+    /// moved on and the target assignment will be computed again.
+    GroupEpochBumped {
+        tick: Tick,
+        group: u32,
+        group_epoch: u32,
+        reason: RebalanceReason,
+    },
+    /// Consumer protocol: the coordinator's assignor computed the target
+    /// assignment for `target_epoch` (client ids, partitions ascending).
+    TargetAssignment {
+        tick: Tick,
+        group: u32,
+        target_epoch: u32,
+        target: Vec<(ConsumerId, Vec<u32>)>,
+    },
+    /// Consumer protocol: a heartbeat moved the member on: its epoch, its
+    /// state (`STABLE`, `UNREVOKED_PARTITIONS`, `UNRELEASED_PARTITIONS`), and
+    /// the partitions the coordinator now has it hold.
+    Reconciled {
+        tick: Tick,
+        consumer: ConsumerId,
+        member_epoch: i32,
+        state: &'static str,
+        assignment: Vec<u32>,
+        /// Partitions it must revoke before it moves on.
+        revoking: Vec<u32>,
+    },
+    /// The coordinator refused the member: `FENCED_INSTANCE_ID` (a newer
+    /// incarnation took its static place) and `UNRELEASED_INSTANCE_ID` (its
+    /// instance id is held by a member that has not left) end the consumer;
+    /// `UNKNOWN_MEMBER_ID` (fenced after a timeout) makes it drop its
+    /// partitions and join again.
+    Fenced {
+        tick: Tick,
+        consumer: ConsumerId,
+        member_id: String,
+        error: &'static str,
+    },
+    /// A static member's new incarnation took its place without a rebalance
+    /// and kept its partitions.
+    StaticMemberReplaced {
+        tick: Tick,
+        group: u32,
+        consumer: ConsumerId,
+        instance_id: String,
+        member_id: String,
+        assignment: Vec<u32>,
+    },
 }
 
 /// A fast, platform-independent 64-bit hash of the event stream: the same
@@ -297,13 +348,7 @@ impl Event {
             }
             Event::RebalanceStarted { reason, .. } => format!(
                 "Rebalance started ({}): members finish their batches and rejoin.",
-                match reason {
-                    RebalanceReason::MemberJoined => "a member joined",
-                    RebalanceReason::MemberLeft => "a member left",
-                    RebalanceReason::SessionExpired => "a session expired",
-                    RebalanceReason::PartitionsAdded => "the topic grew",
-                    RebalanceReason::PartitionsRevoked => "a member revoked partitions to hand them on",
-                }
+                reason_text(*reason)
             ),
             Event::RebalanceCompleted { generation, assignment, .. } => {
                 let owners: Vec<String> = assignment
@@ -359,6 +404,28 @@ impl Event {
             Event::Peeked { partition, advanced: false, .. } => {
                 format!("A fixed peek answered P{partition}; the counter did not move.")
             }
+            Event::GroupEpochBumped { group_epoch, reason, .. } => format!(
+                "Group epoch {group_epoch} ({}): the coordinator computes a new target assignment; \
+                 members keep consuming what they keep.",
+                reason_text(*reason)
+            ),
+            Event::Fenced { consumer, error, .. } => match *error {
+                "UNKNOWN_MEMBER_ID" => {
+                    format!(
+                        "{consumer} was fenced (UNKNOWN_MEMBER_ID): it drops its partitions and joins again."
+                    )
+                }
+                "UNRELEASED_INSTANCE_ID" => format!(
+                    "{consumer} was refused (UNRELEASED_INSTANCE_ID): its group.instance.id is held by a member \
+                     that has not left."
+                ),
+                _ => format!(
+                    "{consumer} was fenced ({error}): a newer process with its group.instance.id took its place."
+                ),
+            },
+            Event::StaticMemberReplaced { consumer, instance_id, .. } => format!(
+                "{consumer} came back as static member {instance_id}: it keeps its partitions, no rebalance."
+            ),
             _ => return None,
         })
     }
@@ -393,7 +460,12 @@ impl Event {
             | Event::Bridged { tick, .. }
             | Event::PartitionsAdded { tick, .. }
             | Event::KilledBeforeCommit { tick, .. }
-            | Event::SettingChanged { tick, .. } => *tick,
+            | Event::SettingChanged { tick, .. }
+            | Event::GroupEpochBumped { tick, .. }
+            | Event::TargetAssignment { tick, .. }
+            | Event::Reconciled { tick, .. }
+            | Event::Fenced { tick, .. }
+            | Event::StaticMemberReplaced { tick, .. } => *tick,
         }
     }
 
@@ -565,7 +637,63 @@ impl Event {
                 h.word(*target_offset);
                 h.word(*record_id);
             }
+            Event::GroupEpochBumped { group, group_epoch, reason, .. } => {
+                h.word(28);
+                h.word(u64::from(*group) << 32 | u64::from(*group_epoch));
+                h.word(*reason as u64);
+            }
+            Event::TargetAssignment { group, target_epoch, target, .. } => {
+                h.word(29);
+                h.word(u64::from(*group) << 32 | u64::from(*target_epoch));
+                hash_assignment(h, target);
+            }
+            Event::Reconciled { consumer, member_epoch, state, assignment, revoking, .. } => {
+                h.word(30);
+                h.word(u64::from(consumer.0) << 32 | u64::from(*member_epoch as u32));
+                h.bytes(state.as_bytes());
+                hash_partitions(h, assignment);
+                hash_partitions(h, revoking);
+            }
+            Event::Fenced { consumer, member_id, error, .. } => {
+                h.word(31);
+                h.word(u64::from(consumer.0));
+                h.bytes(member_id.as_bytes());
+                h.bytes(error.as_bytes());
+            }
+            Event::StaticMemberReplaced { group, consumer, instance_id, member_id, assignment, .. } => {
+                h.word(32);
+                h.word(u64::from(*group) << 32 | u64::from(consumer.0));
+                h.bytes(instance_id.as_bytes());
+                h.bytes(member_id.as_bytes());
+                hash_partitions(h, assignment);
+            }
         }
+    }
+}
+
+fn hash_partitions(h: &mut TraceHasher, partitions: &[u32]) {
+    h.word(partitions.len() as u64);
+    for &p in partitions {
+        h.word(u64::from(p));
+    }
+}
+
+fn hash_assignment(h: &mut TraceHasher, assignment: &[(ConsumerId, Vec<u32>)]) {
+    h.word(assignment.len() as u64);
+    for (c, parts) in assignment {
+        h.word(u64::from(c.0));
+        hash_partitions(h, parts);
+    }
+}
+
+fn reason_text(reason: RebalanceReason) -> &'static str {
+    match reason {
+        RebalanceReason::MemberJoined => "a member joined",
+        RebalanceReason::MemberLeft => "a member left",
+        RebalanceReason::SessionExpired => "a session expired",
+        RebalanceReason::PartitionsAdded => "the topic grew",
+        RebalanceReason::PartitionsRevoked => "a member revoked partitions to hand them on",
+        RebalanceReason::RebalanceTimeout => "a member did not revoke in time",
     }
 }
 

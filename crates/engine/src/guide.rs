@@ -20,15 +20,18 @@ pub enum Topic {
     Rebalances,
     OffsetStorage,
     Operations,
+    /// Kafka 4's consumer protocol and static membership.
+    Kafka4Groups,
 }
 
 impl Topic {
-    pub const ALL: [Topic; 5] = [
+    pub const ALL: [Topic; 6] = [
         Topic::KeysAndOrder,
         Topic::DeliveryGuarantees,
         Topic::Rebalances,
         Topic::OffsetStorage,
         Topic::Operations,
+        Topic::Kafka4Groups,
     ];
 
     /// The heading the page shows.
@@ -40,6 +43,7 @@ impl Topic {
             Topic::Rebalances => "Rebalances",
             Topic::OffsetStorage => "Offset storage",
             Topic::Operations => "Operations",
+            Topic::Kafka4Groups => "Kafka 4's groups",
         }
     }
 }
@@ -74,11 +78,13 @@ pub enum Metric {
     SplitViolations,
     /// booblik's split check: resumes within one batch of the last known position.
     LegalReplays,
+    /// Static members that came back and took their own place, with no rebalance.
+    StaticRejoins,
 }
 
 impl Metric {
     /// Every metric, in declaration order.
-    pub const ALL: [Metric; 21] = [
+    pub const ALL: [Metric; 22] = [
         Metric::Produced,
         Metric::Delivered,
         Metric::Duplicates,
@@ -100,6 +106,7 @@ impl Metric {
         Metric::PeakTotalLag,
         Metric::SplitViolations,
         Metric::LegalReplays,
+        Metric::StaticRejoins,
     ];
 
     /// Its name in scenario JSON (`never_processed`).
@@ -127,6 +134,7 @@ impl Metric {
             Metric::PeakTotalLag => "peak_total_lag",
             Metric::SplitViolations => "split_violations",
             Metric::LegalReplays => "legal_replays",
+            Metric::StaticRejoins => "static_rejoins",
         }
     }
 
@@ -156,6 +164,7 @@ impl Metric {
             Metric::PeakTotalLag => m.peak_total_lag,
             Metric::SplitViolations => split.violations,
             Metric::LegalReplays => split.legal_replays,
+            Metric::StaticRejoins => m.static_rejoins,
         }
     }
 }

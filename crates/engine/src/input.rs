@@ -178,6 +178,13 @@ pub enum Input {
         group: Option<String>,
         consumers: Vec<ConsumerId>,
     },
+    /// A second process starts with `consumer`'s `group.instance.id`, on a
+    /// new card: the classic coordinator fences the older one
+    /// (`FENCED_INSTANCE_ID`), the consumer protocol refuses the newer one
+    /// while the older has not left (`UNRELEASED_INSTANCE_ID`).
+    DuplicateInstance {
+        consumer: ConsumerId,
+    },
     /// The assignor (and so the protocol) for the next rebalances; refused during one.
     Assignor {
         /// The group it applies to (the first group when left out).
@@ -221,6 +228,10 @@ pub enum InputError {
     RestartPending,
     /// The input waits for the group to be stable.
     RebalanceInProgress,
+    /// The consumer has no `group.instance.id` (its group's members are dynamic).
+    NotStatic {
+        consumer: ConsumerId,
+    },
 }
 
 impl fmt::Display for InputError {
@@ -253,6 +264,10 @@ impl fmt::Display for InputError {
             InputError::RebalanceInProgress => {
                 write!(f, "the group is rebalancing: try again once it is stable")
             }
+            InputError::NotStatic { consumer } => write!(
+                f,
+                "{consumer} has no group.instance.id: its group's members are dynamic (static_members is off)"
+            ),
         }
     }
 }

@@ -43,7 +43,8 @@ pub use assign::{
 pub use bridge::{BridgePartitionView, BridgeRecordView};
 pub use codec::{Link, LinkError, LinkScenario};
 pub use config::{
-    Assignor, CheckpointWrites, CommitMode, Config, ConfigError, PositionModel, ProducerConfig, limits,
+    Assignor, CheckpointWrites, CommitMode, Config, ConfigError, GroupProtocol, PositionModel,
+    ProducerConfig, RemoteAssignor, limits,
 };
 pub use config::{GroupConfig, GroupSettings};
 pub use describe::{describe, describe_group};
@@ -63,9 +64,9 @@ pub use scenario::{
 pub use sim::{IN_FLIGHT_SHOWN_MAX, Sim, subject_key};
 pub use view::{
     CheckpointView, ConsumerState, ConsumerStats, ConsumerView, ExpansionView, Finding, FindingKind,
-    GroupView, HandledRecord, InFlightRecord, LagSample, LedgerEntry, LoopStep, Metrics, PartitionSplit,
-    PartitionView, PeekView, ProducerView, RebalanceView, RecordView, RestartPreview, RollingView,
-    SettingsView, SplitCheck, SplitStatus, View,
+    GroupView, HandledRecord, InFlightRecord, LagSample, LedgerEntry, LoopStep, MemberView, Metrics,
+    PartitionSplit, PartitionView, PeekView, ProducerView, RebalanceView, RecordView, RestartPreview,
+    RollingView, SettingsView, SplitCheck, SplitStatus, View,
 };
 
 // The in-crate unit tests run in headless Chromium too (`cargo test --target wasm32-unknown-unknown`).

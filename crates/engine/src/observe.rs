@@ -62,6 +62,8 @@ pub(crate) struct GroupObserver {
     pub bridged: u64,
     /// Partition-ticks no consumer worked because a rebalance was in progress.
     pub partition_ticks_stopped: u64,
+    /// Static members that came back within their session and took their own place.
+    pub static_rejoins: u64,
 }
 
 impl GroupObserver {

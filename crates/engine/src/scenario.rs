@@ -297,6 +297,8 @@ pub const BUILTINS: &[(&str, &str)] = builtins![
     "scale-out-eager",
     "scale-out-cooperative",
     "two-groups",
+    "consumer-protocol-scale-out",
+    "static-rolling-update",
 ];
 
 /// The built-ins' names, in listing order.

@@ -23,6 +23,7 @@ use std::collections::VecDeque;
 
 mod consumers;
 mod group;
+mod protocol;
 mod read;
 
 pub(crate) use group::{PendingRestart, RollingUpdate};
@@ -105,7 +106,7 @@ impl Sim {
         let mut sim = Sim {
             now: 0,
             topic: Topic::new(partitions, config.retention_records),
-            coordinators: vec![Coordinator::new(partitions); n],
+            coordinators: config.groups.iter().map(|g| Coordinator::new(g.protocol, partitions)).collect(),
             offsets: vec![OffsetStore::new(partitions); n],
             producer: Producer::new(config.producer.clone(), config.seed, partitions),
             consumers: Vec::new(),
@@ -247,6 +248,20 @@ impl Sim {
                     return Err(InputError::TooManyConsumers);
                 }
                 let id = self.add_consumer_card(g);
+                self.start_consumer(id);
+            }
+            Input::DuplicateInstance { consumer } => {
+                let c = self.consumer_index(consumer)?;
+                let g = self.consumers[c].group;
+                let Some(instance_id) = self.consumers[c].instance_id.clone() else {
+                    return Err(InputError::NotStatic { consumer });
+                };
+                if self.consumers.iter().filter(|c| c.group == g).count() >= limits::CONSUMERS_MAX as usize {
+                    return Err(InputError::TooManyConsumers);
+                }
+                let id = self.add_consumer_card(g);
+                let twin = self.consumer_index(id)?;
+                self.consumers[twin].instance_id = Some(instance_id);
                 self.start_consumer(id);
             }
             Input::RemoveConsumer { consumer } => {
@@ -532,7 +547,14 @@ impl Sim {
         self.emit(Event::PartitionsAdded { tick: self.now, from, to, moved_keys: moved.len() as u32 });
         self.last_expansion = Some(ExpansionView { tick: self.now, from, to, moved });
         for g in 0..self.groups.len() {
-            if !self.coordinators[g].is_empty() {
+            if self.protocol(g) == crate::config::GroupProtocol::Consumer {
+                // The coordinator's metadata sees the new partitions: a new group epoch.
+                self.with_coordinator(
+                    g,
+                    RebalanceReason::PartitionsAdded,
+                    Coordinator::handle_metadata_changed,
+                );
+            } else if !self.coordinators[g].is_empty() {
                 // The consumers' metadata sees the new partitions and they rejoin.
                 self.begin_rebalance(g, RebalanceReason::PartitionsAdded);
             }

@@ -53,6 +53,11 @@ pub struct GroupView {
     /// Its consumers, in card order.
     pub consumers: Vec<ConsumerId>,
     pub restart_pending: bool,
+    pub protocol: crate::config::GroupProtocol,
+    /// Consumer protocol: the group epoch and the target assignment's epoch (0 for classic).
+    pub group_epoch: u32,
+    pub target_epoch: u32,
+    pub remote_assignor: crate::config::RemoteAssignor,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -185,6 +190,25 @@ pub struct ConsumerView {
     pub stored: Vec<(u32, u64)>,
     /// Consumer-side store: a checkpoint write is under way.
     pub writing_checkpoint: bool,
+    /// `group.instance.id`: a static member.
+    pub instance_id: Option<String>,
+    /// Consumer protocol: how the coordinator sees its member.
+    pub reconciliation: Option<MemberView>,
+}
+
+/// A consumer-protocol member as its coordinator holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MemberView {
+    /// -2 for a static member that left for a while.
+    pub member_epoch: i32,
+    /// `STABLE`, `UNREVOKED_PARTITIONS` or `UNRELEASED_PARTITIONS`.
+    pub state: &'static str,
+    /// What the coordinator has assigned it so far.
+    pub assignment: Vec<u32>,
+    /// Partitions it must revoke before it moves on.
+    pub revoking: Vec<u32>,
+    /// Its share of the target assignment.
+    pub target: Vec<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -259,6 +283,8 @@ pub struct Metrics {
     pub double_paid_cents: u64,
     /// Partition-ticks no consumer worked because a rebalance was in progress.
     pub partition_ticks_stopped: u64,
+    /// Static members that came back within their session and took their own place.
+    pub static_rejoins: u64,
 }
 
 /// The effect of restarting one partition from an offset (see [`crate::Sim::restart_preview`]).

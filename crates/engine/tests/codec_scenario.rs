@@ -38,7 +38,8 @@ fn prints_every_field_in_order() {
         r#""keyless":{"strategy":"sticky","batch_records":4}},"groups":[{"name":"demo","consumers":2,"#,
         r#""records_per_poll":3,"handle_per_tick":1,"commit":{"mode":"after"},"idempotent":false,"#,
         r#""session_timeout_ticks":10,"shutdown_deadline_ticks":30,"assignor":"range","position":{"store":"group"},"#,
-        r#""bridge":false}]},"ticks":5,"timeline":[{"tick":1,"input":{"do":"reset-offsets","#,
+        r#""bridge":false,"protocol":"classic","remote_assignor":"uniform","static_members":false,"#,
+        r#""heartbeat_interval_ticks":1,"rebalance_timeout_ticks":60}]},"ticks":5,"timeline":[{"tick":1,"input":{"do":"reset-offsets","#,
         r#""reset":{"to":"offset","offset":7}},"learner":true},{"tick":2,"input":{"do":"rolling-update","consumers":[]}}],"#,
         r#""guide":{"topic":"operations","story":"s","steps":["do it"],"outcome":{"when":[{"metric":"duplicates","#,
         r#""at_least":1}],"says":"{n}"}}}"#
@@ -167,7 +168,7 @@ fn bad_input_gets_an_exact_message() {
         ),
         (
             r#"{"name": "x", "guide": {"topic": "keys", "story": "s", "outcome": {"when": [], "says": "x"}}}"#,
-            r#"guide.topic: unknown variant `keys`, expected one of `keys-and-order`, `delivery-guarantees`, `rebalances`, `offset-storage`, `operations` (line 1, column 39)"#,
+            r#"guide.topic: unknown variant `keys`, expected one of `keys-and-order`, `delivery-guarantees`, `rebalances`, `offset-storage`, `operations`, `kafka4-groups` (line 1, column 39)"#,
         ),
         (r#"{"summary": "x"}"#, r#"missing field `name` (line 1, column 16)"#),
         // Missing and repeated fields.

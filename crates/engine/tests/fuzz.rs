@@ -20,9 +20,9 @@
 mod common;
 
 use offsetlab_engine::{
-    Assignor, BUILTINS, CheckpointWrites, CommitMode, Config, ConsumerId, GroupConfig, History, Input,
-    JournalEntry, KeylessStrategy, Link, LinkScenario, PositionModel, ProducerConfig, ResetSpec,
-    SCENARIO_TICKS_MAX, Scenario, ScenarioError, Sim, describe, limits,
+    Assignor, BUILTINS, CheckpointWrites, CommitMode, Config, ConsumerId, GroupConfig, GroupProtocol,
+    History, Input, JournalEntry, KeylessStrategy, Link, LinkScenario, PositionModel, ProducerConfig,
+    RemoteAssignor, ResetSpec, SCENARIO_TICKS_MAX, Scenario, ScenarioError, Sim, describe, limits,
 };
 use rand_core::Rng as _;
 use rand_pcg::Pcg64Mcg;
@@ -210,7 +210,7 @@ impl Gen {
 
     fn input_of(&mut self, variant: u64, consumers: u32, partitions: u32) -> Input {
         let c = self.consumer(consumers);
-        match variant % 25 {
+        match variant % 26 {
             0 => Input::Send { count: self.costly32(1, limits::SEND_COUNT_MAX) },
             1 => Input::KeepSending { per_tick: self.costly32(0, limits::SEND_RATE_MAX) },
             2 => Input::UseKeys { on: self.chance(50) },
@@ -247,6 +247,7 @@ impl Gen {
                 group: None,
                 consumers: (0..self.below(4)).map(|_| self.consumer(consumers)).collect(),
             },
+            24 => Input::DuplicateInstance { consumer: c },
             _ => Input::Assignor { group: None, assignor: self.assignor() },
         }
     }
@@ -276,6 +277,11 @@ impl Gen {
             assignor: self.assignor(),
             position: self.position(),
             bridge: self.chance(30),
+            protocol: if self.chance(40) { GroupProtocol::Consumer } else { GroupProtocol::Classic },
+            remote_assignor: if self.chance(50) { RemoteAssignor::Uniform } else { RemoteAssignor::Range },
+            static_members: self.chance(30),
+            heartbeat_interval_ticks: self.num(1, 5, u64::MAX),
+            rebalance_timeout_ticks: self.num(1, SESSION_TIMEOUT_TICKS_MAX, u64::MAX),
         }
     }
 
@@ -344,7 +350,7 @@ impl Gen {
             if self.chance(40) {
                 tick = (tick + self.below(8)).min(ticks.saturating_sub(1));
             }
-            let variant = self.below(25);
+            let variant = self.below(26);
             let input = self.input(variant, consumers, partitions);
             timeline.push((tick, input));
         }
@@ -634,7 +640,7 @@ fn run_case(case: &Case, g: &mut Gen) -> Outcome {
             while history.poll_event().is_some() {}
         }
         history.seek(ticks / 2);
-        let variant = g.below(25);
+        let variant = g.below(26);
         let consumers: u32 = scenario.config.groups.iter().fold(0u32, |n, g| n.saturating_add(g.consumers));
         let input = g.input(variant, consumers, scenario.config.partitions);
         let _ = history.handle_input(input);
@@ -864,7 +870,7 @@ fn real_link(g: &mut Gen) -> Link {
     let mut at = 0;
     for _ in 0..g.below(12) {
         at = (at + g.below(10)).min(tick);
-        let variant = g.below(25);
+        let variant = g.below(26);
         let input = g.input(variant, 4, 4);
         inputs.push((at, input));
     }

@@ -88,7 +88,7 @@ fn config() -> impl Strategy<Value = Config> {
         1u64..8,
         prop_oneof![Just(10_000u64), 3u64..40],
         (any::<bool>(), 1u32..8, prop_oneof![Just(0u8), 0u8..90], any::<bool>(), 1u32..5),
-        (position(), any::<bool>(), 0u8..4),
+        (position(), any::<bool>(), 0u8..7),
     )
         .prop_map(
             |(
@@ -123,7 +123,21 @@ fn config() -> impl Strategy<Value = Config> {
                         offsetlab_engine::Assignor::RoundRobin,
                         offsetlab_engine::Assignor::Sticky,
                         offsetlab_engine::Assignor::CooperativeSticky,
-                    ][usize::from(assignor)],
+                    ][usize::from(assignor % 4)],
+                    // 4 to 6: Kafka 4's consumer protocol, with either server-side assignor.
+                    protocol: if assignor >= 4 {
+                        offsetlab_engine::GroupProtocol::Consumer
+                    } else {
+                        offsetlab_engine::GroupProtocol::Classic
+                    },
+                    remote_assignor: if assignor == 5 {
+                        offsetlab_engine::RemoteAssignor::Range
+                    } else {
+                        offsetlab_engine::RemoteAssignor::Uniform
+                    },
+                    static_members: seed % 3 == 0,
+                    heartbeat_interval_ticks: 1 + seed % session_timeout_ticks.min(4),
+                    rebalance_timeout_ticks: 20,
                 }],
                 producer: ProducerConfig {
                     use_keys,
@@ -173,6 +187,7 @@ fn input_with(past_log_end: bool) -> impl Strategy<Value = Input> {
         2 => consumer.clone().prop_map(|consumer| Input::Start { consumer }),
         1 => Just(Input::AddConsumer { group: None }),
         1 => consumer.clone().prop_map(|consumer| Input::RemoveConsumer { consumer }),
+        1 => consumer.clone().prop_map(|consumer| Input::DuplicateInstance { consumer }),
         1 => bounded(1, 6, limits::RECORDS_PER_POLL_MAX).prop_map(|records| Input::RecordsPerPoll { group: None, records }),
         1 => bounded(1, 4, limits::HANDLE_PER_TICK_MAX).prop_map(|records| Input::HandlePerTick { group: None, records }),
         1 => any_commit_mode().prop_map(|commit| Input::Commit { group: None, commit }),

@@ -1,19 +1,29 @@
-//! The group coordinator of one consumer group (Kafka's classic protocol):
-//! membership, generations, and the assignment the group leader computes.
+//! The group coordinator of one consumer group: membership, and either the
+//! classic protocol's generations with the assignment the group leader
+//! computes, or the consumer protocol's epochs and target assignment
+//! (`consumer_protocol`).
 
 use crate::assign;
-use crate::config::{Assignor, limits};
+use crate::config::{Assignor, GroupProtocol, limits};
 use crate::event::{PartitionMove, Tick};
 use crate::input::ConsumerId;
 use crate::view::RebalanceView;
 use std::collections::BTreeMap;
+
+mod consumer_protocol;
+pub(crate) use consumer_protocol::HeartbeatError;
 
 /// The coordinator's view of the group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum GroupState {
     Empty,
     Stable,
+    /// Classic: a rebalance is under way, members are rejoining.
     PreparingRebalance,
+    /// Consumer protocol: the group epoch is ahead of the target assignment's.
+    Assigning,
+    /// Consumer protocol: some member has not reached the target assignment.
+    Reconciling,
 }
 
 impl GroupState {
@@ -23,6 +33,30 @@ impl GroupState {
             GroupState::Empty => "Empty",
             GroupState::Stable => "Stable",
             GroupState::PreparingRebalance => "PreparingRebalance",
+            GroupState::Assigning => "Assigning",
+            GroupState::Reconciling => "Reconciling",
+        }
+    }
+}
+
+/// A consumer-protocol member's reconciliation state (Kafka's `MemberState`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MemberState {
+    /// At the target epoch with everything it was assigned.
+    Stable,
+    /// It must revoke partitions before it may move to the next epoch.
+    UnrevokedPartitions,
+    /// At the target epoch, waiting for partitions another member still holds.
+    UnreleasedPartitions,
+}
+
+impl MemberState {
+    /// Kafka's names, as `--describe --members --verbose` would print them.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            MemberState::Stable => "STABLE",
+            MemberState::UnrevokedPartitions => "UNREVOKED_PARTITIONS",
+            MemberState::UnreleasedPartitions => "UNRELEASED_PARTITIONS",
         }
     }
 }
@@ -34,12 +68,57 @@ pub(crate) struct Member {
     pub member_id: String,
     pub consumer: ConsumerId,
     pub host: String,
-    /// `Some(tick)` once its process died: removed at that tick.
+    /// `group.instance.id`: a static member.
+    pub instance_id: Option<String>,
+    /// `Some(tick)` once its heartbeats stopped (its process died, or a static
+    /// member shut down without leaving): removed at that tick.
     pub expires_at: Option<Tick>,
-    /// Its partitions in the current generation.
+    /// Its partitions: in the current generation (classic), or assigned to it
+    /// by the coordinator so far (consumer protocol).
     pub assignment: Vec<u32>,
     /// Has sent its JoinGroup for the rebalance in progress.
     pub rejoined: bool,
+    /// Consumer protocol: the epoch of the assignment it holds; -2 once a
+    /// static member left for a while (`LEAVE_GROUP_STATIC_MEMBER_EPOCH`).
+    pub member_epoch: i32,
+    pub state: MemberState,
+    /// Consumer protocol: partitions it must give up before its epoch moves on.
+    pub pending_revocation: Vec<u32>,
+    /// Consumer protocol: its share of the target assignment.
+    pub target: Vec<u32>,
+    /// Consumer protocol: fenced at this tick unless it has revoked by then.
+    pub revoke_deadline: Option<Tick>,
+}
+
+impl Member {
+    fn new(member_id: String, consumer: ConsumerId, host: String, instance_id: Option<String>) -> Member {
+        Member {
+            member_id,
+            consumer,
+            host,
+            instance_id,
+            expires_at: None,
+            assignment: Vec::new(),
+            rejoined: true,
+            member_epoch: 0,
+            state: MemberState::Stable,
+            pending_revocation: Vec::new(),
+            target: Vec::new(),
+            revoke_deadline: None,
+        }
+    }
+}
+
+/// What a classic JoinGroup from a new incarnation did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Joined {
+    /// A new member: the group must rebalance.
+    New,
+    /// A static member took its instance's place: its member id changes, it
+    /// keeps the assignment, and no rebalance starts. `fenced` is the member
+    /// id it replaced when that incarnation was still alive: its next request
+    /// fails with `FENCED_INSTANCE_ID`.
+    Replaced { assignment: Vec<u32>, fenced: Option<String> },
 }
 
 /// A rebalance the coordinator completed: the new generation's plan.
@@ -66,8 +145,13 @@ pub(crate) struct Completed {
 ///   then records which partitions changed owner.
 #[derive(Debug, Clone)]
 pub(crate) struct Coordinator {
+    protocol: GroupProtocol,
     state: GroupState,
     generation: u32,
+    /// Consumer protocol: bumped when membership or the topic changes.
+    group_epoch: u32,
+    /// Consumer protocol: the group epoch the target assignment was computed for.
+    target_epoch: u32,
     members: Vec<Member>,
     /// Each partition's owner in the last completed generation.
     owners: Vec<Option<ConsumerId>>,
@@ -75,10 +159,13 @@ pub(crate) struct Coordinator {
 }
 
 impl Coordinator {
-    pub fn new(partitions: u32) -> Coordinator {
+    pub fn new(protocol: GroupProtocol, partitions: u32) -> Coordinator {
         Coordinator {
+            protocol,
             state: GroupState::Empty,
             generation: 0,
+            group_epoch: 0,
+            target_epoch: 0,
             members: Vec::new(),
             owners: vec![None; partitions as usize],
             last_rebalance: None,
@@ -89,8 +176,13 @@ impl Coordinator {
         self.state
     }
 
-    pub fn generation(&self) -> u32 {
-        self.generation
+    /// The group's epoch as people count rebalances: the generation (classic)
+    /// or the group epoch (consumer protocol).
+    pub fn epoch(&self) -> u32 {
+        match self.protocol {
+            GroupProtocol::Classic => self.generation,
+            GroupProtocol::Consumer => self.group_epoch,
+        }
     }
 
     pub fn members(&self) -> &[Member] {
@@ -128,16 +220,41 @@ impl Coordinator {
         self.members.iter().filter(|m| m.expires_at.is_none() && !m.assignment.is_empty()).count() as u32
     }
 
-    pub fn handle_join_group(&mut self, member_id: String, consumer: ConsumerId, host: String) {
-        self.members.push(Member {
-            member_id,
-            consumer,
-            host,
-            expires_at: None,
-            assignment: Vec::new(),
-            rejoined: true,
-        });
+    /// A JoinGroup without a member id (classic). A static member whose
+    /// instance id the group knows takes that member's place (KIP-345).
+    pub fn handle_join_group(
+        &mut self,
+        member_id: String,
+        consumer: ConsumerId,
+        host: String,
+        instance_id: Option<String>,
+    ) -> Joined {
+        assert_eq!(self.protocol, GroupProtocol::Classic);
+        let known = instance_id
+            .as_deref()
+            .and_then(|id| self.members.iter().position(|m| m.instance_id.as_deref() == Some(id)));
+        if let Some(i) = known {
+            let known = &mut self.members[i];
+            let fenced = known.expires_at.is_none().then(|| known.member_id.clone());
+            known.member_id = member_id;
+            known.consumer = consumer;
+            known.host = host;
+            known.expires_at = None;
+            known.rejoined = true;
+            let assignment = known.assignment.clone();
+            for &p in &assignment {
+                self.owners[p as usize] = Some(consumer);
+            }
+            return Joined::Replaced { assignment, fenced };
+        }
+        self.members.push(Member::new(member_id, consumer, host, instance_id));
         assert!(self.members.len() <= 2 * limits::CONSUMERS_MAX as usize);
+        Joined::New
+    }
+
+    /// The member holding `instance_id`, if any.
+    pub fn static_member(&self, instance_id: &str) -> Option<&Member> {
+        self.members.iter().find(|m| m.instance_id.as_deref() == Some(instance_id))
     }
 
     pub fn handle_rejoin(&mut self, member_id: &str) {
@@ -149,9 +266,15 @@ impl Coordinator {
         self.members.retain(|m| m.member_id != member_id);
     }
 
+    /// Its heartbeats stopped: it is removed at `expires_at` unless a static
+    /// member's instance comes back first.
     pub fn handle_member_died(&mut self, member_id: &str, expires_at: Tick) {
-        let member =
-            self.members.iter_mut().find(|m| m.member_id == member_id).expect("a live consumer's member");
+        let Some(member) = self.members.iter_mut().find(|m| m.member_id == member_id) else {
+            // A consumer-protocol member fenced by its rebalance timeout learns
+            // it only at its next heartbeat: it may die before that.
+            assert_eq!(self.protocol, GroupProtocol::Consumer, "a live classic consumer is a member");
+            return;
+        };
         member.expires_at = Some(expires_at);
     }
 
@@ -165,6 +288,9 @@ impl Coordinator {
             } else {
                 i += 1;
             }
+        }
+        if self.protocol == GroupProtocol::Consumer && !expired.is_empty() {
+            self.after_removal();
         }
         expired
     }
@@ -234,8 +360,7 @@ impl Coordinator {
     /// The assignor's plan for the members in the group now: `(member id, partitions)`.
     fn plan(&self, assignor: Assignor, partitions: u32) -> Vec<(String, Vec<u32>)> {
         if assignor == Assignor::Range {
-            let mut member_ids: Vec<&str> = self.members.iter().map(|m| m.member_id.as_str()).collect();
-            member_ids.sort_unstable();
+            let member_ids = self.range_order();
             return assign::range(&member_ids, partitions)
                 .into_iter()
                 .map(|(m, p)| (m.to_string(), p))
@@ -266,8 +391,25 @@ impl Coordinator {
             .collect()
     }
 
+    /// Member ids in the range assignors' order: static members first, by
+    /// instance id, then the others by member id (the classic client's
+    /// `RangeAssignor` and the coordinator's `range` sort alike).
+    fn range_order(&self) -> Vec<&str> {
+        let mut members: Vec<&Member> = self.members.iter().collect();
+        members.sort_by(|a, b| match (&a.instance_id, &b.instance_id) {
+            (Some(x), Some(y)) => x.cmp(y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => a.member_id.cmp(&b.member_id),
+        });
+        members.into_iter().map(|m| m.member_id.as_str()).collect()
+    }
+
     /// One owner per partition per generation.
     pub fn check_one_owner(&self) {
+        if self.protocol == GroupProtocol::Consumer {
+            return self.check_consumer_protocol();
+        }
         let mut owners = vec![0u8; self.owners.len()];
         for member in &self.members {
             for &p in &member.assignment {
@@ -295,11 +437,11 @@ mod tests {
 
     #[test]
     fn a_rebalance_completes_once_every_member_rejoined() {
-        let mut coordinator = Coordinator::new(3);
-        coordinator.handle_join_group("a".into(), c(1), "/h".into());
+        let mut coordinator = Coordinator::new(GroupProtocol::Classic, 3);
+        coordinator.handle_join_group("a".into(), c(1), "/h".into(), None);
         assert!(coordinator.handle_rebalance_trigger());
         assert!(!coordinator.handle_rebalance_trigger(), "already preparing");
-        coordinator.handle_join_group("b".into(), c(2), "/h".into());
+        coordinator.handle_join_group("b".into(), c(2), "/h".into(), None);
         // "a" was told to rejoin and has not yet.
         assert!(coordinator.poll_completed_rebalance(Assignor::Range, 3).is_none());
         coordinator.handle_rejoin("a");
@@ -315,9 +457,9 @@ mod tests {
 
     #[test]
     fn a_dead_member_holds_the_rebalance_until_its_session_expires() {
-        let mut coordinator = Coordinator::new(2);
-        coordinator.handle_join_group("a".into(), c(1), "/h".into());
-        coordinator.handle_join_group("b".into(), c(2), "/h".into());
+        let mut coordinator = Coordinator::new(GroupProtocol::Classic, 2);
+        coordinator.handle_join_group("a".into(), c(1), "/h".into(), None);
+        coordinator.handle_join_group("b".into(), c(2), "/h".into(), None);
         coordinator.handle_rebalance_trigger();
         coordinator.handle_rejoin("a");
         coordinator.handle_rejoin("b");

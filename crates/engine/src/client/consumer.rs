@@ -87,6 +87,15 @@ pub(crate) struct Consumer {
     pub handled_by_partition: Vec<u64>,
     /// The fault "killed after the ledger commit, before the offset commit" is armed.
     pub kill_before_commit: bool,
+    /// `group.instance.id`: kept by the card across restarts (static membership).
+    pub instance_id: Option<String>,
+    /// Consumer protocol: the member epoch its last heartbeat answer gave.
+    pub member_epoch: i32,
+    /// Consumer protocol: when its next heartbeat is due.
+    pub next_heartbeat: Tick,
+    /// Consumer protocol: its owned partitions changed, so it heartbeats now
+    /// to tell the coordinator (the acknowledgement of a reconciliation).
+    pub heartbeat_now: bool,
 }
 
 impl Consumer {
@@ -117,6 +126,10 @@ impl Consumer {
             last_checkpoint: None,
             handled_by_partition: vec![0; n],
             kill_before_commit: false,
+            instance_id: None,
+            member_epoch: 0,
+            next_heartbeat: 0,
+            heartbeat_now: false,
         }
     }
 
@@ -145,6 +158,8 @@ impl Consumer {
         self.pending_assignment = None;
         self.resumed_from.iter_mut().for_each(|r| *r = None);
         self.step = LoopStep::Idle;
+        self.member_epoch = 0;
+        self.heartbeat_now = false;
     }
 
     /// The process dies: no commit, no LeaveGroup. Returns its member id.

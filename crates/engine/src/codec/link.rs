@@ -388,6 +388,7 @@ const INPUTS: &[(&str, &[(&str, Arg)])] = &[
     ("kill-before-commit", &[CONSUMER]),
     ("rolling-update", &[("consumers", Arg::Consumers)]),
     ("assignor", &[("assignor", Arg::Text)]),
+    ("duplicate-instance", &[CONSUMER]),
 ];
 
 fn inputs_text(inputs: &[(u64, Input)], last: u64) -> String {

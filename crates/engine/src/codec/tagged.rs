@@ -220,6 +220,9 @@ enum InputDef {
     RemoveConsumer {
         consumer: ConsumerId,
     },
+    DuplicateInstance {
+        consumer: ConsumerId,
+    },
     RecordsPerPoll {
         #[serde(default)]
         group: Option<String>,

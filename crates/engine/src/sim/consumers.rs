@@ -3,10 +3,12 @@
 //! its group's coordinator (joins and leaves), its group's offsets
 //! (commits), its application and its group's observer (handled records).
 
+use super::protocol::consumer_member_id;
 use super::{Sim, uuid};
 use crate::client::{Consumer, FetchStep, Fetched};
+use crate::config::GroupProtocol;
 use crate::config::{CheckpointWrites, CommitMode, PositionModel};
-use crate::event::{Event, RebalanceReason};
+use crate::event::Event;
 use crate::input::ConsumerId;
 use crate::partitioner::partition_for_key;
 use crate::sim::subject_key;
@@ -17,20 +19,30 @@ impl Sim {
     pub(super) fn add_consumer_card(&mut self, group: usize) -> ConsumerId {
         let id = ConsumerId(self.next_consumer_number);
         self.next_consumer_number += 1;
-        self.consumers.push(Consumer::new(id, group, self.topic.partition_count()));
+        let mut consumer = Consumer::new(id, group, self.topic.partition_count());
+        if self.groups[group].config.static_members {
+            consumer.instance_id = Some(format!("inst-{}", id.0));
+        }
+        self.consumers.push(consumer);
         id
     }
 
-    /// A new incarnation joins its group (a JoinGroup without a member id).
+    /// A new incarnation joins its group: a JoinGroup without a member id
+    /// (classic; the coordinator names it `clientId-UUID`), or a heartbeat at
+    /// epoch 0 with the member id the consumer made (consumer protocol).
     pub(super) fn start_consumer(&mut self, id: ConsumerId) {
         let c = self.consumer_index(id).expect("starting a consumer that exists");
         let g = self.consumers[c].group;
-        let member_id = format!("{id}-{}", uuid(&mut self.groups[g].rng));
+        let member_id = match self.protocol(g) {
+            GroupProtocol::Classic => format!("{id}-{}", uuid(&mut self.groups[g].rng)),
+            GroupProtocol::Consumer => consumer_member_id(&mut self.groups[g].rng),
+        };
         self.consumers[c].handle_start(member_id.clone());
-        let host = self.consumers[c].host.clone();
-        self.coordinators[g].handle_join_group(member_id.clone(), id, host);
         self.emit(Event::Started { tick: self.now, consumer: id, member_id });
-        self.begin_rebalance(g, RebalanceReason::MemberJoined);
+        match self.protocol(g) {
+            GroupProtocol::Classic => self.join_classic_group(c),
+            GroupProtocol::Consumer => self.join_consumer_group(c),
+        }
     }
 
     pub(super) fn crash(&mut self, c: usize) {
@@ -60,7 +72,7 @@ impl Sim {
     }
 
     /// Drops the in-flight batch; returns how many records were in it.
-    fn abandon_batch(&mut self, c: usize) -> u32 {
+    pub(super) fn abandon_batch(&mut self, c: usize) -> u32 {
         let g = self.consumers[c].group;
         let batch = self.consumers[c].take_batch();
         for fetched in &batch {
@@ -76,9 +88,30 @@ impl Sim {
         }
         let g = self.consumers[c].group;
         let settings = self.groups[g].settings;
+        let heartbeats = self.protocol(g) == GroupProtocol::Consumer;
         match self.consumers[c].process {
             ConsumerState::Crashed | ConsumerState::Stopped => {}
+            ConsumerState::Running | ConsumerState::Paused if heartbeats => {
+                if self.consumers[c].batch.is_empty() && self.consumers[c].checkpoint.is_none() {
+                    // The poll boundary: reconcile to what the last heartbeat
+                    // answered (revoking first), then tell the coordinator.
+                    self.apply_pending_assignment(c);
+                }
+                self.heartbeat_if_due(c);
+                if !self.consumers[c].alive() {
+                    return; // refused for good
+                }
+                let consumer = &self.consumers[c];
+                if consumer.batch.is_empty() && consumer.process == ConsumerState::Running {
+                    self.poll(c);
+                }
+                self.handle_some(c);
+                self.commit_if_batch_done(c);
+            }
             ConsumerState::Stopping { deadline, .. } => {
+                if heartbeats {
+                    self.heartbeat_if_due(c);
+                }
                 self.handle_some(c);
                 if self.consumers[c].batch.is_empty() {
                     self.commit_on_close(c);
@@ -357,11 +390,11 @@ impl Sim {
 
     fn leave(&mut self, c: usize) {
         let g = self.consumers[c].group;
+        let is_static = self.consumers[c].instance_id.is_some();
         let member_id = self.consumers[c].handle_leave();
         let consumer = self.consumers[c].id;
-        self.coordinators[g].handle_leave_group(&member_id);
-        self.emit(Event::Left { tick: self.now, consumer, member_id });
-        self.begin_rebalance(g, RebalanceReason::MemberLeft);
+        self.emit(Event::Left { tick: self.now, consumer, member_id: member_id.clone() });
+        self.send_leave(g, &member_id, is_static);
     }
 
     /// Removes the cards of consumers that left with `RemoveConsumer`.

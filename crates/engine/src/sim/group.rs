@@ -4,7 +4,7 @@
 
 use super::Sim;
 use crate::broker::GroupState;
-use crate::config::PositionModel;
+use crate::config::{GroupProtocol, PositionModel};
 use crate::event::{Event, RebalanceReason};
 use crate::input::{ConsumerId, InputError, ResetSpec};
 use crate::view::ConsumerState;
@@ -38,6 +38,7 @@ impl Sim {
     /// Tells the coordinator; when a rebalance starts, every member of the
     /// group learns it must rejoin.
     pub(super) fn begin_rebalance(&mut self, g: usize, reason: RebalanceReason) {
+        assert_eq!(self.protocol(g), GroupProtocol::Classic, "only the classic protocol rebalances");
         if !self.coordinators[g].handle_rebalance_trigger() {
             return;
         }
@@ -48,6 +49,9 @@ impl Sim {
     }
 
     pub(super) fn expire_sessions(&mut self, g: usize) {
+        if self.protocol(g) == GroupProtocol::Consumer {
+            return self.expire_consumer_group(g);
+        }
         for member in self.coordinators[g].poll_expired_sessions(self.now) {
             self.emit(Event::SessionExpired {
                 tick: self.now,
@@ -108,6 +112,7 @@ impl Sim {
         let settings = self.groups[g].settings;
         let old = &self.consumers[c].assigned;
         let revokes = old.iter().any(|p| !new.contains(p));
+        let changed = *old != new;
         if revokes && settings.group_commits() && settings.commit.is_auto() {
             // onPartitionsRevoked: auto-commit what poll returned for them.
             self.commit(c);
@@ -119,13 +124,19 @@ impl Sim {
         for (p, start) in starts {
             self.note_resume(c, p, start);
         }
-        if revokes {
+        if self.protocol(g) == GroupProtocol::Consumer {
+            // Owned partitions changed: the next heartbeat goes now.
+            self.consumers[c].heartbeat_now |= changed;
+        } else if revokes {
             self.begin_rebalance(g, RebalanceReason::PartitionsRevoked);
         }
     }
 
     /// Counts the partitions no consumer of group `g` works on because of a rebalance.
     pub(super) fn count_stopped_partitions(&mut self, g: usize) {
+        if self.protocol(g) == GroupProtocol::Consumer {
+            return self.count_reconciling_partitions(g);
+        }
         let preparing = self.coordinators[g].state() == GroupState::PreparingRebalance;
         let handing_over = self.consumers.iter().any(|c| c.group == g && c.pending_assignment.is_some());
         if self.coordinators[g].is_empty() || !(preparing || handing_over) {
@@ -139,6 +150,24 @@ impl Sim {
                         && matches!(c.process, ConsumerState::Running | ConsumerState::Paused)
                         && c.assigned.contains(p)
                         && (cooperative || !preparing || !c.joined)
+                })
+            })
+            .count();
+        self.observers[g].partition_ticks_stopped += stopped as u64;
+    }
+
+    /// Consumer protocol: while the group is assigning or reconciling, the
+    /// partitions no running member of group `g` is consuming.
+    fn count_reconciling_partitions(&mut self, g: usize) {
+        if !matches!(self.coordinators[g].state(), GroupState::Assigning | GroupState::Reconciling) {
+            return;
+        }
+        let stopped = (0..self.topic.partition_count())
+            .filter(|p| {
+                !self.consumers.iter().any(|c| {
+                    c.group == g
+                        && matches!(c.process, ConsumerState::Running | ConsumerState::Paused)
+                        && c.assigned.contains(p)
                 })
             })
             .count();

@@ -8,8 +8,8 @@ use crate::config::limits;
 use crate::input::ConsumerId;
 use crate::view::{
     ConsumerState, ConsumerStats, ConsumerView, ExpansionView, Finding, FindingKind, GroupView,
-    InFlightRecord, LagSample, LedgerEntry, Metrics, PartitionSplit, PartitionView, ProducerView, RecordView,
-    RestartPreview, SettingsView, SplitCheck, SplitStatus, View,
+    InFlightRecord, LagSample, LedgerEntry, MemberView, Metrics, PartitionSplit, PartitionView, ProducerView,
+    RecordView, RestartPreview, SettingsView, SplitCheck, SplitStatus, View,
 };
 
 /// In-flight records a consumer card shows: the page draws the first few.
@@ -82,13 +82,14 @@ impl Sim {
             total_lag: (0..self.partition_count()).map(|p| self.lag_of(g, p)).sum(),
             peak_total_lag: observer.peak_total_lag,
             active_consumers: self.coordinators[g].active_members(),
-            generation: self.coordinators[g].generation(),
+            generation: self.coordinators[g].epoch(),
             commit_requests: observer.commit_requests,
             torn_checkpoints: observer.torn_checkpoints,
             bridged: observer.bridged,
             advancing_peeks: self.producer.advancing_peeks,
             double_paid_cents: app.double_paid_cents,
             partition_ticks_stopped: observer.partition_ticks_stopped,
+            static_rejoins: observer.static_rejoins,
         }
     }
 
@@ -143,7 +144,7 @@ impl Sim {
         let partitions = self.partition_count();
         GroupView {
             name: self.groups[g].config.name.clone(),
-            generation: self.coordinators[g].generation(),
+            generation: self.coordinators[g].epoch(),
             state: self.coordinators[g].state().name().to_string(),
             settings: self.settings_view(g),
             metrics: self.metrics_of(g),
@@ -153,6 +154,10 @@ impl Sim {
                 .collect(),
             consumers: self.consumers.iter().filter(|c| c.group == g).map(|c| c.id).collect(),
             restart_pending: self.groups[g].pending_restart.is_some(),
+            protocol: self.groups[g].config.protocol,
+            group_epoch: self.coordinators[g].group_epoch(),
+            target_epoch: self.coordinators[g].target_epoch(),
+            remote_assignor: self.groups[g].config.remote_assignor,
         }
     }
 
@@ -196,6 +201,17 @@ impl Sim {
             resumed_from: indexed(&consumer.resumed_from),
             stored: indexed(&consumer.store),
             writing_checkpoint: consumer.checkpoint.is_some(),
+            instance_id: consumer.instance_id.clone(),
+            reconciliation: (self.protocol(g) == crate::config::GroupProtocol::Consumer)
+                .then_some(member)
+                .flatten()
+                .map(|m| MemberView {
+                    member_epoch: m.member_epoch,
+                    state: m.state.name(),
+                    assignment: m.assignment.clone(),
+                    revoking: m.pending_revocation.clone(),
+                    target: m.target.clone(),
+                }),
         }
     }
 

@@ -3,9 +3,9 @@
 #![allow(dead_code)]
 
 use offsetlab_engine::{
-    Assignor, CheckpointWrites, CommitMode, Condition, Config, ConsumerId, GroupConfig, Guide, Input,
-    KeylessStrategy, Link, LinkScenario, Metric, Outcome, PositionModel, ProducerConfig, ResetSpec,
-    SCENARIO_TICKS_MAX, Scenario, TimedInput, Topic, limits,
+    Assignor, CheckpointWrites, CommitMode, Condition, Config, ConsumerId, GroupConfig, GroupProtocol, Guide,
+    Input, KeylessStrategy, Link, LinkScenario, Metric, Outcome, PositionModel, ProducerConfig,
+    RemoteAssignor, ResetSpec, SCENARIO_TICKS_MAX, Scenario, TimedInput, Topic, limits,
 };
 use proptest::prelude::*;
 
@@ -70,7 +70,7 @@ pub fn input() -> impl Strategy<Value = Input> {
         (commit(), reset(), position(), assignor()),
         (any::<u64>(), prop::collection::vec(consumer(), 0..4)),
     );
-    (0usize..25, fields).prop_map(
+    (0usize..26, fields).prop_map(
         |(variant, (n, on, share, c, (commit, reset, position, assignor), (offset, cs)))| match variant {
             0 => Input::Send { count: n },
             1 => Input::KeepSending { per_tick: n },
@@ -96,6 +96,7 @@ pub fn input() -> impl Strategy<Value = Input> {
             21 => Input::AddPartitions { count: n },
             22 => Input::KillBeforeCommit { consumer: c },
             23 => Input::RollingUpdate { group: None, consumers: cs },
+            24 => Input::DuplicateInstance { consumer: c },
             _ => Input::Assignor { group: None, assignor },
         },
     )
@@ -121,11 +122,19 @@ pub fn config() -> impl Strategy<Value = Config> {
     let group = (
         (0..=CONSUMERS_MAX, 1..=RECORDS_PER_POLL_MAX, 1..=HANDLE_PER_TICK_MAX, commit(), any::<bool>()),
         (1..=SESSION_TIMEOUT_TICKS_MAX, 0..=SESSION_TIMEOUT_TICKS_MAX, assignor(), position(), any::<bool>()),
+        (
+            prop_oneof![Just(GroupProtocol::Classic), Just(GroupProtocol::Consumer)],
+            prop_oneof![Just(RemoteAssignor::Uniform), Just(RemoteAssignor::Range)],
+            any::<bool>(),
+            1..=SESSION_TIMEOUT_TICKS_MAX,
+            1..=SESSION_TIMEOUT_TICKS_MAX,
+        ),
     )
         .prop_map(
             |(
                 (consumers, records_per_poll, handle_per_tick, commit, idempotent),
                 (session_timeout_ticks, shutdown_deadline_ticks, assignor, position, bridge),
+                (protocol, remote_assignor, static_members, heartbeat, rebalance_timeout_ticks),
             )| GroupConfig {
                 name: String::new(),
                 consumers,
@@ -138,6 +147,11 @@ pub fn config() -> impl Strategy<Value = Config> {
                 assignor,
                 position,
                 bridge,
+                protocol,
+                remote_assignor,
+                static_members,
+                heartbeat_interval_ticks: heartbeat.min(session_timeout_ticks),
+                rebalance_timeout_ticks,
             },
         );
     (

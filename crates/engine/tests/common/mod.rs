@@ -5,7 +5,7 @@ use offsetlab_engine::{Event, Sim, builtin};
 
 /// The input names of the scenario format, one per `Input` variant: the
 /// generators of the property tests and the fuzzer must cover them all.
-pub const INPUT_NAMES: [&str; 25] = [
+pub const INPUT_NAMES: [&str; 26] = [
     "send",
     "keep-sending",
     "use-keys",
@@ -28,6 +28,7 @@ pub const INPUT_NAMES: [&str; 25] = [
     "peek",
     "load-checkpoint",
     "add-partitions",
+    "duplicate-instance",
     "kill-before-commit",
     "rolling-update",
     "assignor",
