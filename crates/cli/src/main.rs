@@ -164,6 +164,14 @@ struct RunArgs {
     /// replays against a real Kafka.
     #[arg(long, requires = "json", conflicts_with = "offset_dir")]
     events: bool,
+    /// Which `kafka-consumer-groups --describe` view to print: the offsets
+    /// (default), `--members` or `--state`, as Kafka 4.4 prints them.
+    #[arg(long, value_enum, value_name = "VIEW", default_value_t = run::DescribeView::Offsets)]
+    describe: run::DescribeView,
+    /// `--verbose` for the describe view: LEADER-EPOCH (offsets), the member
+    /// and target epochs and assignments (members), the group epochs (state).
+    #[arg(long, short)]
+    verbose: bool,
 }
 
 #[derive(Debug, Args)]
@@ -273,22 +281,30 @@ fn execute(command: Command) -> Result<Verdict, Failure> {
             writeln!(out, "{}", moved_summary(moved, keys.len() as u64))?;
         }
         Command::Run(args) => {
-            let RunArgs { run: ScenarioArgs { scenario, seed, ticks, json }, offset_dir, guided, events } =
-                args;
+            let RunArgs {
+                run: ScenarioArgs { scenario, seed, ticks, json },
+                offset_dir,
+                guided,
+                events,
+                describe,
+                verbose,
+            } = args;
             let mut loaded = run::load(&scenario)?;
             if guided {
                 loaded.scenario = loaded.scenario.guided();
             }
-            let outcome = match &offset_dir {
+            let mut outcome = match &offset_dir {
                 Some(dir) => run::run_with_offset_dir(loaded, seed, ticks, dir)?,
                 None if events => {
-                    let (outcome, events) = run::run_with_events(loaded, seed, ticks)?;
+                    let (mut outcome, events) = run::run_with_events(loaded, seed, ticks)?;
+                    outcome.describe = (describe, verbose);
                     writeln!(out, "{}", outcome.json_with_events(&events))?;
                     out.flush()?;
                     return Ok(verdict);
                 }
                 None => run::run(loaded, seed, ticks)?,
             };
+            outcome.describe = (describe, verbose);
             if json {
                 writeln!(out, "{}", outcome.json())?;
             } else {

@@ -65,6 +65,19 @@ pub struct Outcome {
     /// The guide's outcome check at the end of the run, when the scenario has a guide:
     /// what it says when reproduced, or the first condition that does not hold.
     pub guide_outcome: Option<Result<String, String>>,
+    /// The describe view the output shows, and whether verbose.
+    pub describe: (DescribeView, bool),
+}
+
+/// `kafka-consumer-groups --describe`'s views.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DescribeView {
+    /// The offsets table (`--offsets`, the default).
+    Offsets,
+    /// `--members`: each member's id, host, client id and partitions.
+    Members,
+    /// `--state`: the coordinator, assignor, state and member count.
+    State,
 }
 
 /// `run --offset-dir DIR`: the run keeps positions in consumer-side stores,
@@ -134,7 +147,15 @@ pub fn open(link: &str) -> Result<(Outcome, offsetlab_engine::Scenario), Failure
         .map_err(|e| Failure::new(format!("link (scenario {name}, seed {seed}, tick {tick}): {e}")))?;
     let sim = history.sim().clone();
     let guide_outcome = history.scenario().guide.as_ref().map(|g| g.outcome.evaluate(&sim));
-    let outcome = Outcome { name, seed, ticks: tick, sim, resumed: None, guide_outcome };
+    let outcome = Outcome {
+        name,
+        seed,
+        ticks: tick,
+        sim,
+        resumed: None,
+        guide_outcome,
+        describe: (DescribeView::Offsets, false),
+    };
     Ok((outcome, history.to_scenario()))
 }
 
@@ -169,7 +190,18 @@ pub fn run_with_events(
         )));
     }
     let guide_outcome = loaded.scenario.guide.as_ref().map(|g| g.outcome.evaluate(&sim));
-    Ok((Outcome { name: loaded.name, seed, ticks, sim, resumed: None, guide_outcome }, events))
+    Ok((
+        Outcome {
+            name: loaded.name,
+            seed,
+            ticks,
+            sim,
+            resumed: None,
+            guide_outcome,
+            describe: (DescribeView::Offsets, false),
+        },
+        events,
+    ))
 }
 
 /// Runs `loaded` with the seed and tick count overridden where given.
@@ -181,7 +213,15 @@ pub fn run(loaded: Loaded, seed: Option<u64>, ticks: Option<u64>) -> Result<Outc
         .run(Some(seed), Some(ticks))
         .map_err(|e| Failure::new(format!("scenario {} (seed {seed}, ticks {ticks}): {e}", loaded.name)))?;
     let guide_outcome = loaded.scenario.guide.as_ref().map(|g| g.outcome.evaluate(&sim));
-    Ok(Outcome { name: loaded.name, seed, ticks, sim, resumed: None, guide_outcome })
+    Ok(Outcome {
+        name: loaded.name,
+        seed,
+        ticks,
+        sim,
+        resumed: None,
+        guide_outcome,
+        describe: (DescribeView::Offsets, false),
+    })
 }
 
 const COUNTERS: [&str; 8] = [
@@ -210,6 +250,16 @@ impl Outcome {
         ]
     }
 
+    /// Group `g`'s describe view.
+    fn table(&self, g: usize) -> String {
+        let (view, verbose) = self.describe;
+        match view {
+            DescribeView::Offsets => offsetlab_engine::describe_offsets(&self.sim, g, verbose),
+            DescribeView::Members => offsetlab_engine::describe_members(&self.sim, g, verbose),
+            DescribeView::State => offsetlab_engine::describe_state(&self.sim, g, verbose),
+        }
+    }
+
     /// The header line, the describe table, one counter per line, then (with a
     /// guide) whether the run reproduced the guide's outcome. With more than
     /// one group, each group's table and counters follow a `group NAME` line.
@@ -221,7 +271,7 @@ impl Outcome {
             if groups > 1 {
                 let _ = writeln!(out, "\ngroup {}", view.name);
             }
-            let table = offsetlab_engine::describe_group(&self.sim, g);
+            let table = self.table(g);
             let table = table.trim_end_matches('\n');
             if !table.is_empty() {
                 let _ = writeln!(out, "\n{table}");
@@ -321,7 +371,7 @@ impl Outcome {
             .map(|(g, group)| JsonGroup {
                 name: group.name.clone(),
                 metrics: JsonMetrics::from(&self.sim.metrics_of(g)),
-                describe: offsetlab_engine::describe_group(&self.sim, g),
+                describe: self.table(g),
             })
             .collect();
         let report = JsonReport {

@@ -553,3 +553,85 @@ fn an_input_for_an_unknown_group_is_refused() {
     assert!(message.contains("seed"), "{message}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+// ---------------------------------------------------------------- describe views
+
+/// The table between the header line and the counters of `run`'s text.
+fn table_of(out: &str) -> &str {
+    let start = out.find("\n\n").expect("a blank line after the header") + 2;
+    let end = out[start..].find("\n\n").map_or(out.len(), |i| start + i + 1);
+    &out[start..end]
+}
+
+#[test]
+fn describe_members_verbose_shows_epochs_and_target_assignments() {
+    let out = stdout_of(&[
+        "run",
+        "--scenario",
+        "consumer-protocol-scale-out",
+        "--describe",
+        "members",
+        "--verbose",
+    ]);
+    let table = table_of(&out);
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(
+        lines[0],
+        "GROUP           CONSUMER-ID            HOST            CLIENT-ID       #PARTITIONS     CURRENT-EPOCH   \
+         CURRENT-ASSIGNMENT   TARGET-EPOCH    TARGET-ASSIGNMENT   "
+    );
+    assert_eq!(lines.len(), 6, "{table}");
+    let mut total = 0;
+    for line in &lines[1..] {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        // GROUP CONSUMER-ID HOST CLIENT-ID #PARTITIONS CURRENT-EPOCH CURRENT TARGET-EPOCH TARGET
+        assert_eq!(words.len(), 9, "{line}");
+        assert_eq!(words[1].len(), 22, "a consumer-protocol member id is a base64 UUID: {line}");
+        assert_eq!((words[5], words[7]), ("7", "7"), "reconciled to group epoch 7: {line}");
+        assert_eq!(words[6], words[8], "current = target once stable: {line}");
+        assert!(line.ends_with(' '), "Kafka pads the last column: {line:?}");
+        total += words[4].parse::<u32>().unwrap();
+    }
+    assert_eq!(total, 6);
+}
+
+#[test]
+fn describe_state_names_the_protocols_assignor_and_state() {
+    let consumer = stdout_of(&[
+        "run",
+        "--scenario",
+        "consumer-protocol-scale-out",
+        "--describe",
+        "state",
+        "--ticks",
+        "35",
+        "-v",
+    ]);
+    assert_eq!(table_of(&consumer), concat!("Warning: Consumer group 'demo' is rebalancing.\n",));
+    assert!(consumer.contains(
+        "GROUP           COORDINATOR (ID)          ASSIGNMENT-STRATEGY  STATE                GROUP-EPOCH     \
+         TARGET-ASSIGNMENT-EPOCH   #MEMBERS\n\
+         demo            localhost:9092  (1)       uniform              Reconciling          6               6                         6\n"
+    ), "{consumer}");
+    let classic = stdout_of(&["run", "--scenario", "scale-out-cooperative", "--describe", "state"]);
+    assert_eq!(
+        table_of(&classic),
+        "GROUP           COORDINATOR (ID)          ASSIGNMENT-STRATEGY  STATE                #MEMBERS\n\
+         demo            localhost:9092  (1)       cooperative-sticky   Stable               5\n"
+    );
+    let failure = failure_of(&["run", "--scenario", "default", "--describe", "lag"]);
+    assert!(failure.contains("offsets, members, state"), "{failure}");
+}
+
+#[test]
+fn describe_members_lists_static_members_instance_ids() {
+    let out = stdout_of(&["run", "--scenario", "static-rolling-update", "--describe", "members"]);
+    let table = table_of(&out);
+    assert!(
+        table.starts_with("GROUP           CONSUMER-ID                             GROUP-INSTANCE-ID HOST"),
+        "{table}"
+    );
+    for (line, instance) in table.lines().skip(1).zip(["inst-1", "inst-2", "inst-3"]) {
+        assert_eq!(line.split_whitespace().nth(2), Some(instance), "{line}");
+    }
+}

@@ -47,7 +47,7 @@ pub use config::{
     ProducerConfig, RemoteAssignor, limits,
 };
 pub use config::{GroupConfig, GroupSettings};
-pub use describe::{describe, describe_group};
+pub use describe::{describe, describe_group, describe_members, describe_offsets, describe_state};
 pub use event::{Event, PartitionMove, RebalanceReason, Tick, TraceHasher};
 pub use guide::{Condition, GUIDE_STEPS_MAX, Guide, Metric, OUTCOME_CONDITIONS_MAX, Outcome, Topic};
 pub use history::{

@@ -36,6 +36,14 @@ impl Sim {
         &self.coordinators[g]
     }
 
+    /// Group `g`'s config and its live settings.
+    pub(crate) fn group_setup(
+        &self,
+        g: usize,
+    ) -> (&crate::config::GroupConfig, crate::config::GroupSettings) {
+        (&self.groups[g].config, self.groups[g].settings)
+    }
+
     /// Group `g`'s committed offset for `partition` (`None` for none, or no such partition).
     #[must_use]
     pub fn committed_in(&self, g: usize, partition: u32) -> Option<u64> {
