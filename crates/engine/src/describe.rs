@@ -316,14 +316,13 @@ fn state_table(
             .map_or((MISSING.to_string(), MISSING.to_string()), |(g, t)| (g.to_string(), t.to_string()));
         let _ = writeln!(
             out,
-            "{:<group_w$} {:<coordinator_w$} {:<20} {:<20} {:<15} {:<25} {}",
+            "{:<group_w$} {:<coordinator_w$} {:<20} {:<20} {:<15} {:<25} #MEMBERS",
             "GROUP",
             "COORDINATOR (ID)",
             "ASSIGNMENT-STRATEGY",
             "STATE",
             "GROUP-EPOCH",
             "TARGET-ASSIGNMENT-EPOCH",
-            "#MEMBERS"
         );
         let _ = writeln!(
             out,
@@ -332,8 +331,8 @@ fn state_table(
     } else {
         let _ = writeln!(
             out,
-            "{:<group_w$} {:<coordinator_w$} {:<20} {:<20} {}",
-            "GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS"
+            "{:<group_w$} {:<coordinator_w$} {:<20} {:<20} #MEMBERS",
+            "GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE"
         );
         let _ = writeln!(
             out,
