@@ -607,7 +607,7 @@ fn describe_state_names_the_protocols_assignor_and_state() {
         "35",
         "-v",
     ]);
-    assert_eq!(table_of(&consumer), concat!("Warning: Consumer group 'demo' is rebalancing.\n",));
+    assert_eq!(table_of(&consumer), "Warning: Consumer group 'demo' is rebalancing.\n");
     assert!(consumer.contains(
         "GROUP           COORDINATOR (ID)          ASSIGNMENT-STRATEGY  STATE                GROUP-EPOCH     \
          TARGET-ASSIGNMENT-EPOCH   #MEMBERS\n\
