@@ -576,23 +576,20 @@ impl GroupConfig {
         check_range("shutdown_deadline_ticks", self.shutdown_deadline_ticks, 0, SESSION_TIMEOUT_TICKS_MAX)
             .map_err(at)?;
         check_position_model("position.write_ticks", self.position).map_err(at)?;
+        check_range("heartbeat_interval_ticks", self.heartbeat_interval_ticks, 1, SESSION_TIMEOUT_TICKS_MAX)
+            .map_err(at)?;
         // Only consumer-protocol members heartbeat on their own schedule; the
         // classic heartbeat thread is not modelled (a live member never misses one).
-        let heartbeat_max = if self.protocol == GroupProtocol::Consumer {
-            self.session_timeout_ticks
-        } else {
-            SESSION_TIMEOUT_TICKS_MAX
-        };
-        check_range("heartbeat_interval_ticks", self.heartbeat_interval_ticks, 1, heartbeat_max).map_err(
-            |e| {
-                let message = if self.protocol == GroupProtocol::Consumer {
-                    format!("{} (a consumer-protocol member heartbeats within its session)", e.message)
-                } else {
-                    e.message
-                };
-                at(ConfigError { field: e.field, message })
-            },
-        )?;
+        if self.protocol == GroupProtocol::Consumer
+            && self.heartbeat_interval_ticks > self.session_timeout_ticks
+        {
+            return Err(at(ConfigError {
+                field: "heartbeat_interval_ticks",
+                message:
+                    "a consumer-protocol member heartbeats within its session: at most session_timeout_ticks"
+                        .into(),
+            }));
+        }
         check_range("rebalance_timeout_ticks", self.rebalance_timeout_ticks, 1, SESSION_TIMEOUT_TICKS_MAX)
             .map_err(at)?;
         Ok(())

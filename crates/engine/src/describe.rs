@@ -19,7 +19,6 @@
 use crate::broker::GroupState;
 use crate::config::GroupProtocol;
 use crate::sim::Sim;
-use std::fmt::Write as _;
 
 const TOPIC: &str = "orders";
 const MISSING: &str = "-";
@@ -104,15 +103,17 @@ pub fn describe_offsets(sim: &Sim, g: usize, verbose: bool) -> String {
     let consumer_w = rows.iter().map(|r| r.consumer_id.len()).max().unwrap_or(0).max(15);
     let host_w = rows.iter().map(|r| r.host.len()).max().unwrap_or(0).max(15);
     let line = |out: &mut String, cells: [&str; 10]| {
-        let _ = write!(out, "{:<group_w$} {:<topic_w$} {:<10} ", cells[0], cells[1], cells[2]);
-        if verbose {
-            let _ = write!(out, "{:<15} ", cells[3]);
+        for (i, width) in [(0, group_w), (1, topic_w), (2, 10)] {
+            cell(out, cells[i], width);
         }
-        let _ = writeln!(
-            out,
-            "{:<15} {:<15} {:<15} {:<consumer_w$} {:<host_w$} {}",
-            cells[4], cells[5], cells[6], cells[7], cells[8], cells[9]
-        );
+        if verbose {
+            cell(out, cells[3], 15);
+        }
+        for (i, width) in [(4, 15), (5, 15), (6, 15), (7, consumer_w), (8, host_w)] {
+            cell(out, cells[i], width);
+        }
+        out.push_str(cells[9]);
+        out.push('\n');
     };
     line(
         &mut out,
@@ -164,6 +165,19 @@ fn state_warning(group: &str, state: GroupState) -> String {
     }
 }
 
+/// Java's `%-Ns`: `text` left-justified in `width` characters (every value
+/// here is ASCII, so bytes are characters).
+fn pad(out: &mut String, text: &str, width: usize) {
+    out.push_str(text);
+    out.extend(std::iter::repeat_n(' ', width.saturating_sub(text.len())));
+}
+
+/// `%-Ns ` : the padded value and the space before the next column.
+fn cell(out: &mut String, text: &str, width: usize) {
+    pad(out, text, width);
+    out.push(' ');
+}
+
 /// Kafka's `getAssignmentString` for the one topic: `orders:0,1,2`, `-` when empty.
 fn assignment_string(partitions: &[u32]) -> String {
     if partitions.is_empty() {
@@ -189,10 +203,11 @@ const COORDINATOR: &str = "localhost:9092  (1)";
 pub fn describe_members(sim: &Sim, g: usize, verbose: bool) -> String {
     let coordinator = sim.coordinator(g);
     let consumer_protocol = sim.group_setup(g).0.protocol == GroupProtocol::Consumer;
-    let mut members: Vec<_> = coordinator.members().iter().collect();
-    members.sort_by(|a, b| a.member_id.cmp(&b.member_id));
-    let rows: Vec<MemberRow> = members
-        .iter()
+    let mut ids: Vec<&str> = coordinator.members().iter().map(|m| m.member_id.as_str()).collect();
+    ids.sort_unstable();
+    let rows: Vec<MemberRow> = ids
+        .into_iter()
+        .filter_map(|id| coordinator.member(id))
         .map(|m| MemberRow {
             member_id: m.member_id.clone(),
             instance_id: m.instance_id.clone(),
@@ -217,65 +232,72 @@ struct MemberRow {
 }
 
 fn members_table(group: &str, state: GroupState, members: &[MemberRow], verbose: bool) -> String {
-    let rows: Vec<[String; 9]> = members
+    // The assignment strings and epochs, as the verbose columns print them.
+    let texts: Vec<[String; 4]> = members
         .iter()
-        .map(|m| {
-            let (epoch, target_epoch, target) = match &m.epochs {
-                Some((e, t, target)) => (e.to_string(), t.to_string(), assignment_string(target)),
-                None => (MISSING.to_string(), MISSING.to_string(), MISSING.to_string()),
-            };
-            [
-                m.member_id.clone(),
-                m.instance_id.clone().unwrap_or_default(),
-                m.host.clone(),
-                m.client_id.clone(),
-                m.assignment.len().to_string(),
-                epoch,
-                assignment_string(&m.assignment),
-                target_epoch,
-                target,
-            ]
+        .map(|m| match &m.epochs {
+            Some((e, t, target)) => {
+                [e.to_string(), assignment_string(&m.assignment), t.to_string(), assignment_string(target)]
+            }
+            None => [MISSING.into(), assignment_string(&m.assignment), MISSING.into(), MISSING.into()],
         })
         .collect();
-    let width = |i: usize, min: usize| rows.iter().map(|r| r[i].len()).max().unwrap_or(0).max(min);
-    let (group_w, consumer_w, instance_w, host_w, client_w) =
-        (group.len().max(15), width(0, 15), width(1, 17), width(2, 15), width(3, 15));
-    let (current_w, target_w) = (width(6, 20), width(8, 20));
-    let with_instance = rows.iter().any(|r| !r[1].is_empty());
+    let widest =
+        |len: &dyn Fn(usize) -> usize, min: usize| (0..members.len()).map(len).max().unwrap_or(0).max(min);
+    let instance = |i: usize| members[i].instance_id.as_deref().unwrap_or("");
+    let consumer_w = widest(&|i| members[i].member_id.len(), 15);
+    let instance_w = widest(&|i| instance(i).len(), 17);
+    let host_w = widest(&|i| members[i].host.len(), 15);
+    let client_w = widest(&|i| members[i].client_id.len(), 15);
+    let current_w = widest(&|i| texts[i][1].len(), 20);
+    let target_w = widest(&|i| texts[i][3].len(), 20);
+    let with_instance = members.iter().any(|m| m.instance_id.as_deref().is_some_and(|id| !id.is_empty()));
     let mut out = state_warning(group, state);
-    // GROUP, then the row's cells.
-    let line = |out: &mut String, first: &str, cells: [&str; 9]| {
-        let _ = write!(out, "{first:<group_w$} {:<consumer_w$} ", cells[0]);
+    // GROUP CONSUMER-ID [GROUP-INSTANCE-ID] HOST CLIENT-ID #PARTITIONS, each
+    // padded and followed by a space; verbose: the epochs and assignments.
+    let mut line = |cells: [&str; 10]| {
+        cell(&mut out, cells[0], group.len().max(15));
+        cell(&mut out, cells[1], consumer_w);
         if with_instance {
-            let _ = write!(out, "{:<instance_w$} ", cells[1]);
+            cell(&mut out, cells[2], instance_w);
         }
-        let _ = write!(out, "{:<host_w$} {:<client_w$} {:<15} ", cells[2], cells[3], cells[4]);
+        cell(&mut out, cells[3], host_w);
+        cell(&mut out, cells[4], client_w);
+        cell(&mut out, cells[5], 15);
         if verbose {
-            let _ = write!(
-                out,
-                "{:<15} {:<current_w$} {:<15} {:<target_w$}",
-                cells[5], cells[6], cells[7], cells[8]
-            );
+            cell(&mut out, cells[6], 15);
+            cell(&mut out, cells[7], current_w);
+            cell(&mut out, cells[8], 15);
+            pad(&mut out, cells[9], target_w);
         }
         out.push('\n');
     };
-    line(
-        &mut out,
+    line([
         "GROUP",
-        [
-            "CONSUMER-ID",
-            "GROUP-INSTANCE-ID",
-            "HOST",
-            "CLIENT-ID",
-            "#PARTITIONS",
-            "CURRENT-EPOCH",
-            "CURRENT-ASSIGNMENT",
-            "TARGET-EPOCH",
-            "TARGET-ASSIGNMENT",
-        ],
-    );
-    for row in &rows {
-        line(&mut out, group, std::array::from_fn(|i| row[i].as_str()));
+        "CONSUMER-ID",
+        "GROUP-INSTANCE-ID",
+        "HOST",
+        "CLIENT-ID",
+        "#PARTITIONS",
+        "CURRENT-EPOCH",
+        "CURRENT-ASSIGNMENT",
+        "TARGET-EPOCH",
+        "TARGET-ASSIGNMENT",
+    ]);
+    for (i, (m, [epoch, current, target_epoch, target])) in members.iter().zip(&texts).enumerate() {
+        let count = m.assignment.len().to_string();
+        line([
+            group,
+            &m.member_id,
+            instance(i),
+            &m.host,
+            &m.client_id,
+            &count,
+            epoch,
+            current,
+            target_epoch,
+            target,
+        ]);
     }
     out
 }
@@ -311,34 +333,33 @@ fn state_table(
     let (group_w, coordinator_w) = (group.len().max(15), COORDINATOR.len().max(25));
     let mut out = state_warning(group, state);
     let name = state.name();
-    if verbose {
-        let (group_epoch, target_epoch) = epochs
-            .map_or((MISSING.to_string(), MISSING.to_string()), |(g, t)| (g.to_string(), t.to_string()));
-        let _ = writeln!(
-            out,
-            "{:<group_w$} {:<coordinator_w$} {:<20} {:<20} {:<15} {:<25} #MEMBERS",
+    let (group_epoch, target_epoch) =
+        epochs.map_or((MISSING.to_string(), MISSING.to_string()), |(g, t)| (g.to_string(), t.to_string()));
+    let members = members.to_string();
+    let line = |out: &mut String, cells: [&str; 7]| {
+        for (i, width) in [(0, group_w), (1, coordinator_w), (2, 20), (3, 20)] {
+            cell(out, cells[i], width);
+        }
+        if verbose {
+            cell(out, cells[4], 15);
+            cell(out, cells[5], 25);
+        }
+        out.push_str(cells[6]);
+        out.push('\n');
+    };
+    line(
+        &mut out,
+        [
             "GROUP",
             "COORDINATOR (ID)",
             "ASSIGNMENT-STRATEGY",
             "STATE",
             "GROUP-EPOCH",
             "TARGET-ASSIGNMENT-EPOCH",
-        );
-        let _ = writeln!(
-            out,
-            "{group:<group_w$} {COORDINATOR:<coordinator_w$} {strategy:<20} {name:<20} {group_epoch:<15} {target_epoch:<25} {members}"
-        );
-    } else {
-        let _ = writeln!(
-            out,
-            "{:<group_w$} {:<coordinator_w$} {:<20} {:<20} #MEMBERS",
-            "GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE"
-        );
-        let _ = writeln!(
-            out,
-            "{group:<group_w$} {COORDINATOR:<coordinator_w$} {strategy:<20} {name:<20} {members}"
-        );
-    }
+            "#MEMBERS",
+        ],
+    );
+    line(&mut out, [group, COORDINATOR, strategy, name, &group_epoch, &target_epoch, &members]);
     out
 }
 

@@ -404,28 +404,10 @@ impl Event {
             Event::Peeked { partition, advanced: false, .. } => {
                 format!("A fixed peek answered P{partition}; the counter did not move.")
             }
-            Event::GroupEpochBumped { group_epoch, reason, .. } => format!(
-                "Group epoch {group_epoch} ({}): the coordinator computes a new target assignment; \
-                 members keep consuming what they keep.",
-                reason_text(*reason)
-            ),
-            Event::Fenced { consumer, error, .. } => match *error {
-                "UNKNOWN_MEMBER_ID" => {
-                    format!(
-                        "{consumer} was fenced (UNKNOWN_MEMBER_ID): it drops its partitions and joins again."
-                    )
-                }
-                "UNRELEASED_INSTANCE_ID" => format!(
-                    "{consumer} was refused (UNRELEASED_INSTANCE_ID): its group.instance.id is held by a member \
-                     that has not left."
-                ),
-                _ => format!(
-                    "{consumer} was fenced ({error}): a newer process with its group.instance.id took its place."
-                ),
-            },
-            Event::StaticMemberReplaced { consumer, instance_id, .. } => format!(
-                "{consumer} came back as static member {instance_id}: it keeps its partitions, no rebalance."
-            ),
+            Event::GroupEpochBumped { group_epoch, reason, .. } => {
+                format!("Group epoch {group_epoch} ({}).", reason_text(*reason))
+            }
+            Event::Fenced { consumer, error, .. } => format!("{consumer} was fenced ({error})."),
             _ => return None,
         })
     }

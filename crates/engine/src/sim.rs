@@ -612,6 +612,11 @@ pub(crate) fn check_input_range<T: PartialOrd + std::fmt::Display + Copy>(
         .map_err(|e| InputError::OutOfRange { field: e.field, message: e.message })
 }
 
+/// An assignment in client-id order, as the events list it (one sort for all of them).
+pub(crate) fn sort_by_consumer(assignment: &mut [(ConsumerId, Vec<u32>)]) {
+    assignment.sort_by_key(|(consumer, _)| *consumer);
+}
+
 /// The key of subject `i`: `user-i`.
 #[must_use]
 pub fn subject_key(i: u32) -> String {

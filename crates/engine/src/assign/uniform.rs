@@ -106,10 +106,11 @@ pub fn int_hash_set_order(values: &[u32]) -> Option<Vec<u32>> {
             }
         }
     }
-    let mut order: Vec<(usize, usize, u32)> =
-        values.iter().enumerate().map(|(i, &v)| (bucket(v, capacity), i, v)).collect();
-    order.sort_unstable();
-    Some(order.into_iter().map(|(_, _, v)| v).collect())
+    // Java walks the table bin by bin, each bin's values in insertion order.
+    let order = (0..capacity)
+        .flat_map(|b| values.iter().copied().filter(move |&v| bucket(v, capacity) == b))
+        .collect();
+    Some(order)
 }
 
 /// The uniform assignor's target assignment for `members` (in the order the
@@ -133,9 +134,9 @@ pub fn uniform(members: &[TargetMember], partitions: u32) -> Result<Vec<Vec<u32>
         }
     }
     let ids: Vec<&str> = members.iter().map(|m| m.id.as_str()).collect();
-    let mut seen = std::collections::BTreeSet::new();
-    if let Some(twice) = ids.iter().find(|id| !seen.insert(**id)) {
-        return Err(UniformError::RepeatedMember((*twice).to_string()));
+    // A group holds at most a few hundred members: pairwise is cheap.
+    if let Some(i) = (0..ids.len()).find(|&i| ids[..i].contains(&ids[i])) {
+        return Err(UniformError::RepeatedMember(ids[i].to_string()));
     }
     let mut target: Vec<Vec<u32>> = vec![Vec::new(); members.len()];
     if members.is_empty() {

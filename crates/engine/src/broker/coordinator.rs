@@ -395,14 +395,17 @@ impl Coordinator {
     /// instance id, then the others by member id (the classic client's
     /// `RangeAssignor` and the coordinator's `range` sort alike).
     fn range_order(&self) -> Vec<&str> {
-        let mut members: Vec<&Member> = self.members.iter().collect();
-        members.sort_by(|a, b| match (&a.instance_id, &b.instance_id) {
-            (Some(x), Some(y)) => x.cmp(y),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (None, None) => a.member_id.cmp(&b.member_id),
-        });
-        members.into_iter().map(|m| m.member_id.as_str()).collect()
+        let mut statics: Vec<(&str, &str)> = Vec::new();
+        let mut dynamics: Vec<&str> = Vec::new();
+        for m in &self.members {
+            match &m.instance_id {
+                Some(instance) => statics.push((instance.as_str(), m.member_id.as_str())),
+                None => dynamics.push(m.member_id.as_str()),
+            }
+        }
+        statics.sort_unstable();
+        dynamics.sort_unstable();
+        statics.into_iter().map(|(_, id)| id).chain(dynamics).collect()
     }
 
     /// One owner per partition per generation.

@@ -20,6 +20,7 @@ pub use link::{Link, LinkError, LinkScenario, QUERY_BYTES_MAX};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_path_to_error::{Path, Segment};
+use std::fmt::Write as _;
 
 /// Arrays and objects nested in each other, at most. A scenario needs 5.
 /// serde_json's own recursion limit (128) bounds the stack; this bound is the
@@ -70,35 +71,38 @@ pub(crate) fn write_pretty<T: Serialize>(value: &T) -> String {
 }
 
 /// JSON on one line, no spaces, ASCII only (`\uXXXX` escapes, surrogate pairs
-/// beyond U+FFFF), so that it travels in a link as it is.
+/// beyond U+FFFF), so that it travels in a link as it is. Made from the
+/// pretty form, so the page carries one serializer per type: outside strings
+/// the whitespace goes, inside them non-ASCII characters are escaped (serde_json
+/// escapes the same control characters in both forms).
 pub(crate) fn write_compact_ascii<T: Serialize>(value: &T) -> String {
-    let mut out = Vec::new();
-    let mut serializer = serde_json::Serializer::with_formatter(&mut out, AsciiFormatter);
-    value.serialize(&mut serializer).expect("the scenario types serialize to JSON (no maps, no floats)");
-    String::from_utf8(out).expect("ASCII")
+    compact_ascii(&write_pretty(value))
 }
 
-/// serde_json's compact formatter, with every non-ASCII character escaped.
-struct AsciiFormatter;
-
-impl serde_json::ser::Formatter for AsciiFormatter {
-    fn write_string_fragment<W: ?Sized + std::io::Write>(
-        &mut self,
-        writer: &mut W,
-        fragment: &str,
-    ) -> std::io::Result<()> {
-        let mut units = [0u16; 2];
-        for c in fragment.chars() {
-            if c.is_ascii() {
-                writer.write_all(&[c as u8])?;
-            } else {
-                for unit in c.encode_utf16(&mut units) {
-                    write!(writer, "\\u{unit:04x}")?;
-                }
+fn compact_ascii(pretty: &str) -> String {
+    let mut out = String::with_capacity(pretty.len());
+    let (mut in_string, mut escaped) = (false, false);
+    let mut units = [0u16; 2];
+    for c in pretty.chars() {
+        if !in_string {
+            if !c.is_ascii_whitespace() {
+                in_string = c == '"';
+                out.push(c);
+            }
+            continue;
+        }
+        if c.is_ascii() {
+            in_string = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+            out.push(c);
+        } else {
+            escaped = false;
+            for unit in c.encode_utf16(&mut units) {
+                let _ = write!(out, "\\u{unit:04x}");
             }
         }
-        Ok(())
     }
+    out
 }
 
 /// serde_json's message without its ` at line L column C`: the error carries those apart.

@@ -89,7 +89,7 @@ impl Sim {
             resumes.extend(starts.into_iter().map(|(p, start)| (c, p, start)));
             assignment.push((consumer_id, partitions));
         }
-        assignment.sort_by_key(|(consumer, _)| *consumer);
+        super::sort_by_consumer(&mut assignment);
         let moved = self.coordinators[g].handle_assignment_applied(self.now, &assignment);
         for (c, p, start) in resumes {
             self.note_resume(c, p, start);

@@ -17,6 +17,35 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 /// assignment, partitions pending revocation.
 type MemberSnapshot = (String, i32, MemberState, Vec<u32>, Vec<u32>);
 
+/// A coordinator's epochs and members before a request.
+struct CoordinatorSnapshot {
+    group_epoch: u32,
+    target_epoch: u32,
+    members: Vec<MemberSnapshot>,
+}
+
+impl CoordinatorSnapshot {
+    fn of(co: &Coordinator) -> CoordinatorSnapshot {
+        CoordinatorSnapshot {
+            group_epoch: co.group_epoch(),
+            target_epoch: co.target_epoch(),
+            members: co
+                .members()
+                .iter()
+                .map(|m| {
+                    (
+                        m.member_id.clone(),
+                        m.member_epoch,
+                        m.state,
+                        m.assignment.clone(),
+                        m.pending_revocation.clone(),
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
 /// A member id as Kafka 4's consumer makes one: a random UUID
 /// (`Uuid.randomUuid()`, version 4) in URL-safe base64, 22 characters.
 pub(super) fn consumer_member_id(rng: &mut Rng) -> String {
@@ -42,27 +71,18 @@ impl Sim {
         reason: RebalanceReason,
         request: impl FnOnce(&mut Coordinator) -> R,
     ) -> R {
-        let snapshot = |co: &Coordinator| -> Vec<MemberSnapshot> {
-            co.members()
-                .iter()
-                .map(|m| {
-                    (
-                        m.member_id.clone(),
-                        m.member_epoch,
-                        m.state,
-                        m.assignment.clone(),
-                        m.pending_revocation.clone(),
-                    )
-                })
-                .collect()
-        };
-        let before = snapshot(&self.coordinators[g]);
-        let (group_epoch, target_epoch) =
-            (self.coordinators[g].group_epoch(), self.coordinators[g].target_epoch());
+        let before = CoordinatorSnapshot::of(&self.coordinators[g]);
         let answer = request(&mut self.coordinators[g]);
+        self.emit_coordinator_changes(g, reason, &before);
+        answer
+    }
+
+    /// The events for what group `g`'s coordinator changed since `before`
+    /// (not generic: one copy, however many requests go through it).
+    fn emit_coordinator_changes(&mut self, g: usize, reason: RebalanceReason, before: &CoordinatorSnapshot) {
         let co = &self.coordinators[g];
         let mut events = Vec::new();
-        if co.group_epoch() != group_epoch {
+        if co.group_epoch() != before.group_epoch {
             events.push(Event::GroupEpochBumped {
                 tick: self.now,
                 group: g as u32,
@@ -70,10 +90,10 @@ impl Sim {
                 reason,
             });
         }
-        if co.target_epoch() != target_epoch {
+        if co.target_epoch() != before.target_epoch {
             let mut target: Vec<(ConsumerId, Vec<u32>)> =
                 co.members().iter().map(|m| (m.consumer, m.target.clone())).collect();
-            target.sort_by_key(|(consumer, _)| *consumer);
+            super::sort_by_consumer(&mut target);
             events.push(Event::TargetAssignment {
                 tick: self.now,
                 group: g as u32,
@@ -81,8 +101,8 @@ impl Sim {
                 target,
             });
         }
-        for (after, member) in snapshot(co).into_iter().zip(co.members()) {
-            if before.contains(&after) {
+        for (after, member) in CoordinatorSnapshot::of(co).members.into_iter().zip(co.members()) {
+            if before.members.contains(&after) {
                 continue;
             }
             let (_, member_epoch, state, assignment, revoking) = after;
@@ -98,7 +118,6 @@ impl Sim {
         for event in events {
             self.emit(event);
         }
-        answer
     }
 
     /// Consumer protocol: the first heartbeat (member epoch 0). A static

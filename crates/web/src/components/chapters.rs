@@ -53,7 +53,7 @@ pub struct Chapter {
 
 /// The story, in the order the seed explainer tells it. Every built-in
 /// scenario but the starting point is in exactly one chapter (tested).
-pub static CHAPTERS: [Chapter; 6] = [
+pub static CHAPTERS: [Chapter; 7] = [
     Chapter {
         id: "log-and-keys",
         title: "The log and keys",
@@ -165,6 +165,25 @@ pub static CHAPTERS: [Chapter; 6] = [
         rules_beside: false,
         more_under_text: true,
     },
+    Chapter {
+        id: "kafka4-groups",
+        title: "Kafka 4's groups",
+        paragraphs: &[
+            "Kafka 4's consumer protocol (group.protocol=consumer) has no group-wide barrier: each \
+             join or leave bumps the group epoch, the coordinator computes a target assignment, and \
+             each member reconciles to it at its heartbeats, revoking first. The cards show each \
+             member's epoch, state and target.",
+            "A static member (group.instance.id) keeps its place and partitions while it restarts \
+             within its session: no rebalance at all.",
+        ],
+        rules: &[],
+        question: None,
+        live: None,
+        featured: &["consumer-protocol-scale-out", "static-rolling-update"],
+        more: &[],
+        rules_beside: false,
+        more_under_text: false,
+    },
 ];
 
 /// A rule of the model, with the scenario its "Show me" loads.
@@ -232,6 +251,8 @@ pub fn title(name: &str) -> Option<&'static str> {
         "partition-growth" => "Adding a partition while running",
         "payout-double-payout" => "A payout paid twice",
         "payout-ledger" => "Ledger first: paid once",
+        "consumer-protocol-scale-out" => "Scaling out on the consumer protocol",
+        "static-rolling-update" => "A rolling update of static members",
         _ => return None,
     })
 }

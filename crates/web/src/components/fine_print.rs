@@ -37,13 +37,16 @@ const ITEMS: [(&str, &[&str]); 11] = [
     ),
     (
         "Assignment and rebalancing",
-        &["The four client assignors are modelled as the Java client computes them: range, \
-           roundrobin, sticky with the eager protocol (every member gives up all its partitions \
-           and rejoins), and cooperative-sticky, whose incremental rebalances let members keep \
-           consuming the partitions that do not move. Kafka 4's consumer protocol \
-           (group.protocol=consumer), where the broker assigns, is not modelled on this page \
-           yet; its default assignor, uniform, is, in the offsetlab command (offsetlab assign \
-           --remote-assignor uniform)."],
+        &[
+            "The four client assignors are modelled as the Java client computes them: range, \
+             roundrobin, sticky with the eager protocol (every member gives up all its partitions \
+             and rejoins), and cooperative-sticky, whose incremental rebalances let members keep \
+             consuming the partitions that do not move.",
+            "Kafka 4's consumer protocol follows Kafka 4.4.0's group coordinator (uniform or range \
+             target, reconciled through heartbeats), except: every join here gets its own target \
+             epoch (Kafka batches them per group.consumer.assignment.interval.ms), and a member \
+             fenced by its rebalance timeout drops the batch it is stuck on.",
+        ],
     ),
     (
         "Several groups",
@@ -65,10 +68,10 @@ const ITEMS: [(&str, &[&str]); 11] = [
     (
         "Members and the describe table",
         &["A consumer restarted after a crash joins with a new member id; its old member stays \
-           in the group until its session expires, as in Kafka without static membership \
-           (group.instance.id). Member ids are the client id plus a UUID-shaped value from the \
-           seeded generator, and hosts are simulated (/10.0.0.N). Kafka's --describe lists the rows \
-           member by member, in its coordinator's order; this one lists them by partition."],
+           in the group until its session expires, unless it is a static member \
+           (group.instance.id), which takes its old place back. Member ids come from the seeded generator. Hosts are simulated (/10.0.0.N), \
+           and the coordinator is shown as localhost:9092. Kafka's --describe lists members in its \
+           coordinator's hash map order; this one, where the order is Kafka's choice, by member id."],
     ),
     (
         "Pausing a consumer",
@@ -84,8 +87,9 @@ const ITEMS: [(&str, &[&str]); 11] = [
              Apache Kafka 4.4.0, and are checked against it: a conformance harness replays the \
              scenarios on a real 4.4.0 broker with its Java client and its kafka-consumer-groups \
              tool, and runs 10,000 generated groups through the client's own assignors and \
-             2,500 through the group coordinator's uniform assignor. Kafka 4's consumer group \
-             protocol (KIP-848), where the broker assigns, is not modelled on this page yet.",
+             2,500 through the group coordinator's uniform assignor. The consumer protocol \
+             (KIP-848) and static membership (KIP-345) follow the same release's group \
+             coordinator and client; share groups (KIP-932) are not modelled yet.",
             "Where they part: when two assignments are equally sticky, the sticky assignors \
              pick by member id, which is random in Kafka and seeded here, so the extra partition \
              may go to a different member (the harness checks that offsetlab picks as Kafka does \

@@ -13,7 +13,9 @@ use crate::components::send;
 use crate::state::Action;
 use consumer_list::ConsumerList;
 use group_column::GroupColumn;
-use offsetlab_engine::{Input, PartitionMove, PositionModel, RebalanceView, limits};
+use offsetlab_engine::{
+    GroupProtocol, GroupView, Input, PartitionMove, PositionModel, RebalanceView, limits,
+};
 use yew::prelude::*;
 
 /// For this many ticks after a rebalance, moved partitions are highlighted
@@ -34,6 +36,16 @@ pub fn move_text(m: &PartitionMove) -> String {
 /// Moves the rebalance line names; the rest are counted (256 partitions
 /// assigned at once would fill the column).
 pub const MOVES_NAMED_MAX: usize = 12;
+
+/// What the group's epoch is called: the classic generation, or the
+/// consumer protocol's group epoch (the number follows).
+#[must_use]
+pub fn epoch_label(group: Option<&GroupView>) -> &'static str {
+    match group.map(|g| g.protocol) {
+        Some(GroupProtocol::Consumer) => "Group epoch ",
+        _ => "Generation ",
+    }
+}
 
 /// "Generation 3 (tick 14): P2 moved c1 → c2."
 #[must_use]
@@ -73,7 +85,7 @@ pub fn Group(props: &SectionProps) -> Html {
                 <h2 id="group-heading">{ "Consumer group: " }<code>{ first.to_string() }</code></h2>
                 <p class="group-meta">
                     <span class="group-generation">
-                        { "Generation " }<span data-field="generation">{ view.generation }</span>
+                        { epoch_label(view.groups.first()) }<span data-field="generation">{ view.generation }</span>
                     </span>
                     <span class={class_list(&[Some("group-state-badge"), rebalancing.then_some("is-rebalancing")])}>
                         { group_state_label(&view.group_state).to_string() }

@@ -68,7 +68,10 @@ impl ScrollWindow {
     /// The style of a spacer `px` tall.
     #[must_use]
     pub fn spacer_style(px: f64) -> String {
-        format!("height:{px:.0}px")
+        // Whole pixels as an integer: formatting an f64 would add float formatting to the wasm.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // Clamped to u32 first.
+        let whole = px.round().clamp(0.0, f64::from(u32::MAX)) as u32;
+        format!("height:{whole}px")
     }
 }
 

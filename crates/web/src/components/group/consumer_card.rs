@@ -179,6 +179,12 @@ pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
                     </p>
                 }
             }
+            if let Some(m) = &c.reconciliation {
+                <p class="card-stats member-epoch" data-field="member-epoch">
+                    <span>{ format!("epoch {}", m.member_epoch) }</span>
+                    <span data-field="member-state">{ m.state }</span>
+                </p>
+            }
             if !props.left.is_empty() {
                 <p class="card-note left-note" data-field="left">
                     { "left: " }
