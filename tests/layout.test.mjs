@@ -137,7 +137,7 @@ describe('layout and story', () => {
 
   // Each chapter's first inline experiment, started by its own button, plays its script to the
   // outcome the guide checks; the chapter's block says so too.
-  for (const chapter of ['log-and-keys', 'groups', 'delivery', 'rebalances', 'offset-storage', 'operations']) {
+  for (const chapter of ['log-and-keys', 'groups', 'delivery', 'rebalances', 'offset-storage', 'operations', 'kafka4-groups']) {
     it(`chapter ${chapter}: its inline experiment reproduces its outcome`, { timeout: 120_000 }, async () => {
       await withLab(env, { seed: 1, pause: false }, async (lab) => {
         const name = await lab.page.evaluate(

@@ -244,7 +244,10 @@ async fn chapters_tell_every_built_in_but_the_starting_point_once() {
     assert_eq!(sorted, expected);
     // Chapters in the story's order, each with an anchor of its own.
     let ids: Vec<String> = page.all(".chapter").iter().map(|c| c.id()).collect();
-    assert_eq!(ids, ["log-and-keys", "groups", "delivery", "rebalances", "offset-storage", "operations"]);
+    assert_eq!(
+        ids,
+        ["log-and-keys", "groups", "delivery", "rebalances", "offset-storage", "operations", "kafka4-groups"]
+    );
     for id in &ids {
         page.find(&format!(".chapter-nav a[href=\"#{id}\"]"));
     }
