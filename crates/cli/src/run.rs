@@ -189,19 +189,7 @@ pub fn run_with_events(
             loaded.name
         )));
     }
-    let guide_outcome = loaded.scenario.guide.as_ref().map(|g| g.outcome.evaluate(&sim));
-    Ok((
-        Outcome {
-            name: loaded.name,
-            seed,
-            ticks,
-            sim,
-            resumed: None,
-            guide_outcome,
-            describe: (DescribeView::Offsets, false),
-        },
-        events,
-    ))
+    Ok((Outcome::of(loaded, seed, ticks, sim), events))
 }
 
 /// Runs `loaded` with the seed and tick count overridden where given.
@@ -212,16 +200,7 @@ pub fn run(loaded: Loaded, seed: Option<u64>, ticks: Option<u64>) -> Result<Outc
         .scenario
         .run(Some(seed), Some(ticks))
         .map_err(|e| Failure::new(format!("scenario {} (seed {seed}, ticks {ticks}): {e}", loaded.name)))?;
-    let guide_outcome = loaded.scenario.guide.as_ref().map(|g| g.outcome.evaluate(&sim));
-    Ok(Outcome {
-        name: loaded.name,
-        seed,
-        ticks,
-        sim,
-        resumed: None,
-        guide_outcome,
-        describe: (DescribeView::Offsets, false),
-    })
+    Ok(Outcome::of(loaded, seed, ticks, sim))
 }
 
 const COUNTERS: [&str; 8] = [
@@ -236,6 +215,19 @@ const COUNTERS: [&str; 8] = [
 ];
 
 impl Outcome {
+    /// A finished run of `loaded`, with its guide's outcome check and the offsets view.
+    fn of(loaded: Loaded, seed: u64, ticks: u64, sim: Sim) -> Outcome {
+        let guide_outcome = loaded.scenario.guide.as_ref().map(|g| g.outcome.evaluate(&sim));
+        Outcome {
+            name: loaded.name,
+            seed,
+            ticks,
+            sim,
+            resumed: None,
+            guide_outcome,
+            describe: (DescribeView::Offsets, false),
+        }
+    }
     fn counters(&self, g: usize) -> [u64; 8] {
         let m = self.sim.metrics_of(g);
         [

@@ -143,13 +143,19 @@ impl Sim {
             return;
         }
         let cooperative = self.groups[g].settings.assignor.cooperative();
+        self.count_unconsumed_partitions(g, |c| cooperative || !preparing || !c.joined);
+    }
+
+    /// Adds to group `g`'s stopped partition-ticks the partitions no running
+    /// member consumes, a member counting only when `works(member)`.
+    fn count_unconsumed_partitions(&mut self, g: usize, works: impl Fn(&crate::client::Consumer) -> bool) {
         let stopped = (0..self.topic.partition_count())
             .filter(|p| {
                 !self.consumers.iter().any(|c| {
                     c.group == g
                         && matches!(c.process, ConsumerState::Running | ConsumerState::Paused)
                         && c.assigned.contains(p)
-                        && (cooperative || !preparing || !c.joined)
+                        && works(c)
                 })
             })
             .count();
@@ -162,16 +168,7 @@ impl Sim {
         if !matches!(self.coordinators[g].state(), GroupState::Assigning | GroupState::Reconciling) {
             return;
         }
-        let stopped = (0..self.topic.partition_count())
-            .filter(|p| {
-                !self.consumers.iter().any(|c| {
-                    c.group == g
-                        && matches!(c.process, ConsumerState::Running | ConsumerState::Paused)
-                        && c.assigned.contains(p)
-                })
-            })
-            .count();
-        self.observers[g].partition_ticks_stopped += stopped as u64;
+        self.count_unconsumed_partitions(g, |_| true);
     }
 
     // ----------------------------------------------------------------- reset

@@ -120,18 +120,23 @@ impl Sim {
         }
     }
 
+    /// What a new incarnation's join carries: member id, client id, host, instance id.
+    fn join_request(&self, c: usize) -> (String, ConsumerId, String, Option<String>) {
+        let consumer = &self.consumers[c];
+        (
+            consumer.member_id.clone().expect("a started consumer"),
+            consumer.id,
+            consumer.host.clone(),
+            consumer.instance_id.clone(),
+        )
+    }
+
     /// Consumer protocol: the first heartbeat (member epoch 0). A static
     /// member whose instance id is held by a member that has not left is
     /// refused, and the consumer ends (`UNRELEASED_INSTANCE_ID` is fatal).
     pub(super) fn join_consumer_group(&mut self, c: usize) {
         let g = self.consumers[c].group;
-        let consumer = &self.consumers[c];
-        let (member_id, id, host, instance_id) = (
-            consumer.member_id.clone().expect("a started consumer"),
-            consumer.id,
-            consumer.host.clone(),
-            consumer.instance_id.clone(),
-        );
+        let (member_id, id, host, instance_id) = self.join_request(c);
         let (assignor, partitions) = (self.groups[g].config.remote_assignor, self.topic.partition_count());
         let replaces = instance_id.as_deref().and_then(|i| self.coordinators[g].static_member(i)).is_some();
         let reply = self.with_coordinator(g, RebalanceReason::MemberJoined, |co| {
@@ -252,13 +257,7 @@ impl Sim {
     /// incarnation it replaced, if still running, is fenced.
     pub(super) fn join_classic_group(&mut self, c: usize) {
         let g = self.consumers[c].group;
-        let consumer = &self.consumers[c];
-        let (member_id, id, host, instance_id) = (
-            consumer.member_id.clone().expect("a started consumer"),
-            consumer.id,
-            consumer.host.clone(),
-            consumer.instance_id.clone(),
-        );
+        let (member_id, id, host, instance_id) = self.join_request(c);
         match self.coordinators[g].handle_join_group(member_id.clone(), id, host, instance_id.clone()) {
             Joined::New => self.begin_rebalance(g, crate::event::RebalanceReason::MemberJoined),
             Joined::Replaced { assignment, fenced } => {
