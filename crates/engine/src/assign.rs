@@ -207,7 +207,7 @@ impl<'a> Universe<'a> {
             .filter(|&(t, &p)| p > 0 && members.iter().any(|m| m.topics.contains(t)))
             .map(|(t, &p)| (t.as_str(), p))
             .collect();
-        topics.sort_by(|a, b| java::compare(a.0, b.0));
+        crate::order::sort_stable_by(&mut topics, |a, b| java::compare(a.0, b.0));
         Universe { topics }
     }
 

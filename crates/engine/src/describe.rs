@@ -60,7 +60,7 @@ pub fn describe_offsets(sim: &Sim, g: usize, verbose: bool) -> String {
     let group = sim.group_name(g);
     let coordinator = sim.coordinator(g);
     let mut members: Vec<_> = coordinator.members().iter().filter(|m| !m.assignment.is_empty()).collect();
-    members.sort_by(|a, b| {
+    crate::order::sort_stable_by(&mut members, |a, b| {
         b.assignment.len().cmp(&a.assignment.len()).then_with(|| a.member_id.cmp(&b.member_id))
     });
     let mut rows = Vec::new();

@@ -28,6 +28,7 @@ mod history;
 mod input;
 mod log;
 mod observe;
+mod order;
 mod partitioner;
 mod rng;
 mod scenario;

@@ -614,7 +614,7 @@ pub(crate) fn check_input_range<T: PartialOrd + std::fmt::Display + Copy>(
 
 /// An assignment in client-id order, as the events list it (one sort for all of them).
 pub(crate) fn sort_by_consumer(assignment: &mut [(ConsumerId, Vec<u32>)]) {
-    assignment.sort_by_key(|(consumer, _)| *consumer);
+    crate::order::sort_stable_by_key(assignment, |(consumer, _)| *consumer);
 }
 
 /// The key of subject `i`: `user-i`.

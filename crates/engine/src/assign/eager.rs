@@ -23,7 +23,7 @@ fn member_info_order(a: &Joined, b: &Joined) -> Ordering {
 /// coordinator does not allow).
 fn sorted_members(members: &[Joined], start: &[usize]) -> Vec<usize> {
     let mut order = start.to_vec();
-    order.sort_by(|&a, &b| member_info_order(&members[a], &members[b]));
+    crate::order::sort_stable_by(&mut order, |&a, &b| member_info_order(&members[a], &members[b]));
     order
 }
 

@@ -89,13 +89,13 @@ impl<'a> Builder<'a> {
         let max_size =
             topics_of.iter().map(|ts| ts.iter().map(|&t| counts[t as usize] as usize).sum()).collect();
         let mut ids: Vec<usize> = (0..n).collect();
-        ids.sort_by(|&a, &b| java::compare(members[a].id, members[b].id));
+        crate::order::sort_stable_by(&mut ids, |&a, &b| java::compare(members[a].id, members[b].id));
         let mut rank = vec![0; n];
         for (r, &m) in ids.iter().enumerate() {
             rank[m] = r;
         }
         let mut sorted_all: Vec<Tp> = universe.all().collect();
-        sorted_all.sort_by_key(|&(t, p)| (potential[t as usize].len(), t, p));
+        crate::order::sort_stable_by_key(&mut sorted_all, |&(t, p)| (potential[t as usize].len(), t, p));
         let mut builder = Builder {
             members,
             counts,

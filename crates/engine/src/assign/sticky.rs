@@ -137,7 +137,7 @@ fn constrained(universe: &Universe, members: &[&str], owned_order: &[usize], cla
     // assignOwnedPartitions: owned partitions sorted by partition, then topic.
     for &c in owned_order {
         let mut mine = owned[c].clone();
-        mine.sort_by_key(|&(topic, partition)| (partition, topic));
+        crate::order::sort_stable_by_key(&mut mine, |&(topic, partition)| (partition, topic));
         mine.retain(|tp| !multiple_owners.contains(tp));
         let keep = if mine.len() < min_quota {
             under_min.push(c);
@@ -162,8 +162,8 @@ fn constrained(universe: &Universe, members: &[&str], owned_order: &[usize], cla
     // Partitions nobody kept, by topic then partition.
     let unassigned: Vec<Tp> = universe.all().filter(|tp| !assigned.contains(tp)).collect();
     let by_name = |a: &usize, b: &usize| java::compare(members[*a], members[*b]);
-    under_min.sort_by(by_name);
-    exactly_min.make_contiguous().sort_by(by_name);
+    crate::order::sort_stable_by(&mut under_min, by_name);
+    crate::order::sort_stable_by(exactly_min.make_contiguous(), by_name);
 
     // assignRoundRobin: cycle through the members under the minimum quota (a
     // LinkedList iterator that restarts when exhausted); once none is left,

@@ -1,0 +1,65 @@
+//! The engine's one stable sort.
+//!
+//! `slice::sort_by` is generic over the element and the comparator, so each
+//! call site carries its own copy of the sort (about 4 KB of wasm each, and
+//! the page has a size budget). Here the sort runs once, on positions, through
+//! a comparator object, and the elements are then moved into place: the same
+//! result as `sort_by` (ties keep their order), with one copy of the sort.
+
+use std::cmp::Ordering;
+
+/// Sorts `items` by `cmp`, stably: what `items.sort_by(cmp)` gives.
+pub(crate) fn sort_stable_by<T>(items: &mut [T], cmp: impl Fn(&T, &T) -> Ordering) {
+    let order = stable_order(items.len(), &|a, b| cmp(&items[a], &items[b]));
+    permute(items, order);
+}
+
+/// Sorts `items` by `key`, stably: what `items.sort_by_key(key)` gives.
+pub(crate) fn sort_stable_by_key<T, K: Ord>(items: &mut [T], key: impl Fn(&T) -> K) {
+    sort_stable_by(items, |a, b| key(a).cmp(&key(b)));
+}
+
+/// The positions `0..n` sorted stably by `cmp`.
+fn stable_order(n: usize, cmp: &dyn Fn(usize, usize) -> Ordering) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| cmp(a, b));
+    order
+}
+
+/// Rearranges `items` so that position `i` holds what was at `order[i]`,
+/// following each cycle of the permutation once (a position is marked done
+/// by pointing it at itself).
+fn permute<T>(items: &mut [T], mut order: Vec<usize>) {
+    assert_eq!(order.len(), items.len(), "one position per item");
+    for start in 0..items.len() {
+        let mut i = start;
+        while order[i] != i {
+            let source = order[i];
+            order[i] = i;
+            if source == start {
+                break;
+            }
+            items.swap(i, source);
+            i = source;
+        }
+    }
+    debug_assert!(order.iter().enumerate().all(|(i, &o)| i == o), "every position placed");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The same order as the standard library's stable sort, ties included.
+        #[test]
+        fn same_as_sort_by(items in proptest::collection::vec((0u8..4, any::<u16>()), 0..64)) {
+            let mut ours = items.clone();
+            let mut std_sorted = items;
+            sort_stable_by_key(&mut ours, |&(k, _)| k);
+            std_sorted.sort_by_key(|&(k, _)| k);
+            prop_assert_eq!(ours, std_sorted);
+        }
+    }
+}
