@@ -9,8 +9,9 @@ import { describe, it } from 'node:test';
 import { useBrowser, withLab } from './lib/page.mjs';
 import { playFastest } from './lib/scale.mjs';
 
-/** The collapsed page's height budget at 1440 px. */
-const PAGE_HEIGHT_MAX_PX = 5400;
+/** The collapsed page's height budget at 1440 px: the simulation (about 1,300 px) and seven
+ * chapters of about 400 to 650 px each. A chapter more needs this raised, and a reason. */
+const PAGE_HEIGHT_MAX_PX = 5900;
 
 const AXE_SOURCE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
