@@ -46,7 +46,8 @@ fn permute<T>(items: &mut [T], mut order: Vec<usize>) {
     debug_assert!(order.iter().enumerate().all(|(i, &o)| i == o), "every position placed");
 }
 
-#[cfg(test)]
+// proptest is a native dev-dependency.
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
     use proptest::prelude::*;
