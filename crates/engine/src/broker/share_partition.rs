@@ -73,7 +73,8 @@ pub(crate) enum AcknowledgeType {
     Renew,
 }
 
-/// Why an acknowledgement was refused.
+/// Why an acknowledgement was refused: Kafka answers both with
+/// `INVALID_RECORD_STATE`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum AcknowledgeError {
     /// The record is not in flight (before the start offset or past the end).
@@ -161,7 +162,9 @@ impl SharePartition {
         now_tick: u64,
     ) -> Vec<Acquired> {
         let until_tick = now_tick + self.limits.lock_duration_ticks;
+        let throttle = self.throttle_delivery_count();
         let mut acquired = Vec::new();
+        let mut stopped = false;
         for (i, record) in self.in_flight.iter_mut().enumerate() {
             if acquired.len() as u32 >= max_records {
                 break;
@@ -171,15 +174,27 @@ impl SharePartition {
                     record.delivery_count < self.limits.delivery_count_limit,
                     "a record past its limit is archived"
                 );
+                // A record delivered this often comes back alone: not after
+                // others in this acquisition, and nothing after it.
+                let alone = record.delivery_count >= throttle;
+                if alone && !acquired.is_empty() {
+                    stopped = true;
+                    break;
+                }
                 record.delivery_count += 1;
                 record.state = RecordState::Acquired { member, until_tick };
                 acquired.push(Acquired {
                     offset: self.start_offset + i as u64,
                     delivery_count: record.delivery_count,
                 });
+                if alone {
+                    stopped = true;
+                    break;
+                }
             }
         }
-        while (acquired.len() as u32) < max_records
+        while !stopped
+            && (acquired.len() as u32) < max_records
             && self.end_offset() < log_end_offset
             && self.in_flight.len() < self.limits.max_record_locks as usize
         {
@@ -192,6 +207,14 @@ impl SharePartition {
         }
         self.check();
         acquired
+    }
+
+    /// The delivery count from which a record is acquired alone (Kafka 4.4's
+    /// `shouldThrottleRecordsDelivery`: `max(2, ceil(limit / 2))`, 3 for the
+    /// default limit of 5, so its 4th and 5th deliveries come alone). Kafka
+    /// throttles whole log batches; here every record is its own batch.
+    fn throttle_delivery_count(&self) -> u8 {
+        self.limits.delivery_count_limit.div_ceil(2).max(2)
     }
 
     /// `member`'s acknowledgement of `offset` at `now_tick`. Returns true when
@@ -366,6 +389,24 @@ mod tests {
         }
         assert_eq!(sp.start_offset(), 1, "archived records are done");
         assert_eq!(offsets(&sp.acquire(C1, 1, 2, 9)), [1], "the rest flows");
+    }
+
+    #[test]
+    fn a_record_delivered_three_times_comes_back_alone() {
+        let mut sp = SharePartition::new(LIMITS, 0);
+        for tick in 0..3u64 {
+            sp.acquire(C1, 1, 1, tick);
+            sp.acknowledge(C1, 0, AcknowledgeType::Release, tick).unwrap();
+        }
+        // Offset 0 has been delivered 3 times: its 4th delivery is alone.
+        assert_eq!(sp.acquire(C1, 5, 3, 4), [Acquired { offset: 0, delivery_count: 4 }]);
+        // The next acquisition takes the others.
+        assert_eq!(offsets(&sp.acquire(C2, 5, 3, 4)), [1, 2]);
+        // Released again, it does not come after others either.
+        sp.acknowledge(C2, 1, AcknowledgeType::Release, 4).unwrap();
+        sp.acknowledge(C1, 0, AcknowledgeType::Release, 4).unwrap();
+        assert_eq!(offsets(&sp.acquire(C2, 5, 3, 5)), [0]);
+        assert_eq!(sp.record(0), Some((RecordState::Acquired { member: C2, until_tick: 11 }, 5)));
     }
 
     #[test]
