@@ -101,18 +101,25 @@ impl Sim {
                 target,
             });
         }
-        for (after, member) in CoordinatorSnapshot::of(co).members.into_iter().zip(co.members()) {
-            if before.members.contains(&after) {
+        // Compared in place: a heartbeat that changes nothing copies nothing.
+        for member in co.members() {
+            let unchanged = before.members.iter().any(|(id, epoch, state, assignment, revoking)| {
+                *id == member.member_id
+                    && *epoch == member.member_epoch
+                    && *state == member.state
+                    && *assignment == member.assignment
+                    && *revoking == member.pending_revocation
+            });
+            if unchanged {
                 continue;
             }
-            let (_, member_epoch, state, assignment, revoking) = after;
             events.push(Event::Reconciled {
                 tick: self.now,
                 consumer: member.consumer,
-                member_epoch,
-                state: state.name(),
-                assignment,
-                revoking,
+                member_epoch: member.member_epoch,
+                state: member.state.name(),
+                assignment: member.assignment.clone(),
+                revoking: member.pending_revocation.clone(),
             });
         }
         for event in events {

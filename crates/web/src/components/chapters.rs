@@ -172,7 +172,7 @@ pub static CHAPTERS: [Chapter; 7] = [
             "Kafka 4's consumer protocol (group.protocol=consumer) has no group-wide barrier: each \
              join or leave bumps the group epoch, the coordinator computes a target assignment, and \
              each member reconciles to it at its heartbeats, revoking first. The cards show each \
-             member's epoch, state and target.",
+             member's epoch and state.",
             "A static member (group.instance.id) keeps its place and partitions while it restarts \
              within its session: no rebalance at all.",
         ],
