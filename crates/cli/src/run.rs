@@ -272,6 +272,15 @@ impl Outcome {
             for (label, value) in COUNTERS.iter().zip(self.counters(g)) {
                 let _ = writeln!(out, "{label:<17}{value}");
             }
+            // A share group's own counters; handler failures wherever there were any.
+            let m = self.sim.metrics_of(g);
+            if self.sim.config().groups[g].protocol == offsetlab_engine::GroupProtocol::Share {
+                let _ = writeln!(out, "{:<17}{}", "archived", m.archived);
+                let _ = writeln!(out, "{:<17}{}", "redelivered", m.redelivered);
+            }
+            if m.failed > 0 {
+                let _ = writeln!(out, "{:<17}{}", "failed", m.failed);
+            }
         }
         if let Some(resumed) = &self.resumed {
             out.push('\n');
@@ -457,6 +466,11 @@ struct JsonMetrics {
     total_lag: u64,
     active_consumers: u32,
     generation: u32,
+    /// Share groups: records archived, and acquisitions of records delivered before.
+    archived: u64,
+    redelivered: u64,
+    /// Deliveries the handler failed on (poison records).
+    failed: u64,
 }
 
 impl From<&Metrics> for JsonMetrics {
@@ -470,6 +484,9 @@ impl From<&Metrics> for JsonMetrics {
             total_lag: m.total_lag,
             active_consumers: m.active_consumers,
             generation: m.generation,
+            archived: m.archived,
+            redelivered: m.redelivered,
+            failed: m.failed,
         }
     }
 }

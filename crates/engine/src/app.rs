@@ -24,6 +24,8 @@ pub(crate) struct AppCounters {
     pub effects: u64,
     pub out_of_key_order: u64,
     pub double_paid_cents: u64,
+    /// Deliveries the handler failed on (poison records).
+    pub failed: u64,
 }
 
 /// One group's application.
@@ -126,7 +128,16 @@ mod tests {
     use super::*;
 
     fn record(id: u64, subject: u32) -> Fetched {
-        Fetched { partition: 0, offset: id, id, subject, keyed: true, produced_tick: 0 }
+        Fetched {
+            partition: 0,
+            offset: id,
+            id,
+            subject,
+            keyed: true,
+            produced_tick: 0,
+            poison: false,
+            delivery_count: 0,
+        }
     }
 
     #[test]

@@ -18,9 +18,11 @@ mod eager;
 #[cfg(feature = "uneven-subscriptions")]
 mod general;
 mod java;
+mod simple;
 mod sticky;
 mod uniform;
 
+pub use simple::{ShareMember, simple};
 pub use uniform::{TargetMember, UniformError, uniform};
 
 use serde::{Deserialize, Serialize};

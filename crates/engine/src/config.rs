@@ -148,6 +148,10 @@ pub enum GroupProtocol {
     /// coordinator computes a target assignment with its own assignor and each
     /// member reconciles to it through heartbeats, with no barrier.
     Consumer,
+    /// A share group (KIP-932, Kafka 4.2+): many members read one partition at
+    /// once; records are acquired under a lock and acknowledged one by one
+    /// (`kafka-share-groups`, the `simple` assignor).
+    Share,
 }
 
 impl GroupProtocol {
@@ -156,6 +160,7 @@ impl GroupProtocol {
         match self {
             GroupProtocol::Classic => "classic",
             GroupProtocol::Consumer => "consumer",
+            GroupProtocol::Share => "share",
         }
     }
 }
@@ -180,6 +185,33 @@ impl RemoteAssignor {
             RemoteAssignor::Range => "range",
         }
     }
+}
+
+/// Where a share group starts a partition it reads for the first time
+/// (`share.auto.offset.reset`, a group config).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ShareAutoOffsetReset {
+    /// Kafka's default: the log end offset when the share-partition is first
+    /// read; records sent before then are never delivered.
+    #[default]
+    Latest,
+    /// The log start offset.
+    Earliest,
+}
+
+/// How a share consumer acknowledges (`share.acknowledgement.mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AcknowledgementMode {
+    /// Kafka's default: the next `poll()` (or `commitSync()`) accepts every
+    /// record the last one returned, whatever the handler did with it.
+    #[default]
+    Implicit,
+    /// The application acknowledges each record: accept when handled,
+    /// release when its handler failed (delivered again, archived at the
+    /// delivery count limit).
+    Explicit,
 }
 
 /// Everything fixed when a simulation starts: the topic, the producer's
@@ -228,6 +260,11 @@ pub(crate) struct ConfigFile {
     static_members: Option<bool>,
     heartbeat_interval_ticks: Option<u64>,
     rebalance_timeout_ticks: Option<u64>,
+    lock_duration_ticks: Option<u64>,
+    delivery_count_limit: Option<u8>,
+    max_record_locks: Option<u32>,
+    share_auto_offset_reset: Option<ShareAutoOffsetReset>,
+    acknowledgement_mode: Option<AcknowledgementMode>,
 }
 
 impl TryFrom<ConfigFile> for Config {
@@ -249,7 +286,12 @@ impl TryFrom<ConfigFile> for Config {
             || file.remote_assignor.is_some()
             || file.static_members.is_some()
             || file.heartbeat_interval_ticks.is_some()
-            || file.rebalance_timeout_ticks.is_some();
+            || file.rebalance_timeout_ticks.is_some()
+            || file.lock_duration_ticks.is_some()
+            || file.delivery_count_limit.is_some()
+            || file.max_record_locks.is_some()
+            || file.share_auto_offset_reset.is_some()
+            || file.acknowledgement_mode.is_some();
         let groups = match file.groups {
             Some(_) if top_level_group => {
                 return Err(
@@ -283,6 +325,13 @@ impl TryFrom<ConfigFile> for Config {
                     rebalance_timeout_ticks: file
                         .rebalance_timeout_ticks
                         .unwrap_or(d.rebalance_timeout_ticks),
+                    lock_duration_ticks: file.lock_duration_ticks.unwrap_or(d.lock_duration_ticks),
+                    delivery_count_limit: file.delivery_count_limit.unwrap_or(d.delivery_count_limit),
+                    max_record_locks: file.max_record_locks.unwrap_or(d.max_record_locks),
+                    share_auto_offset_reset: file
+                        .share_auto_offset_reset
+                        .unwrap_or(d.share_auto_offset_reset),
+                    acknowledgement_mode: file.acknowledgement_mode.unwrap_or(d.acknowledgement_mode),
                 }]
             }
         };
@@ -363,6 +412,11 @@ impl Default for GroupConfig {
             static_members: false,
             heartbeat_interval_ticks: 1,
             rebalance_timeout_ticks: 60,
+            lock_duration_ticks: 20,
+            delivery_count_limit: 5,
+            max_record_locks: 2000,
+            share_auto_offset_reset: ShareAutoOffsetReset::Latest,
+            acknowledgement_mode: AcknowledgementMode::Implicit,
         }
     }
 }
@@ -505,6 +559,19 @@ pub struct GroupConfig {
     /// Consumer protocol: ticks a member has to revoke partitions before it is
     /// fenced (`max.poll.interval.ms`, sent as the rebalance timeout).
     pub rebalance_timeout_ticks: u64,
+    /// Share group: how long an acquired record stays with its member before
+    /// it is given back (`group.share.record.lock.duration.ms`, 30 s in Kafka).
+    pub lock_duration_ticks: u64,
+    /// Share group: deliveries of a record before it is archived
+    /// (`group.share.delivery.count.limit`, 2 to 10, Kafka's default 5).
+    pub delivery_count_limit: u8,
+    /// Share group: in-flight records per partition
+    /// (`group.share.partition.max.record.locks`, 100 to 4000, default 2000).
+    pub max_record_locks: u32,
+    /// Share group: `share.auto.offset.reset`.
+    pub share_auto_offset_reset: ShareAutoOffsetReset,
+    /// Share group: `share.acknowledgement.mode` of its consumers.
+    pub acknowledgement_mode: AcknowledgementMode,
 }
 
 /// A group's settings that inputs change while it runs.
@@ -592,6 +659,33 @@ impl GroupConfig {
         }
         check_range("rebalance_timeout_ticks", self.rebalance_timeout_ticks, 1, SESSION_TIMEOUT_TICKS_MAX)
             .map_err(at)?;
+        // Kafka's allowed ranges for the group overrides.
+        check_range("lock_duration_ticks", self.lock_duration_ticks, 1, SESSION_TIMEOUT_TICKS_MAX)
+            .map_err(at)?;
+        check_range("delivery_count_limit", self.delivery_count_limit, 2, 10).map_err(at)?;
+        check_range("max_record_locks", self.max_record_locks, 100, 4000).map_err(at)?;
+        if self.protocol == GroupProtocol::Share {
+            let refuse =
+                |field: &'static str, message: &str| Err(at(ConfigError { field, message: message.into() }));
+            if self.static_members {
+                return refuse(
+                    "static_members",
+                    "a share group has no static members: KIP-932 has no group.instance.id",
+                );
+            }
+            if self.position != PositionModel::Group {
+                return refuse(
+                    "position",
+                    "a share group's progress lives on the broker (its share-partitions): the position is group",
+                );
+            }
+            if self.heartbeat_interval_ticks > self.session_timeout_ticks {
+                return refuse(
+                    "heartbeat_interval_ticks",
+                    "a share group's member heartbeats within its session: at most session_timeout_ticks",
+                );
+            }
+        }
         Ok(())
     }
 }

@@ -1,4 +1,5 @@
-//! `kafka-consumer-groups --describe --group NAME`, character for character.
+//! `kafka-consumer-groups --describe --group NAME`, character for character
+//! (a share group's is `kafka-share-groups --describe`: `share`).
 //!
 //! Kafka's `ConsumerGroupCommand.printOffsets`: GROUP, TOPIC, CONSUMER-ID and
 //! HOST are `max(15, longest value)` wide, PARTITION 10, the offsets and LAG
@@ -19,6 +20,8 @@
 use crate::broker::GroupState;
 use crate::config::GroupProtocol;
 use crate::sim::Sim;
+
+mod share;
 
 const TOPIC: &str = "orders";
 const MISSING: &str = "-";
@@ -57,6 +60,9 @@ pub fn describe_group(sim: &Sim, g: usize) -> String {
 /// If there is no group `g`.
 #[must_use]
 pub fn describe_offsets(sim: &Sim, g: usize, verbose: bool) -> String {
+    if sim.group_setup(g).0.protocol == GroupProtocol::Share {
+        return share::offsets(sim, g, verbose);
+    }
     let group = sim.group_name(g);
     let coordinator = sim.coordinator(g);
     let mut members: Vec<_> = coordinator.members().iter().filter(|m| !m.assignment.is_empty()).collect();
@@ -201,6 +207,9 @@ const COORDINATOR: &str = "localhost:9092  (1)";
 /// If there is no group `g`.
 #[must_use]
 pub fn describe_members(sim: &Sim, g: usize, verbose: bool) -> String {
+    if sim.group_setup(g).0.protocol == GroupProtocol::Share {
+        return share::members(sim, g, verbose);
+    }
     let coordinator = sim.coordinator(g);
     let consumer_protocol = sim.group_setup(g).0.protocol == GroupProtocol::Consumer;
     let mut ids: Vec<&str> = coordinator.members().iter().map(|m| m.member_id.as_str()).collect();
@@ -308,6 +317,9 @@ fn members_table(group: &str, state: GroupState, members: &[MemberRow], verbose:
 /// If there is no group `g`.
 #[must_use]
 pub fn describe_state(sim: &Sim, g: usize, verbose: bool) -> String {
+    if sim.group_setup(g).0.protocol == GroupProtocol::Share {
+        return share::state(sim, g, verbose);
+    }
     let coordinator = sim.coordinator(g);
     let (config, settings) = sim.group_setup(g);
     let consumer_protocol = config.protocol == GroupProtocol::Consumer;

@@ -39,6 +39,9 @@ pub enum Event {
         record_id: u64,
         subject: u32,
         keyed: bool,
+        /// Every handler fails on it.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        poison: bool,
     },
     /// `poll()` returned records `from..to` of `partition`.
     Fetched {
@@ -266,6 +269,59 @@ pub enum Event {
         member_id: String,
         assignment: Vec<u32>,
     },
+    /// Share group: a `poll()` acquired these records of `partition`
+    /// (offset, delivery count), each under an acquisition lock.
+    Acquired {
+        tick: Tick,
+        consumer: ConsumerId,
+        partition: u32,
+        records: Vec<(u64, u8)>,
+    },
+    /// Share group: acknowledgements of one kind (`accept`, `release`,
+    /// `reject`) the broker took; `archived` are those it archived (a release
+    /// at the delivery count limit, a reject).
+    Acknowledged {
+        tick: Tick,
+        consumer: ConsumerId,
+        partition: u32,
+        kind: &'static str,
+        offsets: Vec<u64>,
+        archived: Vec<u64>,
+    },
+    /// Share group: an acknowledgement refused with `INVALID_RECORD_STATE`:
+    /// the member no longer holds the record (its lock expired).
+    AcknowledgeRefused {
+        tick: Tick,
+        consumer: ConsumerId,
+        partition: u32,
+        offset: u64,
+    },
+    /// Share group: a record's acquisition lock ran out; the record is
+    /// available again, or archived after its last allowed delivery.
+    LockExpired {
+        tick: Tick,
+        consumer: ConsumerId,
+        partition: u32,
+        offset: u64,
+        archived: bool,
+    },
+    /// Share group: the member left or its process died, and the broker gave
+    /// back what it held (`archived`: those past the delivery count limit).
+    Released {
+        tick: Tick,
+        consumer: ConsumerId,
+        partition: u32,
+        offsets: Vec<u64>,
+        archived: Vec<u64>,
+    },
+    /// The application's handler failed on a (poison) record.
+    HandlerFailed {
+        tick: Tick,
+        consumer: ConsumerId,
+        partition: u32,
+        offset: u64,
+        record_id: u64,
+    },
 }
 
 /// A fast, platform-independent 64-bit hash of the event stream: the same
@@ -408,6 +464,27 @@ impl Event {
                 format!("Group epoch {group_epoch} ({}).", reason_text(*reason))
             }
             Event::Fenced { consumer, error, .. } => format!("{consumer} was fenced ({error})."),
+            Event::LockExpired { consumer, partition, offset, archived, .. } => {
+                if *archived {
+                    format!(
+                        "The lock {consumer} held on P{partition}:{offset} expired after its last allowed delivery: archived."
+                    )
+                } else {
+                    format!(
+                        "The lock {consumer} held on P{partition}:{offset} expired: the record is available to the group again."
+                    )
+                }
+            }
+            Event::Acknowledged { partition, archived, .. } if !archived.is_empty() => format!(
+                "Archived P{partition}:{}: it reached the delivery count limit, nobody will get it again.",
+                archived[0]
+            ),
+            Event::AcknowledgeRefused { consumer, partition, offset, .. } => format!(
+                "{consumer}'s acknowledgement of P{partition}:{offset} was refused (INVALID_RECORD_STATE): its lock had expired."
+            ),
+            Event::HandlerFailed { consumer, partition, offset, .. } => {
+                format!("{consumer}'s handler failed on P{partition}:{offset}.")
+            }
             _ => return None,
         })
     }
@@ -447,7 +524,13 @@ impl Event {
             | Event::TargetAssignment { tick, .. }
             | Event::Reconciled { tick, .. }
             | Event::Fenced { tick, .. }
-            | Event::StaticMemberReplaced { tick, .. } => *tick,
+            | Event::StaticMemberReplaced { tick, .. }
+            | Event::Acquired { tick, .. }
+            | Event::Acknowledged { tick, .. }
+            | Event::AcknowledgeRefused { tick, .. }
+            | Event::LockExpired { tick, .. }
+            | Event::Released { tick, .. }
+            | Event::HandlerFailed { tick, .. } => *tick,
         }
     }
 
@@ -455,12 +538,12 @@ impl Event {
     pub fn hash_into(&self, h: &mut TraceHasher) {
         h.word(self.tick());
         match self {
-            Event::Produced { partition, offset, record_id, subject, keyed, .. } => {
+            Event::Produced { partition, offset, record_id, subject, keyed, poison, .. } => {
                 h.word(1);
                 h.word(u64::from(*partition));
                 h.word(*offset);
                 h.word(*record_id);
-                h.word(u64::from(*subject) | (u64::from(*keyed) << 32));
+                h.word(u64::from(*subject) | (u64::from(*keyed) << 32) | (u64::from(*poison) << 33));
             }
             Event::Fetched { consumer, partition, from, to, .. } => {
                 h.word(2);
@@ -649,7 +732,52 @@ impl Event {
                 h.bytes(member_id.as_bytes());
                 hash_partitions(h, assignment);
             }
+            Event::Acquired { consumer, partition, records, .. } => {
+                h.word(33);
+                h.word(u64::from(consumer.0) << 32 | u64::from(*partition));
+                h.word(records.len() as u64);
+                for &(offset, count) in records {
+                    h.word(offset);
+                    h.word(u64::from(count));
+                }
+            }
+            Event::Acknowledged { consumer, partition, kind, offsets, archived, .. } => {
+                h.word(34);
+                h.word(u64::from(consumer.0) << 32 | u64::from(*partition));
+                h.bytes(kind.as_bytes());
+                hash_offsets(h, offsets);
+                hash_offsets(h, archived);
+            }
+            Event::AcknowledgeRefused { consumer, partition, offset, .. } => {
+                h.word(35);
+                h.word(u64::from(consumer.0) << 32 | u64::from(*partition));
+                h.word(*offset);
+            }
+            Event::LockExpired { consumer, partition, offset, archived, .. } => {
+                h.word(36);
+                h.word(u64::from(consumer.0) << 32 | u64::from(*partition));
+                h.word(*offset << 1 | u64::from(*archived));
+            }
+            Event::Released { consumer, partition, offsets, archived, .. } => {
+                h.word(37);
+                h.word(u64::from(consumer.0) << 32 | u64::from(*partition));
+                hash_offsets(h, offsets);
+                hash_offsets(h, archived);
+            }
+            Event::HandlerFailed { consumer, partition, offset, record_id, .. } => {
+                h.word(38);
+                h.word(u64::from(consumer.0) << 32 | u64::from(*partition));
+                h.word(*offset);
+                h.word(*record_id);
+            }
         }
+    }
+}
+
+fn hash_offsets(h: &mut TraceHasher, offsets: &[u64]) {
+    h.word(offsets.len() as u64);
+    for &o in offsets {
+        h.word(o);
     }
 }
 

@@ -80,11 +80,17 @@ pub enum Metric {
     LegalReplays,
     /// Static members that came back and took their own place, with no rebalance.
     StaticRejoins,
+    /// Share group: records archived (delivered up to the limit, or rejected).
+    Archived,
+    /// Share group: acquisitions of a record delivered before.
+    Redelivered,
+    /// Deliveries the handler failed on.
+    Failed,
 }
 
 impl Metric {
     /// Every metric, in declaration order.
-    pub const ALL: [Metric; 22] = [
+    pub const ALL: [Metric; 25] = [
         Metric::Produced,
         Metric::Delivered,
         Metric::Duplicates,
@@ -107,6 +113,9 @@ impl Metric {
         Metric::SplitViolations,
         Metric::LegalReplays,
         Metric::StaticRejoins,
+        Metric::Archived,
+        Metric::Redelivered,
+        Metric::Failed,
     ];
 
     /// Its name in scenario JSON (`never_processed`).
@@ -135,6 +144,9 @@ impl Metric {
             Metric::SplitViolations => "split_violations",
             Metric::LegalReplays => "legal_replays",
             Metric::StaticRejoins => "static_rejoins",
+            Metric::Archived => "archived",
+            Metric::Redelivered => "redelivered",
+            Metric::Failed => "failed",
         }
     }
 
@@ -165,6 +177,9 @@ impl Metric {
             Metric::SplitViolations => split.violations,
             Metric::LegalReplays => split.legal_replays,
             Metric::StaticRejoins => m.static_rejoins,
+            Metric::Archived => m.archived,
+            Metric::Redelivered => m.redelivered,
+            Metric::Failed => m.failed,
         }
     }
 }

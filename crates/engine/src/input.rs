@@ -58,6 +58,9 @@ pub enum Input {
     Send {
         count: u32,
     },
+    /// Send one poison record: every application's handler fails on it, at
+    /// every delivery.
+    SendPoison {},
     /// Keep sending `per_tick` records every tick (0 stops).
     KeepSending {
         per_tick: u32,
@@ -232,6 +235,12 @@ pub enum InputError {
     NotStatic {
         consumer: ConsumerId,
     },
+    /// A share group has no committed offsets, client-side assignor or
+    /// consumer-side positions: the input names a classic or consumer group's setting.
+    ShareGroup {
+        group: String,
+        input: &'static str,
+    },
 }
 
 impl fmt::Display for InputError {
@@ -267,6 +276,10 @@ impl fmt::Display for InputError {
             InputError::NotStatic { consumer } => write!(
                 f,
                 "{consumer} has no group.instance.id: its group's members are dynamic (static_members is off)"
+            ),
+            InputError::ShareGroup { group, input } => write!(
+                f,
+                "{group} is a share group: {input} does not apply (its records are acknowledged one by one, not committed as offsets)"
             ),
         }
     }

@@ -38,14 +38,15 @@ mod view;
 pub use app::payout_cents;
 pub use assign::range as range_assignment;
 pub use assign::{
-    Assignment, Member, Strategy, TargetMember, TopicPartitions, UniformError, UnknownStrategy, assign,
-    assign_members, cooperative_first_round, cooperative_first_round_of, uniform as uniform_assignment,
+    Assignment, Member, ShareMember, Strategy, TargetMember, TopicPartitions, UniformError, UnknownStrategy,
+    assign, assign_members, cooperative_first_round, cooperative_first_round_of, simple as simple_assignment,
+    uniform as uniform_assignment,
 };
 pub use bridge::{BridgePartitionView, BridgeRecordView};
 pub use codec::{Link, LinkError, LinkScenario};
 pub use config::{
-    Assignor, CheckpointWrites, CommitMode, Config, ConfigError, GroupProtocol, PositionModel,
-    ProducerConfig, RemoteAssignor, limits,
+    AcknowledgementMode, Assignor, CheckpointWrites, CommitMode, Config, ConfigError, GroupProtocol,
+    PositionModel, ProducerConfig, RemoteAssignor, ShareAutoOffsetReset, limits,
 };
 pub use config::{GroupConfig, GroupSettings};
 pub use describe::{describe, describe_group, describe_members, describe_offsets, describe_state};
@@ -67,7 +68,7 @@ pub use view::{
     CheckpointView, ConsumerState, ConsumerStats, ConsumerView, ExpansionView, Finding, FindingKind,
     GroupView, HandledRecord, InFlightRecord, LagSample, LedgerEntry, LoopStep, MemberView, Metrics,
     PartitionSplit, PartitionView, PeekView, ProducerView, RebalanceView, RecordView, RestartPreview,
-    RollingView, SettingsView, SplitCheck, SplitStatus, View,
+    RollingView, SettingsView, ShareRecordView, SplitCheck, SplitStatus, View,
 };
 
 // The in-crate unit tests run in headless Chromium too (`cargo test --target wasm32-unknown-unknown`).

@@ -14,6 +14,8 @@ pub(crate) struct Record {
     /// The subject the record is about (`user-N`); its Kafka key when `keyed`.
     pub subject: u32,
     pub keyed: bool,
+    /// Every application's handler fails on it (`Input::SendPoison`).
+    pub poison: bool,
 }
 
 /// A log of `T` from `log_start`: the topic's partitions hold records, each

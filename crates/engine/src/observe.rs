@@ -24,8 +24,10 @@ pub(crate) struct Mark {
     pub handled: u32,
     /// Counted as never processed: the group moved past it unhandled.
     pub lost: bool,
-    /// In one of the group's consumers' fetched, unhandled batches.
-    pub in_flight: bool,
+    /// In how many of the group's consumers' fetched, unhandled batches it
+    /// is: at most one, except in a share group, where a record whose lock
+    /// expired can be acquired again while a stalled member still holds its copy.
+    pub in_flight: u16,
 }
 
 /// One group's observer.
@@ -64,6 +66,10 @@ pub(crate) struct GroupObserver {
     pub partition_ticks_stopped: u64,
     /// Static members that came back within their session and took their own place.
     pub static_rejoins: u64,
+    /// Share group: records archived (delivered up to the limit, or rejected).
+    pub archived: u64,
+    /// Share group: acquisitions of a record delivered before.
+    pub redelivered: u64,
 }
 
 impl GroupObserver {
@@ -121,7 +127,7 @@ impl GroupObserver {
             if mark.lost {
                 Rc::make_mut(&mut self.lost[p]).remove(&offset);
             }
-            if mark.handled == 0 && !mark.in_flight && !mark.lost {
+            if mark.handled == 0 && mark.in_flight == 0 && !mark.lost {
                 lost += 1;
                 let (ids, count) = &mut self.retention_lost[p];
                 *count += 1;
@@ -144,14 +150,44 @@ impl GroupObserver {
         lost
     }
 
-    pub fn handle_fetched(&mut self, partition: u32, from: u64, to: u64) {
+    /// A consumer fetched `from..to`. `shared`: a share group's acquisition,
+    /// which may overlap a stalled member's copy.
+    pub fn handle_fetched(&mut self, partition: u32, from: u64, to: u64, shared: bool) {
         self.extend_to(partition, to);
         let marks = &mut self.marks[partition as usize];
         assert!(from >= marks.log_start, "fetched offsets are in the log");
         marks.for_each_mut(from, to, |mark| {
-            assert!(!mark.in_flight, "one owner per partition: a record is fetched once at a time");
-            mark.in_flight = true;
+            assert!(
+                shared || mark.in_flight == 0,
+                "one owner per partition: a record is fetched once at a time"
+            );
+            // Bounded by the group's consumers, each holding one copy at most.
+            assert!(mark.in_flight < limits::CONSUMERS_MAX as u16);
+            mark.in_flight += 1;
         });
+    }
+
+    /// The handler failed on `fetched` (a poison record): out of flight, not handled.
+    pub fn handle_failed(&mut self, fetched: &Fetched) {
+        if let Some(mark) = self.marks[fetched.partition as usize].get_mut(fetched.offset) {
+            assert!(mark.in_flight > 0);
+            mark.in_flight -= 1;
+        }
+    }
+
+    /// A share group is done with a record it never handled: archived (its
+    /// handler failed at every delivery, or it was rejected) or accepted
+    /// without being handled (implicit acknowledgement after a failure).
+    pub fn handle_done_unhandled(&mut self, partition: u32, offset: u64) {
+        let p = partition as usize;
+        // Read first: writing would copy a chunk a snapshot shares.
+        let unhandled =
+            self.marks[p].get(offset).is_some_and(|m| m.handled == 0 && m.in_flight == 0 && !m.lost);
+        if unhandled {
+            self.marks[p].get_mut(offset).expect("present").lost = true;
+            self.never_processed += 1;
+            Rc::make_mut(&mut self.lost[p]).insert(offset);
+        }
     }
 
     /// The application handles `fetched`; returns whether the group handles it
@@ -160,8 +196,8 @@ impl GroupObserver {
         let p = fetched.partition as usize;
         let first = match self.marks[p].get_mut(fetched.offset) {
             Some(mark) => {
-                assert!(mark.in_flight);
-                mark.in_flight = false;
+                assert!(mark.in_flight > 0);
+                mark.in_flight -= 1;
                 mark.handled += 1;
                 if mark.lost {
                     mark.lost = false;
@@ -188,8 +224,8 @@ impl GroupObserver {
             self.lost_to_retention += 1;
             return;
         };
-        assert!(mark.in_flight);
-        mark.in_flight = false;
+        assert!(mark.in_flight > 0);
+        mark.in_flight -= 1;
         // Commit-before already moved the group past it: nobody will handle it.
         if mark.handled == 0 && committed.is_some_and(|o| fetched.offset < o) && !mark.lost {
             mark.lost = true;
@@ -219,7 +255,7 @@ impl GroupObserver {
                 let marks = &mut self.marks[p];
                 let from = old.unwrap_or(marks.log_start);
                 for o in marks.present(from, new) {
-                    if marks.get(o).is_some_and(|m| m.handled == 0 && !m.in_flight && !m.lost) {
+                    if marks.get(o).is_some_and(|m| m.handled == 0 && m.in_flight == 0 && !m.lost) {
                         marks.get_mut(o).expect("present").lost = true;
                         self.never_processed += 1;
                         Rc::make_mut(&mut self.lost[p]).insert(o);
@@ -318,13 +354,22 @@ mod tests {
     use super::*;
 
     fn fetched(offset: u64) -> Fetched {
-        Fetched { partition: 0, offset, id: offset, subject: 0, keyed: true, produced_tick: 0 }
+        Fetched {
+            partition: 0,
+            offset,
+            id: offset,
+            subject: 0,
+            keyed: true,
+            produced_tick: 0,
+            poison: false,
+            delivery_count: 0,
+        }
     }
 
     #[test]
     fn records_moved_past_unhandled_are_lost_until_handled_or_moved_back() {
         let mut observer = GroupObserver::new(1);
-        observer.handle_fetched(0, 0, 2);
+        observer.handle_fetched(0, 0, 2, false);
         assert!(observer.handle_delivered(&fetched(0)), "first time");
         // Commit-before moved the group to 5: 2, 3, 4 are lost; 1 is in flight.
         observer.handle_commit(0, None, 5);
@@ -336,7 +381,7 @@ mod tests {
         // A reset back to 3 brings 3 and 4 back into the group's future.
         observer.handle_commit(0, Some(5), 3);
         assert_eq!(observer.never_processed, 2);
-        observer.handle_fetched(0, 3, 4);
+        observer.handle_fetched(0, 3, 4, false);
         assert!(observer.handle_delivered(&fetched(3)));
         assert_eq!(observer.never_processed, 2, "1 and 2 stay behind the committed offset, unhandled");
         assert_eq!(observer.lost_offsets(0).iter().copied().collect::<Vec<_>>(), vec![1, 2]);
@@ -348,7 +393,7 @@ mod tests {
     #[test]
     fn commits_and_resets_copy_only_the_chunks_they_change() {
         let mut observer = GroupObserver::new(1);
-        observer.handle_fetched(0, 0, 2_000);
+        observer.handle_fetched(0, 0, 2_000, false);
         for o in 0..2_000 {
             observer.handle_delivered(&fetched(o));
         }
@@ -362,15 +407,15 @@ mod tests {
         assert_eq!(chunks(&observer), 8, "no chunk copied");
         // Fetching one record again changes one chunk.
         observer.handle_commit(0, Some(2_000), 1_000);
-        observer.handle_fetched(0, 1_000, 1_001);
+        observer.handle_fetched(0, 1_000, 1_001, false);
         assert_eq!(chunks(&observer), 7);
-        assert!(snapshot.mark(0, 1_000).is_some_and(|m| !m.in_flight), "the snapshot is unchanged");
+        assert!(snapshot.mark(0, 1_000).is_some_and(|m| m.in_flight == 0), "the snapshot is unchanged");
     }
 
     #[test]
     fn retention_counts_what_the_group_never_handled() {
         let mut observer = GroupObserver::new(1);
-        observer.handle_fetched(0, 0, 1);
+        observer.handle_fetched(0, 0, 1, false);
         observer.handle_delivered(&fetched(0));
         let deleted = Deleted { partition: 0, new_log_start: 2 };
         assert_eq!(observer.handle_retention(deleted, Some), 1);
@@ -383,7 +428,7 @@ mod tests {
     #[test]
     fn a_resume_behind_the_last_known_position_is_judged_by_the_batch() {
         let mut observer = GroupObserver::new(1);
-        observer.handle_fetched(0, 0, 8);
+        observer.handle_fetched(0, 0, 8, false);
         for o in 0..8 {
             observer.handle_delivered(&fetched(o));
         }

@@ -299,6 +299,9 @@ pub const BUILTINS: &[(&str, &str)] = builtins![
     "two-groups",
     "consumer-protocol-scale-out",
     "static-rolling-update",
+    "share-group-busy",
+    "share-poison-record",
+    "share-lock-timeout",
 ];
 
 /// The built-ins' names, in listing order.

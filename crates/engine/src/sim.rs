@@ -6,11 +6,11 @@
 
 use crate::app::Application;
 use crate::bridge::BridgeTopic;
-use crate::broker::{Coordinator, GroupState, OffsetStore, Topic};
+use crate::broker::{Coordinator, GroupState, OffsetStore, SharePartition, Topic};
 use crate::client::{Consumer, Producer};
 use crate::config::{
-    CheckpointWrites, CommitMode, Config, ConfigError, GroupConfig, GroupSettings, PositionModel,
-    check_commit_mode, check_position_model, check_range, limits,
+    CheckpointWrites, CommitMode, Config, ConfigError, GroupConfig, GroupProtocol, GroupSettings,
+    PositionModel, check_commit_mode, check_position_model, check_range, limits,
 };
 use crate::event::{Event, RebalanceReason, Tick, TraceHasher};
 use crate::input::{ConsumerId, Input, InputError};
@@ -25,6 +25,7 @@ mod consumers;
 mod group;
 mod protocol;
 mod read;
+mod share;
 
 pub(crate) use group::{PendingRestart, RollingUpdate};
 pub use read::IN_FLIGHT_SHOWN_MAX;
@@ -83,6 +84,9 @@ pub struct Sim {
     apps: Vec<Application>,
     bridge: BridgeTopic,
     observers: Vec<GroupObserver>,
+    /// Per group, per partition: a share group's share-partition, once a
+    /// member first reads the partition (empty for other groups).
+    shares: Vec<Vec<Option<SharePartition>>>,
     groups: Vec<GroupRuntime>,
     last_expansion: Option<ExpansionView>,
     events: VecDeque<Event>,
@@ -114,6 +118,14 @@ impl Sim {
             apps: vec![Application::default(); n],
             bridge: BridgeTopic::new(partitions),
             observers: vec![GroupObserver::new(partitions); n],
+            shares: config
+                .groups
+                .iter()
+                .map(|g| match g.protocol {
+                    GroupProtocol::Share => vec![None; partitions as usize],
+                    _ => Vec::new(),
+                })
+                .collect(),
             groups: group_configs
                 .into_iter()
                 .enumerate()
@@ -180,10 +192,15 @@ impl Sim {
 
     /// Applies one input at the current tick. A refused input changes nothing.
     pub fn handle_input(&mut self, input: Input) -> Result<(), InputError> {
+        self.refuse_for_share_groups(&input)?;
         match input {
             Input::Send { count } => {
                 check_input_range("count", count, 1, limits::SEND_COUNT_MAX)?;
-                self.produce(count);
+                self.produce(count, false);
+                self.enforce_retention();
+            }
+            Input::SendPoison {} => {
+                self.produce(1, true);
                 self.enforce_retention();
             }
             Input::KeepSending { per_tick } => {
@@ -358,6 +375,26 @@ impl Sim {
         Ok(())
     }
 
+    /// Inputs about offsets, the client-side assignor or consumer-side
+    /// positions: a share group has none of them.
+    fn refuse_for_share_groups(&self, input: &Input) -> Result<(), InputError> {
+        let (g, name) = match input {
+            Input::Commit { group, .. } => (self.group_index(group.as_deref())?, "commit"),
+            Input::Assignor { group, .. } => (self.group_index(group.as_deref())?, "assignor"),
+            Input::ResetOffsets { group, .. } => (self.group_index(group.as_deref())?, "reset-offsets"),
+            Input::RestartFrom { group, .. } => (self.group_index(group.as_deref())?, "restart-from"),
+            Input::PositionStore { group, .. } => (self.group_index(group.as_deref())?, "position-store"),
+            Input::LoadCheckpoint { consumer, .. } => {
+                (self.consumers[self.consumer_index(*consumer)?].group, "load-checkpoint")
+            }
+            _ => return Ok(()),
+        };
+        if self.protocol(g) == GroupProtocol::Share {
+            return Err(InputError::ShareGroup { group: self.groups[g].config.name.clone(), input: name });
+        }
+        Ok(())
+    }
+
     fn setting_changed(&mut self, group: Option<usize>, setting: &'static str, value: String) {
         let group = group.map(|g| g as u32);
         self.emit(Event::SettingChanged { tick: self.now, group, setting, value });
@@ -451,10 +488,13 @@ impl Sim {
         self.now += 1;
         let rate = self.producer.settings.send_per_tick;
         if rate > 0 {
-            self.produce(rate);
+            self.produce(rate, false);
         }
         for g in 0..self.groups.len() {
             self.expire_sessions(g);
+            if self.protocol(g) == GroupProtocol::Share {
+                self.expire_share_locks(g);
+            }
         }
         for c in 0..self.consumers.len() {
             self.step_consumer(c);
@@ -476,12 +516,17 @@ impl Sim {
 
     // ------------------------------------------------------- producer, topic
 
-    fn produce(&mut self, count: u32) {
+    fn produce(&mut self, count: u32, poison: bool) {
         assert!(count <= limits::SEND_RATE_MAX.max(limits::SEND_COUNT_MAX));
         for _ in 0..count {
             let send = self.producer.poll_send();
-            let record =
-                Record { id: send.id, produced_tick: self.now, subject: send.subject, keyed: send.keyed };
+            let record = Record {
+                id: send.id,
+                produced_tick: self.now,
+                subject: send.subject,
+                keyed: send.keyed,
+                poison,
+            };
             // The observers' marks trail the log: a new record has the default mark.
             let offset = self.topic.handle_produce(send.partition, record);
             self.emit(Event::Produced {
@@ -491,6 +536,7 @@ impl Sim {
                 record_id: send.id,
                 subject: send.subject,
                 keyed: send.keyed,
+                poison,
             });
         }
     }
@@ -510,6 +556,7 @@ impl Sim {
                 });
             }
             self.topic.handle_delete(deleted);
+            self.share_log_start_moved(deleted.partition, deleted.new_log_start);
         }
     }
 
@@ -539,6 +586,9 @@ impl Sim {
             self.offsets[g].add_partitions(added);
             self.coordinators[g].add_partitions(added);
             self.observers[g].add_partitions(added);
+            if self.protocol(g) == GroupProtocol::Share {
+                self.shares[g].extend((0..added).map(|_| None));
+            }
         }
         for consumer in &mut self.consumers {
             consumer.add_partitions(added);
@@ -547,7 +597,7 @@ impl Sim {
         self.emit(Event::PartitionsAdded { tick: self.now, from, to, moved_keys: moved.len() as u32 });
         self.last_expansion = Some(ExpansionView { tick: self.now, from, to, moved });
         for g in 0..self.groups.len() {
-            if self.protocol(g) == crate::config::GroupProtocol::Consumer {
+            if self.protocol(g) != GroupProtocol::Classic {
                 // The coordinator's metadata sees the new partitions: a new group epoch.
                 self.with_coordinator(
                     g,

@@ -230,6 +230,24 @@ pub struct RecordView {
     pub handled: u32,
     pub lost: bool,
     pub in_flight: bool,
+    /// Every handler fails on it.
+    pub poison: bool,
+    /// Share group: the record's state at the share-partition, while it is
+    /// in the in-flight window.
+    pub share: Option<ShareRecordView>,
+}
+
+/// An in-flight record of a share-partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ShareRecordView {
+    /// `available`, `acquired`, `acknowledged` or `archived`.
+    pub state: &'static str,
+    /// Who holds it, while acquired.
+    pub holder: Option<ConsumerId>,
+    /// The tick its acquisition lock runs out, while acquired.
+    pub lock_until: Option<Tick>,
+    /// Times it was delivered.
+    pub delivery_count: u8,
 }
 
 /// One entry of "what the application did, in order".
@@ -285,6 +303,12 @@ pub struct Metrics {
     pub partition_ticks_stopped: u64,
     /// Static members that came back within their session and took their own place.
     pub static_rejoins: u64,
+    /// Share group: records archived (delivered up to the delivery count limit, or rejected).
+    pub archived: u64,
+    /// Share group: acquisitions of a record that had been delivered before.
+    pub redelivered: u64,
+    /// Deliveries the application's handler failed on (poison records).
+    pub failed: u64,
 }
 
 /// The effect of restarting one partition from an offset (see [`crate::Sim::restart_preview`]).

@@ -39,7 +39,9 @@ fn prints_every_field_in_order() {
         r#""records_per_poll":3,"handle_per_tick":1,"commit":{"mode":"after"},"idempotent":false,"#,
         r#""session_timeout_ticks":10,"shutdown_deadline_ticks":30,"assignor":"range","position":{"store":"group"},"#,
         r#""bridge":false,"protocol":"classic","remote_assignor":"uniform","static_members":false,"#,
-        r#""heartbeat_interval_ticks":1,"rebalance_timeout_ticks":60}]},"ticks":5,"timeline":[{"tick":1,"input":{"do":"reset-offsets","#,
+        r#""heartbeat_interval_ticks":1,"rebalance_timeout_ticks":60,"lock_duration_ticks":20,"delivery_count_limit":5,"#,
+        r#""max_record_locks":2000,"share_auto_offset_reset":"latest","acknowledgement_mode":"implicit"}]},"#,
+        r#""ticks":5,"timeline":[{"tick":1,"input":{"do":"reset-offsets","#,
         r#""reset":{"to":"offset","offset":7}},"learner":true},{"tick":2,"input":{"do":"rolling-update","consumers":[]}}],"#,
         r#""guide":{"topic":"operations","story":"s","steps":["do it"],"outcome":{"when":[{"metric":"duplicates","#,
         r#""at_least":1}],"says":"{n}"}}}"#

@@ -20,9 +20,10 @@
 mod common;
 
 use offsetlab_engine::{
-    Assignor, BUILTINS, CheckpointWrites, CommitMode, Config, ConsumerId, GroupConfig, GroupProtocol,
-    History, Input, JournalEntry, KeylessStrategy, Link, LinkScenario, PositionModel, ProducerConfig,
-    RemoteAssignor, ResetSpec, SCENARIO_TICKS_MAX, Scenario, ScenarioError, Sim, describe, limits,
+    AcknowledgementMode, Assignor, BUILTINS, CheckpointWrites, CommitMode, Config, ConsumerId, GroupConfig,
+    GroupProtocol, History, Input, JournalEntry, KeylessStrategy, Link, LinkScenario, PositionModel,
+    ProducerConfig, RemoteAssignor, ResetSpec, SCENARIO_TICKS_MAX, Scenario, ScenarioError,
+    ShareAutoOffsetReset, Sim, describe, limits,
 };
 use rand_core::Rng as _;
 use rand_pcg::Pcg64Mcg;
@@ -210,7 +211,7 @@ impl Gen {
 
     fn input_of(&mut self, variant: u64, consumers: u32, partitions: u32) -> Input {
         let c = self.consumer(consumers);
-        match variant % 26 {
+        match variant % 27 {
             0 => Input::Send { count: self.costly32(1, limits::SEND_COUNT_MAX) },
             1 => Input::KeepSending { per_tick: self.costly32(0, limits::SEND_RATE_MAX) },
             2 => Input::UseKeys { on: self.chance(50) },
@@ -248,6 +249,7 @@ impl Gen {
                 consumers: (0..self.below(4)).map(|_| self.consumer(consumers)).collect(),
             },
             24 => Input::DuplicateInstance { consumer: c },
+            26 => Input::SendPoison {},
             _ => Input::Assignor { group: None, assignor: self.assignor() },
         }
     }
@@ -277,11 +279,28 @@ impl Gen {
             assignor: self.assignor(),
             position: self.position(),
             bridge: self.chance(30),
-            protocol: if self.chance(40) { GroupProtocol::Consumer } else { GroupProtocol::Classic },
+            protocol: match self.below(10) {
+                0..=3 => GroupProtocol::Consumer,
+                4..=5 => GroupProtocol::Share,
+                _ => GroupProtocol::Classic,
+            },
             remote_assignor: if self.chance(50) { RemoteAssignor::Uniform } else { RemoteAssignor::Range },
             static_members: self.chance(30),
             heartbeat_interval_ticks: self.num(1, 5, u64::MAX),
             rebalance_timeout_ticks: self.num(1, SESSION_TIMEOUT_TICKS_MAX, u64::MAX),
+            lock_duration_ticks: self.num(1, SESSION_TIMEOUT_TICKS_MAX, u64::MAX),
+            delivery_count_limit: u8::try_from(self.num(2, 10, 255)).expect("at most u8::MAX"),
+            max_record_locks: self.num32(100, 4000),
+            share_auto_offset_reset: if self.chance(50) {
+                ShareAutoOffsetReset::Latest
+            } else {
+                ShareAutoOffsetReset::Earliest
+            },
+            acknowledgement_mode: if self.chance(50) {
+                AcknowledgementMode::Implicit
+            } else {
+                AcknowledgementMode::Explicit
+            },
         }
     }
 

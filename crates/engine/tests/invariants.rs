@@ -88,7 +88,7 @@ fn config() -> impl Strategy<Value = Config> {
         1u64..8,
         prop_oneof![Just(10_000u64), 3u64..40],
         (any::<bool>(), 1u32..8, prop_oneof![Just(0u8), 0u8..90], any::<bool>(), 1u32..5),
-        (position(), any::<bool>(), 0u8..7),
+        (position(), any::<bool>(), 0u8..8),
     )
         .prop_map(
             |(
@@ -116,7 +116,8 @@ fn config() -> impl Strategy<Value = Config> {
                     idempotent,
                     session_timeout_ticks,
                     shutdown_deadline_ticks: 3,
-                    position,
+                    // 7 is a share group, whose progress lives on the broker.
+                    position: if assignor == 7 { PositionModel::Group } else { position },
                     bridge,
                     assignor: [
                         offsetlab_engine::Assignor::Range,
@@ -125,19 +126,33 @@ fn config() -> impl Strategy<Value = Config> {
                         offsetlab_engine::Assignor::CooperativeSticky,
                     ][usize::from(assignor % 4)],
                     // 4 to 6: Kafka 4's consumer protocol, with either server-side assignor.
-                    protocol: if assignor >= 4 {
-                        offsetlab_engine::GroupProtocol::Consumer
-                    } else {
-                        offsetlab_engine::GroupProtocol::Classic
+                    protocol: match assignor {
+                        7 => offsetlab_engine::GroupProtocol::Share,
+                        4..=6 => offsetlab_engine::GroupProtocol::Consumer,
+                        _ => offsetlab_engine::GroupProtocol::Classic,
                     },
                     remote_assignor: if assignor == 5 {
                         offsetlab_engine::RemoteAssignor::Range
                     } else {
                         offsetlab_engine::RemoteAssignor::Uniform
                     },
-                    static_members: seed % 3 == 0,
+                    static_members: seed % 3 == 0 && assignor != 7,
                     heartbeat_interval_ticks: 1 + seed % session_timeout_ticks.min(4),
                     rebalance_timeout_ticks: 20,
+                    // Short locks and limits, so that expiry and archiving happen.
+                    lock_duration_ticks: 2 + seed % 9,
+                    delivery_count_limit: 2 + (seed % 4) as u8,
+                    max_record_locks: 100,
+                    share_auto_offset_reset: if seed % 2 == 0 {
+                        offsetlab_engine::ShareAutoOffsetReset::Earliest
+                    } else {
+                        offsetlab_engine::ShareAutoOffsetReset::Latest
+                    },
+                    acknowledgement_mode: if seed % 5 < 2 {
+                        offsetlab_engine::AcknowledgementMode::Explicit
+                    } else {
+                        offsetlab_engine::AcknowledgementMode::Implicit
+                    },
                 }],
                 producer: ProducerConfig {
                     use_keys,
@@ -176,6 +191,7 @@ fn input_with(past_log_end: bool) -> impl Strategy<Value = Input> {
             .prop_map(|count| Input::Send { count }),
         1 => prop_oneof![6 => 0u32..4, 1 => prop::sample::select(vec![limits::SEND_RATE_MAX + 1, u32::MAX])]
             .prop_map(|per_tick| Input::KeepSending { per_tick }),
+        1 => Just(Input::SendPoison {}),
         1 => any::<bool>().prop_map(|on| Input::UseKeys { on }),
         1 => bounded(1, 8, limits::KEYS_MAX).prop_map(|keys| Input::KeyCount { keys }),
         1 => prop_oneof![4 => 0u8..=100, 1 => Just(u8::MAX), 1 => Just(101)]
@@ -211,6 +227,14 @@ fn input_with(past_log_end: bool) -> impl Strategy<Value = Input> {
             ][i],
         }),
     ]
+}
+
+/// Share groups have no committed offsets or consumer-side positions.
+fn classic_if_share(protocol: offsetlab_engine::GroupProtocol) -> offsetlab_engine::GroupProtocol {
+    match protocol {
+        offsetlab_engine::GroupProtocol::Share => offsetlab_engine::GroupProtocol::Classic,
+        other => other,
+    }
 }
 
 /// Runs the sequence, checking invariants after every input and tick.
@@ -283,9 +307,11 @@ proptest! {
     ) {
         let mut config = config;
         config.groups[0].commit = CommitMode::After;
+        // A share group archives what it delivered too often: not this property's.
+        config.groups[0].protocol = classic_if_share(config.groups[0].protocol);
         let steps: Vec<_> = steps
             .into_iter()
-            .filter(|(_, i)| !matches!(i, Input::Commit { .. } | Input::ResetOffsets { .. } | Input::RestartFrom { .. }))
+            .filter(|(_, i)| !matches!(i, Input::Commit { .. } | Input::ResetOffsets { .. } | Input::RestartFrom { .. } | Input::SendPoison {}))
             .collect();
         let sim = run(&config, &steps);
         let m = sim.metrics();
@@ -301,9 +327,10 @@ proptest! {
         let writes = if writes_atomic { CheckpointWrites::Atomic } else { CheckpointWrites::InPlace };
         let mut config = config;
         config.groups[0].position = PositionModel::Consumer { writes, write_ticks: 1 };
+        config.groups[0].protocol = classic_if_share(config.groups[0].protocol);
         let steps: Vec<_> = steps
             .into_iter()
-            .filter(|(_, i)| !matches!(i, Input::PositionStore { .. } | Input::ResetOffsets { .. } | Input::RestartFrom { .. }))
+            .filter(|(_, i)| !matches!(i, Input::PositionStore { .. } | Input::ResetOffsets { .. } | Input::RestartFrom { .. } | Input::SendPoison {}))
             .collect();
         let sim = run(&config, &steps);
         let m = sim.metrics();

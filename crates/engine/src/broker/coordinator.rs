@@ -11,7 +11,8 @@ use crate::view::RebalanceView;
 use std::collections::BTreeMap;
 
 mod consumer_protocol;
-pub(crate) use consumer_protocol::HeartbeatError;
+mod share_protocol;
+pub(crate) use consumer_protocol::{HeartbeatError, HeartbeatReply};
 
 /// The coordinator's view of the group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,7 +182,7 @@ impl Coordinator {
     pub fn epoch(&self) -> u32 {
         match self.protocol {
             GroupProtocol::Classic => self.generation,
-            GroupProtocol::Consumer => self.group_epoch,
+            GroupProtocol::Consumer | GroupProtocol::Share => self.group_epoch,
         }
     }
 
@@ -272,7 +273,7 @@ impl Coordinator {
         let Some(member) = self.members.iter_mut().find(|m| m.member_id == member_id) else {
             // A consumer-protocol member fenced by its rebalance timeout learns
             // it only at its next heartbeat: it may die before that.
-            assert_eq!(self.protocol, GroupProtocol::Consumer, "a live classic consumer is a member");
+            assert_ne!(self.protocol, GroupProtocol::Classic, "a live classic consumer is a member");
             return;
         };
         member.expires_at = Some(expires_at);
@@ -289,7 +290,7 @@ impl Coordinator {
                 i += 1;
             }
         }
-        if self.protocol == GroupProtocol::Consumer && !expired.is_empty() {
+        if self.protocol != GroupProtocol::Classic && !expired.is_empty() {
             self.after_removal();
         }
         expired
@@ -410,8 +411,11 @@ impl Coordinator {
 
     /// One owner per partition per generation.
     pub fn check_one_owner(&self) {
-        if self.protocol == GroupProtocol::Consumer {
-            return self.check_consumer_protocol();
+        match self.protocol {
+            GroupProtocol::Consumer => return self.check_consumer_protocol(),
+            // Share groups share partitions by design.
+            GroupProtocol::Share => return,
+            GroupProtocol::Classic => {}
         }
         let mut owners = vec![0u8; self.owners.len()];
         for member in &self.members {

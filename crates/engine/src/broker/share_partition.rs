@@ -67,7 +67,9 @@ pub(crate) enum AcknowledgeType {
     Accept,
     /// Not handled, give it to someone: available again (archived past the limit).
     Release,
-    /// Cannot be handled: archived.
+    /// Cannot be handled: archived. (The model's applications release what
+    /// they fail on; reject is the broker's rule, tested here.)
+    #[cfg_attr(not(test), allow(dead_code))]
     Reject,
     /// Still being handled: the lock starts again, the delivery count stays.
     Renew,
@@ -115,6 +117,10 @@ pub(crate) struct SharePartition {
     start_offset: u64,
     /// The in-flight records from `start_offset` on, one per offset.
     in_flight: VecDeque<InFlight>,
+    /// What the share coordinator holds (`kafka-share-groups --describe`
+    /// reads it): the start offset of the last write, `None` before the
+    /// first, and the records done at or past it then.
+    persisted: Option<(u64, u64)>,
 }
 
 impl SharePartition {
@@ -125,7 +131,45 @@ impl SharePartition {
         assert!(limits.delivery_count_limit >= 1, "a record is delivered at least once");
         assert!(limits.max_record_locks >= 1, "the window holds at least one record");
         assert!(limits.lock_duration_ticks >= 1, "a lock lasts at least one tick");
-        Self { limits, start_offset, in_flight: VecDeque::new() }
+        Self { limits, start_offset, in_flight: VecDeque::new(), persisted: None }
+    }
+
+    /// The share coordinator's state of this share-partition: its start
+    /// offset and the records done at or past it, as of the last write
+    /// (`None` before the first acknowledgement, release or lock expiry).
+    pub(crate) fn persisted(&self) -> Option<(u64, u64)> {
+        self.persisted
+    }
+
+    /// Records acknowledged or archived in the window.
+    pub(crate) fn done_count(&self) -> u64 {
+        self.in_flight.iter().filter(|r| r.state.is_done()).count() as u64
+    }
+
+    /// Retention moved the log start to `log_start`: records before it leave
+    /// the window whatever their state (the broker archives them).
+    pub(crate) fn handle_log_start(&mut self, log_start: u64) {
+        while self.start_offset < log_start {
+            if self.in_flight.pop_front().is_none() {
+                self.start_offset = log_start;
+                break;
+            }
+            self.start_offset += 1;
+        }
+        self.advance_start();
+        self.check();
+    }
+
+    /// A write to the share coordinator, made before the start offset moves
+    /// for the change being written (so `--describe` trails by one write);
+    /// the coordinator keeps the higher start offset.
+    fn persist(&mut self) {
+        let written = (self.start_offset, self.done_count());
+        self.persisted = Some(match self.persisted {
+            Some(old) if old.0 > written.0 => old,
+            Some(old) if old.0 == written.0 => (old.0, old.1.max(written.1)),
+            _ => written,
+        });
     }
 
     /// SPSO.
@@ -140,6 +184,7 @@ impl SharePartition {
     }
 
     /// Records in the window that are not done (available or acquired).
+    #[cfg(test)]
     pub(crate) fn in_flight_count(&self) -> usize {
         self.in_flight.iter().filter(|r| !r.state.is_done()).count()
     }
@@ -153,13 +198,15 @@ impl SharePartition {
     /// Acquires for `member` at most `max_records` records at `now_tick`:
     /// available records of the window first, in offset order, then new
     /// records past the window's end, up to `log_end_offset` and while the
-    /// window has room.
+    /// window has room. `in_transition` are records this same request just
+    /// released: their state is still being written, so this fetch skips them.
     pub(crate) fn acquire(
         &mut self,
         member: ConsumerId,
         max_records: u32,
         log_end_offset: u64,
         now_tick: u64,
+        in_transition: &[u64],
     ) -> Vec<Acquired> {
         let until_tick = now_tick + self.limits.lock_duration_ticks;
         let throttle = self.throttle_delivery_count();
@@ -169,7 +216,9 @@ impl SharePartition {
             if acquired.len() as u32 >= max_records {
                 break;
             }
-            if record.state == RecordState::Available {
+            if record.state == RecordState::Available
+                && !in_transition.contains(&(self.start_offset + i as u64))
+            {
                 assert!(
                     record.delivery_count < self.limits.delivery_count_limit,
                     "a record past its limit is archived"
@@ -228,9 +277,12 @@ impl SharePartition {
     ) -> Result<bool, AcknowledgeError> {
         let limit = self.limits.delivery_count_limit;
         let lock = self.limits.lock_duration_ticks;
-        let i = offset
-            .checked_sub(self.start_offset)
-            .and_then(|i| usize::try_from(i).ok())
+        let Some(i) = offset.checked_sub(self.start_offset) else {
+            // Kafka ignores acknowledgements of records before the start offset.
+            return Ok(false);
+        };
+        let i = usize::try_from(i)
+            .ok()
             .filter(|&i| i < self.in_flight.len())
             .ok_or(AcknowledgeError::InvalidRecordState { offset })?;
         let record = &mut self.in_flight[i];
@@ -246,6 +298,9 @@ impl SharePartition {
             AcknowledgeType::Renew => RecordState::Acquired { member, until_tick: now_tick + lock },
         };
         let archived = record.state == RecordState::Archived;
+        if kind != AcknowledgeType::Renew {
+            self.persist();
+        }
         self.advance_start();
         self.check();
         Ok(archived)
@@ -272,6 +327,9 @@ impl SharePartition {
                 let archived = record.state == RecordState::Archived;
                 out.push(GivenBack { offset: self.start_offset + i as u64, member, archived });
             }
+        }
+        if !out.is_empty() {
+            self.persist();
         }
         self.advance_start();
         self.check();
@@ -323,30 +381,54 @@ mod tests {
     #[test]
     fn two_members_read_one_partition_at_once() {
         let mut sp = SharePartition::new(LIMITS, 0);
-        assert_eq!(offsets(&sp.acquire(C1, 2, 10, 0)), [0, 1]);
-        assert_eq!(offsets(&sp.acquire(C2, 2, 10, 0)), [2, 3]);
+        assert_eq!(offsets(&sp.acquire(C1, 2, 10, 0, &[])), [0, 1]);
+        assert_eq!(offsets(&sp.acquire(C2, 2, 10, 0, &[])), [2, 3]);
         // The window is full (4 locks): nobody gets more until the front is done.
-        assert!(sp.acquire(C2, 2, 10, 0).is_empty());
+        assert!(sp.acquire(C2, 2, 10, 0, &[]).is_empty());
         assert_eq!(sp.acknowledge(C2, 2, AcknowledgeType::Accept, 1), Ok(false));
         assert_eq!(sp.start_offset(), 0, "offset 0 is still held");
         assert_eq!(sp.in_flight_count(), 3, "offset 2 is done but still inside the window");
         assert_eq!(sp.acknowledge(C1, 0, AcknowledgeType::Accept, 1), Ok(false));
         assert_eq!(sp.start_offset(), 1);
-        assert_eq!(offsets(&sp.acquire(C1, 5, 10, 1)), [4]);
+        // The coordinator got each write before its own advance.
+        assert_eq!(sp.persisted(), Some((0, 2)));
+        assert_eq!(offsets(&sp.acquire(C1, 5, 10, 1, &[])), [4]);
+    }
+
+    #[test]
+    fn a_record_released_in_a_fetch_is_not_reacquired_by_that_fetch() {
+        let mut sp = SharePartition::new(LIMITS, 0);
+        sp.acquire(C1, 1, 2, 0, &[]);
+        sp.acknowledge(C1, 0, AcknowledgeType::Release, 1).expect("held");
+        assert_eq!(offsets(&sp.acquire(C1, 1, 2, 1, &[0])), [1], "skips 0, takes a new one");
+        assert_eq!(sp.acquire(C2, 1, 2, 1, &[]), [Acquired { offset: 0, delivery_count: 2 }]);
+    }
+
+    #[test]
+    fn retention_takes_records_out_of_the_window() {
+        let mut sp = SharePartition::new(LIMITS, 0);
+        sp.acquire(C1, 3, 10, 0, &[]);
+        sp.handle_log_start(2);
+        assert_eq!((sp.start_offset(), sp.end_offset()), (2, 3));
+        sp.handle_log_start(7);
+        assert_eq!((sp.start_offset(), sp.end_offset()), (7, 7));
+        assert_eq!(offsets(&sp.acquire(C1, 2, 10, 1, &[])), [7, 8]);
     }
 
     #[test]
     fn only_the_holder_acknowledges() {
         let mut sp = SharePartition::new(LIMITS, 3);
-        sp.acquire(C1, 1, 10, 0);
+        sp.acquire(C1, 1, 10, 0, &[]);
         assert_eq!(
             sp.acknowledge(C2, 3, AcknowledgeType::Accept, 0),
             Err(AcknowledgeError::NotHolder { offset: 3 })
         );
         assert_eq!(
-            sp.acknowledge(C1, 2, AcknowledgeType::Accept, 0),
-            Err(AcknowledgeError::InvalidRecordState { offset: 2 })
+            sp.acknowledge(C1, 4, AcknowledgeType::Accept, 0),
+            Err(AcknowledgeError::InvalidRecordState { offset: 4 }),
+            "past the window"
         );
+        assert_eq!(sp.acknowledge(C1, 2, AcknowledgeType::Accept, 0), Ok(false), "before the start: ignored");
         // After the lock expired the record is not the member's any more.
         assert_eq!(
             sp.acknowledge(C1, 3, AcknowledgeType::Accept, 6),
@@ -357,12 +439,12 @@ mod tests {
     #[test]
     fn an_expired_lock_makes_the_record_available_to_others() {
         let mut sp = SharePartition::new(LIMITS, 0);
-        sp.acquire(C1, 2, 2, 0);
+        sp.acquire(C1, 2, 2, 0, &[]);
         assert!(sp.expire_locks(5).is_empty(), "the lock lasts 6 ticks");
         let back = sp.expire_locks(6);
         assert_eq!(back.len(), 2);
         assert!(back.iter().all(|b| b.member == C1 && !b.archived));
-        let again = sp.acquire(C2, 5, 2, 6);
+        let again = sp.acquire(C2, 5, 2, 6, &[]);
         assert_eq!(
             again,
             [Acquired { offset: 0, delivery_count: 2 }, Acquired { offset: 1, delivery_count: 2 }]
@@ -372,7 +454,7 @@ mod tests {
     #[test]
     fn renew_keeps_the_lock_and_the_delivery_count() {
         let mut sp = SharePartition::new(LIMITS, 0);
-        sp.acquire(C1, 1, 1, 0);
+        sp.acquire(C1, 1, 1, 0, &[]);
         assert_eq!(sp.acknowledge(C1, 0, AcknowledgeType::Renew, 5), Ok(false));
         assert!(sp.expire_locks(10).is_empty(), "renewed at 5: held until 11");
         assert_eq!(sp.record(0), Some((RecordState::Acquired { member: C1, until_tick: 11 }, 1)));
@@ -382,37 +464,37 @@ mod tests {
     fn a_poison_record_is_archived_after_its_fifth_delivery() {
         let mut sp = SharePartition::new(LIMITS, 0);
         for delivery in 1..=5u8 {
-            let got = sp.acquire(C1, 1, 2, u64::from(delivery));
+            let got = sp.acquire(C1, 1, 2, u64::from(delivery), &[]);
             assert_eq!(got, [Acquired { offset: 0, delivery_count: delivery }]);
             let archived = sp.acknowledge(C1, 0, AcknowledgeType::Release, u64::from(delivery)).unwrap();
             assert_eq!(archived, delivery == 5);
         }
         assert_eq!(sp.start_offset(), 1, "archived records are done");
-        assert_eq!(offsets(&sp.acquire(C1, 1, 2, 9)), [1], "the rest flows");
+        assert_eq!(offsets(&sp.acquire(C1, 1, 2, 9, &[])), [1], "the rest flows");
     }
 
     #[test]
     fn a_record_delivered_three_times_comes_back_alone() {
         let mut sp = SharePartition::new(LIMITS, 0);
         for tick in 0..3u64 {
-            sp.acquire(C1, 1, 1, tick);
+            sp.acquire(C1, 1, 1, tick, &[]);
             sp.acknowledge(C1, 0, AcknowledgeType::Release, tick).unwrap();
         }
         // Offset 0 has been delivered 3 times: its 4th delivery is alone.
-        assert_eq!(sp.acquire(C1, 5, 3, 4), [Acquired { offset: 0, delivery_count: 4 }]);
+        assert_eq!(sp.acquire(C1, 5, 3, 4, &[]), [Acquired { offset: 0, delivery_count: 4 }]);
         // The next acquisition takes the others.
-        assert_eq!(offsets(&sp.acquire(C2, 5, 3, 4)), [1, 2]);
+        assert_eq!(offsets(&sp.acquire(C2, 5, 3, 4, &[])), [1, 2]);
         // Released again, it does not come after others either.
         sp.acknowledge(C2, 1, AcknowledgeType::Release, 4).unwrap();
         sp.acknowledge(C1, 0, AcknowledgeType::Release, 4).unwrap();
-        assert_eq!(offsets(&sp.acquire(C2, 5, 3, 5)), [0]);
+        assert_eq!(offsets(&sp.acquire(C2, 5, 3, 5, &[])), [0]);
         assert_eq!(sp.record(0), Some((RecordState::Acquired { member: C2, until_tick: 11 }, 5)));
     }
 
     #[test]
     fn a_rejected_record_is_archived_at_once() {
         let mut sp = SharePartition::new(LIMITS, 0);
-        sp.acquire(C1, 2, 2, 0);
+        sp.acquire(C1, 2, 2, 0, &[]);
         assert_eq!(sp.acknowledge(C1, 1, AcknowledgeType::Reject, 0), Ok(true));
         assert_eq!(sp.record(1), Some((RecordState::Archived, 1)));
         assert_eq!(sp.start_offset(), 0, "offset 0 is still held");
@@ -421,12 +503,12 @@ mod tests {
     #[test]
     fn a_leaving_member_gives_its_records_back() {
         let mut sp = SharePartition::new(LIMITS, 0);
-        sp.acquire(C1, 2, 4, 0);
-        sp.acquire(C2, 1, 4, 0);
+        sp.acquire(C1, 2, 4, 0, &[]);
+        sp.acquire(C2, 1, 4, 0, &[]);
         let back = sp.release_member(C1);
         assert_eq!(back.iter().map(|b| b.offset).collect::<Vec<_>>(), [0, 1]);
         assert_eq!(sp.record(2).map(|r| r.0), Some(RecordState::Acquired { member: C2, until_tick: 6 }));
-        assert_eq!(offsets(&sp.acquire(C2, 5, 4, 1)), [0, 1, 3]);
+        assert_eq!(offsets(&sp.acquire(C2, 5, 4, 1, &[])), [0, 1, 3]);
     }
 
     /// Random sequences of requests (proptest is a native dev-dependency).
@@ -474,7 +556,7 @@ mod tests {
                     match step {
                         Step::Acquire { member, max, produced } => {
                             log_end += produced;
-                            for a in sp.acquire(ConsumerId(member), max, log_end, now) {
+                            for a in sp.acquire(ConsumerId(member), max, log_end, now, &[]) {
                                 let n = deliveries.entry(a.offset).or_default();
                                 *n += 1;
                                 prop_assert_eq!(*n, a.delivery_count);

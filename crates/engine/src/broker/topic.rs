@@ -109,7 +109,7 @@ mod tests {
     use super::*;
 
     fn record(id: u64) -> Record {
-        Record { id, produced_tick: id, subject: 0, keyed: true }
+        Record { id, produced_tick: id, subject: 0, keyed: true, poison: false }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! fetch positions and in-flight batch, and (where positions live on the
 //! consumer) its own offset store on its volume.
 
+use crate::broker::AcknowledgeType;
 use crate::config::CheckpointWrites;
 use crate::event::Tick;
 use crate::input::ConsumerId;
@@ -18,6 +19,11 @@ pub(crate) struct Fetched {
     pub subject: u32,
     pub keyed: bool,
     pub produced_tick: Tick,
+    /// The handler fails on it.
+    pub poison: bool,
+    /// Share groups: the broker's delivery count of this acquisition (1 on
+    /// the first); 0 for the other protocols.
+    pub delivery_count: u8,
 }
 
 /// A checkpoint write under way: these positions land at `done_at`.
@@ -96,6 +102,12 @@ pub(crate) struct Consumer {
     /// Consumer protocol: its owned partitions changed, so it heartbeats now
     /// to tell the coordinator (the acknowledgement of a reconciliation).
     pub heartbeat_now: bool,
+    /// Share group, explicit mode: acknowledgements the application made,
+    /// sent with the next `poll()` (or `commitSync()` on close).
+    pub acks: Vec<(u32, u64, AcknowledgeType)>,
+    /// Share group, implicit mode: what the last `poll()` returned, which
+    /// the next one accepts.
+    pub last_poll: Vec<(u32, u64)>,
 }
 
 impl Consumer {
@@ -130,6 +142,8 @@ impl Consumer {
             member_epoch: 0,
             next_heartbeat: 0,
             heartbeat_now: false,
+            acks: Vec::new(),
+            last_poll: Vec::new(),
         }
     }
 
@@ -160,6 +174,8 @@ impl Consumer {
         self.step = LoopStep::Idle;
         self.member_epoch = 0;
         self.heartbeat_now = false;
+        self.acks.clear();
+        self.last_poll.clear();
     }
 
     /// The process dies: no commit, no LeaveGroup. Returns its member id.
@@ -268,6 +284,18 @@ impl Consumer {
         plan
     }
 
+    /// A share consumer's fetch: its partitions in turn, starting one
+    /// further each time, as `poll_fetch` walks them.
+    pub fn share_fetch_order(&mut self) -> Vec<u32> {
+        let n = self.assigned.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let rotation = self.fetch_rotation % n;
+        self.fetch_rotation = (rotation + 1) % n;
+        (0..n).map(|k| self.assigned[(rotation + k) % n]).collect()
+    }
+
     pub fn handle_fetched(&mut self, records: impl IntoIterator<Item = Fetched>) {
         self.batch.extend(records);
     }
@@ -280,6 +308,12 @@ impl Consumer {
     pub fn handle_record_done(&mut self, fetched: &Fetched) {
         self.handled += 1;
         self.handled_by_partition[fetched.partition as usize] += 1;
+        self.uncommitted = true;
+    }
+
+    /// The application gave up on a record it could not handle: the loop
+    /// moves on, so the position past it is committed like any other.
+    pub fn handle_record_skipped(&mut self) {
         self.uncommitted = true;
     }
 

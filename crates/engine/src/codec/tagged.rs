@@ -198,6 +198,7 @@ enum InputDef {
     HotKey {
         share_percent: u8,
     },
+    SendPoison {},
     Pause {
         consumer: ConsumerId,
     },

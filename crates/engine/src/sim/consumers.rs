@@ -35,13 +35,14 @@ impl Sim {
         let g = self.consumers[c].group;
         let member_id = match self.protocol(g) {
             GroupProtocol::Classic => format!("{id}-{}", uuid(&mut self.groups[g].rng)),
-            GroupProtocol::Consumer => consumer_member_id(&mut self.groups[g].rng),
+            GroupProtocol::Consumer | GroupProtocol::Share => consumer_member_id(&mut self.groups[g].rng),
         };
         self.consumers[c].handle_start(member_id.clone());
         self.emit(Event::Started { tick: self.now, consumer: id, member_id });
         match self.protocol(g) {
             GroupProtocol::Classic => self.join_classic_group(c),
             GroupProtocol::Consumer => self.join_consumer_group(c),
+            GroupProtocol::Share => self.join_share_group(c),
         }
     }
 
@@ -54,6 +55,13 @@ impl Sim {
         let member_id = self.consumers[c].handle_crash(now);
         let expires_at = now + self.groups[g].config.session_timeout_ticks;
         self.coordinators[g].handle_member_died(&member_id, expires_at);
+        if self.protocol(g) == GroupProtocol::Share {
+            // Its connections closed with the process: the broker gives back
+            // what it held; acknowledgements not sent yet are gone.
+            self.consumers[c].acks.clear();
+            self.consumers[c].last_poll.clear();
+            self.release_share_member(g, id);
+        }
         self.emit(Event::Crashed { tick: now, consumer: id, member_id, abandoned });
     }
 
@@ -87,6 +95,9 @@ impl Sim {
             return; // still writing its checkpoint: the loop waits for it
         }
         let g = self.consumers[c].group;
+        if self.protocol(g) == GroupProtocol::Share {
+            return self.step_share_consumer(c);
+        }
         let settings = self.groups[g].settings;
         let heartbeats = self.protocol(g) == GroupProtocol::Consumer;
         match self.consumers[c].process {
@@ -209,7 +220,7 @@ impl Sim {
                 }
                 FetchStep::Read { partition, from, to } => {
                     fetched_any = true;
-                    self.observers[g].handle_fetched(partition, from, to);
+                    self.observers[g].handle_fetched(partition, from, to, false);
                     let records = self.topic.handle_fetch(partition, from, to).map(|(offset, r)| Fetched {
                         partition,
                         offset,
@@ -217,6 +228,8 @@ impl Sim {
                         subject: r.subject,
                         keyed: r.keyed,
                         produced_tick: r.produced_tick,
+                        poison: r.poison,
+                        delivery_count: 0,
                     });
                     self.consumers[c].handle_fetched(records);
                     self.emit(Event::Fetched { tick: now, consumer, partition, from, to });
@@ -238,7 +251,13 @@ impl Sim {
         let settings = self.groups[g].settings;
         for _ in 0..settings.handle_per_tick {
             let Some(fetched) = self.consumers[c].poll_record() else { break };
-            self.handle_record(c, &fetched);
+            if fetched.poison {
+                // The application catches the failure and moves on.
+                self.fail_record(c, &fetched);
+                self.consumers[c].handle_record_skipped();
+            } else {
+                self.handle_record(c, &fetched);
+            }
             if settings.group_commits() && settings.commit == CommitMode::EachRecord {
                 if self.fault_at_commit(c) {
                     return;
@@ -253,7 +272,7 @@ impl Sim {
 
     /// One record through the group's observer (is it new to the group?),
     /// its application, and the bridge when the application bridges.
-    fn handle_record(&mut self, c: usize, fetched: &Fetched) {
+    pub(super) fn handle_record(&mut self, c: usize, fetched: &Fetched) {
         let g = self.consumers[c].group;
         let consumer = self.consumers[c].id;
         let first = self.observers[g].handle_delivered(fetched);
@@ -412,7 +431,7 @@ impl Sim {
 
     /// Fires an armed "killed after the ledger commit, before the offset
     /// commit" fault at the commit point; returns whether the consumer died.
-    fn fault_at_commit(&mut self, c: usize) -> bool {
+    pub(super) fn fault_at_commit(&mut self, c: usize) -> bool {
         if !std::mem::take(&mut self.consumers[c].kill_before_commit) {
             return false;
         }

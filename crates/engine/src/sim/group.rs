@@ -49,7 +49,7 @@ impl Sim {
     }
 
     pub(super) fn expire_sessions(&mut self, g: usize) {
-        if self.protocol(g) == GroupProtocol::Consumer {
+        if self.protocol(g) != GroupProtocol::Classic {
             return self.expire_consumer_group(g);
         }
         for member in self.coordinators[g].poll_expired_sessions(self.now) {
@@ -134,8 +134,11 @@ impl Sim {
 
     /// Counts the partitions no consumer of group `g` works on because of a rebalance.
     pub(super) fn count_stopped_partitions(&mut self, g: usize) {
-        if self.protocol(g) == GroupProtocol::Consumer {
-            return self.count_reconciling_partitions(g);
+        match self.protocol(g) {
+            GroupProtocol::Consumer => return self.count_reconciling_partitions(g),
+            // Nobody stops in a share group: a member takes its new partitions at once.
+            GroupProtocol::Share => return,
+            GroupProtocol::Classic => {}
         }
         let preparing = self.coordinators[g].state() == GroupState::PreparingRebalance;
         let handing_over = self.consumers.iter().any(|c| c.group == g && c.pending_assignment.is_some());
@@ -348,6 +351,9 @@ impl Sim {
     /// committed offset (Kafka), or the owner's stored checkpoint (positions
     /// on the consumer).
     pub(crate) fn held_position(&self, g: usize, partition: u32) -> (Option<ConsumerId>, Option<u64>) {
+        if self.protocol(g) == crate::config::GroupProtocol::Share {
+            return (None, self.share_start(g, partition));
+        }
         let holder = self.coordinators[g].owners().get(partition as usize).copied().flatten();
         let position = match self.groups[g].settings.position {
             PositionModel::Group => self.offsets[g].get(partition),
@@ -368,7 +374,9 @@ impl Sim {
     /// Log end − the position held (from the log start before any).
     pub(crate) fn lag_of(&self, g: usize, partition: u32) -> u64 {
         let (start, end) = (self.topic.log_start(partition), self.topic.log_end(partition));
-        end - self.held_position(g, partition).1.unwrap_or(start).min(end)
+        // A share group's records done inside its window are not lag either.
+        let done = self.share_partition(g, partition).map_or(0, |sp| sp.done_count());
+        (end - self.held_position(g, partition).1.unwrap_or(start).min(end)).saturating_sub(done)
     }
 
     pub(super) fn sample_lag(&mut self, g: usize) {

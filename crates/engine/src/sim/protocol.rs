@@ -128,7 +128,7 @@ impl Sim {
     }
 
     /// What a new incarnation's join carries: member id, client id, host, instance id.
-    fn join_request(&self, c: usize) -> (String, ConsumerId, String, Option<String>) {
+    pub(super) fn join_request(&self, c: usize) -> (String, ConsumerId, String, Option<String>) {
         let consumer = &self.consumers[c];
         (
             consumer.member_id.clone().expect("a started consumer"),
@@ -312,6 +312,9 @@ impl Sim {
                 self.with_coordinator(g, RebalanceReason::MemberLeft, |co| {
                     co.handle_consumer_leave(member_id, expires_at)
                 });
+            }
+            (GroupProtocol::Share, _) => {
+                self.with_coordinator(g, RebalanceReason::MemberLeft, |co| co.handle_share_leave(member_id));
             }
         }
     }

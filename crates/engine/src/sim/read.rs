@@ -3,13 +3,13 @@
 
 use super::Sim;
 use crate::bridge::{BridgePartitionView, BridgeRecordView};
-use crate::broker::{Coordinator, GroupState};
+use crate::broker::{Coordinator, GroupState, RecordState};
 use crate::config::limits;
 use crate::input::ConsumerId;
 use crate::view::{
     ConsumerState, ConsumerStats, ConsumerView, ExpansionView, Finding, FindingKind, GroupView,
     InFlightRecord, LagSample, LedgerEntry, MemberView, Metrics, PartitionSplit, PartitionView, ProducerView,
-    RecordView, RestartPreview, SettingsView, SplitCheck, SplitStatus, View,
+    RecordView, RestartPreview, SettingsView, ShareRecordView, SplitCheck, SplitStatus, View,
 };
 
 /// In-flight records a consumer card shows: the page draws the first few.
@@ -98,6 +98,9 @@ impl Sim {
             double_paid_cents: app.double_paid_cents,
             partition_ticks_stopped: observer.partition_ticks_stopped,
             static_rejoins: observer.static_rejoins,
+            archived: observer.archived,
+            redelivered: observer.redelivered,
+            failed: app.failed,
         }
     }
 
@@ -114,10 +117,22 @@ impl Sim {
         let (Some(log), Some(observer)) = (self.topic.log(partition), self.observers.get(g)) else {
             return Vec::new();
         };
+        let share = self.share_partition(g, partition);
         log.present(from, from.saturating_add(u64::from(count)))
             .map(|offset| {
                 let r = log.get(offset).expect("present");
                 let mark = observer.mark(partition, offset).expect("marks stay aligned with the log");
+                let share = share.and_then(|sp| sp.record(offset)).map(|(state, delivery_count)| {
+                    let (state, holder, lock_until) = match state {
+                        RecordState::Available => ("available", None, None),
+                        RecordState::Acquired { member, until_tick } => {
+                            ("acquired", Some(member), Some(until_tick))
+                        }
+                        RecordState::Acknowledged => ("acknowledged", None, None),
+                        RecordState::Archived => ("archived", None, None),
+                    };
+                    ShareRecordView { state, holder, lock_until, delivery_count }
+                });
                 RecordView {
                     offset,
                     record_id: r.id,
@@ -126,7 +141,9 @@ impl Sim {
                     produced_tick: r.produced_tick,
                     handled: mark.handled,
                     lost: mark.lost,
-                    in_flight: mark.in_flight,
+                    in_flight: mark.in_flight > 0,
+                    poison: r.poison,
+                    share,
                 }
             })
             .collect()
@@ -156,10 +173,14 @@ impl Sim {
             state: self.coordinators[g].state().name().to_string(),
             settings: self.settings_view(g),
             metrics: self.metrics_of(g),
-            committed: (0..partitions).map(|p| self.offsets[g].get(p)).collect(),
-            lag: (0..partitions)
-                .map(|p| self.held_position(g, p).1.map(|o| self.log_end(p) - o.min(self.log_end(p))))
+            // A share group's line on the tape is its start offset (SPSO).
+            committed: (0..partitions)
+                .map(|p| match self.share_partition(g, p) {
+                    Some(sp) => Some(sp.start_offset()),
+                    None => self.offsets[g].get(p),
+                })
                 .collect(),
+            lag: (0..partitions).map(|p| self.held_position(g, p).1.map(|_| self.lag_of(g, p))).collect(),
             consumers: self.consumers.iter().filter(|c| c.group == g).map(|c| c.id).collect(),
             restart_pending: self.groups[g].pending_restart.is_some(),
             protocol: self.groups[g].config.protocol,

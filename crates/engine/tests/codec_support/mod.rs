@@ -3,9 +3,10 @@
 #![allow(dead_code)]
 
 use offsetlab_engine::{
-    Assignor, CheckpointWrites, CommitMode, Condition, Config, ConsumerId, GroupConfig, GroupProtocol, Guide,
-    Input, KeylessStrategy, Link, LinkScenario, Metric, Outcome, PositionModel, ProducerConfig,
-    RemoteAssignor, ResetSpec, SCENARIO_TICKS_MAX, Scenario, TimedInput, Topic, limits,
+    AcknowledgementMode, Assignor, CheckpointWrites, CommitMode, Condition, Config, ConsumerId, GroupConfig,
+    GroupProtocol, Guide, Input, KeylessStrategy, Link, LinkScenario, Metric, Outcome, PositionModel,
+    ProducerConfig, RemoteAssignor, ResetSpec, SCENARIO_TICKS_MAX, Scenario, ShareAutoOffsetReset,
+    TimedInput, Topic, limits,
 };
 use proptest::prelude::*;
 
@@ -123,11 +124,22 @@ pub fn config() -> impl Strategy<Value = Config> {
         (0..=CONSUMERS_MAX, 1..=RECORDS_PER_POLL_MAX, 1..=HANDLE_PER_TICK_MAX, commit(), any::<bool>()),
         (1..=SESSION_TIMEOUT_TICKS_MAX, 0..=SESSION_TIMEOUT_TICKS_MAX, assignor(), position(), any::<bool>()),
         (
-            prop_oneof![Just(GroupProtocol::Classic), Just(GroupProtocol::Consumer)],
+            prop_oneof![
+                Just(GroupProtocol::Classic),
+                Just(GroupProtocol::Consumer),
+                Just(GroupProtocol::Share)
+            ],
             prop_oneof![Just(RemoteAssignor::Uniform), Just(RemoteAssignor::Range)],
             any::<bool>(),
             1..=SESSION_TIMEOUT_TICKS_MAX,
             1..=SESSION_TIMEOUT_TICKS_MAX,
+        ),
+        (
+            1..=SESSION_TIMEOUT_TICKS_MAX,
+            2u8..=10,
+            100u32..=4000,
+            prop_oneof![Just(ShareAutoOffsetReset::Latest), Just(ShareAutoOffsetReset::Earliest)],
+            prop_oneof![Just(AcknowledgementMode::Implicit), Just(AcknowledgementMode::Explicit)],
         ),
     )
         .prop_map(
@@ -135,6 +147,13 @@ pub fn config() -> impl Strategy<Value = Config> {
                 (consumers, records_per_poll, handle_per_tick, commit, idempotent),
                 (session_timeout_ticks, shutdown_deadline_ticks, assignor, position, bridge),
                 (protocol, remote_assignor, static_members, heartbeat, rebalance_timeout_ticks),
+                (
+                    lock_duration_ticks,
+                    delivery_count_limit,
+                    max_record_locks,
+                    share_auto_offset_reset,
+                    acknowledgement_mode,
+                ),
             )| GroupConfig {
                 name: String::new(),
                 consumers,
@@ -145,13 +164,19 @@ pub fn config() -> impl Strategy<Value = Config> {
                 session_timeout_ticks,
                 shutdown_deadline_ticks,
                 assignor,
-                position,
+                // A share group has neither consumer-side positions nor static members.
+                position: if protocol == GroupProtocol::Share { PositionModel::Group } else { position },
                 bridge,
                 protocol,
                 remote_assignor,
-                static_members,
+                static_members: static_members && protocol != GroupProtocol::Share,
                 heartbeat_interval_ticks: heartbeat.min(session_timeout_ticks),
                 rebalance_timeout_ticks,
+                lock_duration_ticks,
+                delivery_count_limit,
+                max_record_locks,
+                share_auto_offset_reset,
+                acknowledgement_mode,
             },
         );
     (

@@ -5,8 +5,9 @@ use offsetlab_engine::{Event, Sim, builtin};
 
 /// The input names of the scenario format, one per `Input` variant: the
 /// generators of the property tests and the fuzzer must cover them all.
-pub const INPUT_NAMES: [&str; 26] = [
+pub const INPUT_NAMES: [&str; 27] = [
     "send",
+    "send-poison",
     "keep-sending",
     "use-keys",
     "key-count",

@@ -160,6 +160,9 @@ impl Coordinator {
     pub fn handle_metadata_changed(&mut self) {
         if !self.members.is_empty() {
             self.group_epoch += 1;
+            if self.protocol == GroupProtocol::Share {
+                return self.update_share_state();
+            }
             self.update_consumer_state();
         }
     }
@@ -167,6 +170,9 @@ impl Coordinator {
     /// A member left or was fenced: its partitions are free and the group epoch moves on.
     pub(super) fn after_removal(&mut self) {
         self.group_epoch += 1;
+        if self.protocol == GroupProtocol::Share {
+            return self.update_share_state();
+        }
         self.update_owners();
         self.update_consumer_state();
     }

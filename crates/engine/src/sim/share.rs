@@ -1,0 +1,386 @@
+//! Routing for share groups (KIP-932): each member's heartbeats to its
+//! coordinator, its `poll()` acquiring records at the share-partitions, its
+//! acknowledgements riding on the next poll, the locks that run out, and the
+//! records the broker gives back when a member leaves or its process dies.
+//!
+//! The share consumer (`KafkaShareConsumer`) has no `pause()`: `Pause` here
+//! is the application stalling on its batch (a slow call, a long GC), so it
+//! handles nothing, holds its records and keeps heartbeating; their locks run
+//! out and others get them. A crash closes the process's connections, and
+//! the broker gives its records back at once (Kafka's disconnect listener);
+//! the member stays in the group until its session runs out.
+
+use super::Sim;
+use crate::broker::share_partition::{GivenBack, ShareLimits};
+use crate::broker::{AcknowledgeType, SharePartition};
+use crate::client::Fetched;
+use crate::config::{AcknowledgementMode, ShareAutoOffsetReset};
+use crate::event::{Event, RebalanceReason};
+use crate::input::ConsumerId;
+use crate::view::{ConsumerState, LoopStep};
+
+impl Sim {
+    /// Share group `g`'s share-partition of `partition`, once a member has read it.
+    pub(crate) fn share_partition(&self, g: usize, partition: u32) -> Option<&SharePartition> {
+        self.shares.get(g)?.get(partition as usize)?.as_ref()
+    }
+
+    /// Where share group `g` stands on `partition`: the share-partition's
+    /// start offset, or, before any member read it, where one would start
+    /// (`latest`: the log end; `earliest`: `None`, from the log start).
+    pub(crate) fn share_start(&self, g: usize, partition: u32) -> Option<u64> {
+        match self.share_partition(g, partition) {
+            Some(sp) => Some(sp.start_offset()),
+            None => match self.groups[g].config.share_auto_offset_reset {
+                ShareAutoOffsetReset::Latest => Some(self.topic.log_end(partition)),
+                ShareAutoOffsetReset::Earliest => None,
+            },
+        }
+    }
+
+    fn share_limits(&self, g: usize) -> ShareLimits {
+        let config = &self.groups[g].config;
+        ShareLimits {
+            lock_duration_ticks: config.lock_duration_ticks,
+            delivery_count_limit: config.delivery_count_limit,
+            max_record_locks: config.max_record_locks,
+        }
+    }
+
+    /// The first `ShareGroupHeartbeat` (member epoch 0).
+    pub(super) fn join_share_group(&mut self, c: usize) {
+        let g = self.consumers[c].group;
+        let (member_id, id, host, _) = self.join_request(c);
+        let partitions = self.topic.partition_count();
+        let reply = self.with_coordinator(g, RebalanceReason::MemberJoined, |co| {
+            co.handle_share_join(member_id, id, host, partitions)
+        });
+        let interval = self.groups[g].config.heartbeat_interval_ticks;
+        let consumer = &mut self.consumers[c];
+        consumer.member_epoch = reply.member_epoch;
+        consumer.pending_assignment = reply.assignment;
+        consumer.next_heartbeat = self.now + interval;
+    }
+
+    /// A heartbeat when one is due; the assignment it brings is taken at
+    /// once (nothing to revoke: partitions are shared).
+    fn share_heartbeat_if_due(&mut self, c: usize) {
+        let consumer = &self.consumers[c];
+        if self.now < consumer.next_heartbeat {
+            return;
+        }
+        let g = consumer.group;
+        let member_id = consumer.member_id.clone().expect("a live member heartbeats");
+        let partitions = self.topic.partition_count();
+        let reply = self.with_coordinator(g, RebalanceReason::MemberJoined, |co| {
+            co.handle_share_heartbeat(&member_id, partitions)
+        });
+        let interval = self.groups[g].config.heartbeat_interval_ticks;
+        self.consumers[c].next_heartbeat = self.now + interval;
+        match reply {
+            Some(reply) => {
+                let consumer = &mut self.consumers[c];
+                consumer.member_epoch = reply.member_epoch;
+                if let Some(assignment) = reply.assignment {
+                    consumer.pending_assignment = Some(assignment);
+                }
+            }
+            None => {
+                // Its session ran out (UNKNOWN_MEMBER_ID): join again.
+                let id = self.consumers[c].id;
+                self.emit(Event::Fenced {
+                    tick: self.now,
+                    consumer: id,
+                    member_id,
+                    error: "UNKNOWN_MEMBER_ID",
+                });
+                self.join_share_group(c);
+            }
+        }
+    }
+
+    /// One tick of a share consumer's loop.
+    pub(super) fn step_share_consumer(&mut self, c: usize) {
+        match self.consumers[c].process {
+            ConsumerState::Crashed | ConsumerState::Stopped => {}
+            ConsumerState::Running | ConsumerState::Paused => {
+                self.share_heartbeat_if_due(c);
+                if let Some(assignment) = self.consumers[c].pending_assignment.take() {
+                    self.consumers[c].apply_assignment(assignment, &[]);
+                }
+                if self.consumers[c].process == ConsumerState::Paused {
+                    // Stalled: it holds its records and handles nothing.
+                    if !self.consumers[c].batch.is_empty() {
+                        self.consumers[c].step = LoopStep::Handle;
+                    }
+                    return;
+                }
+                if self.consumers[c].batch.is_empty() && !self.share_poll(c) {
+                    return; // killed at the acknowledgement point
+                }
+                self.share_handle_some(c);
+            }
+            ConsumerState::Stopping { deadline, .. } => {
+                self.share_heartbeat_if_due(c);
+                self.share_handle_some(c);
+                if self.consumers[c].batch.is_empty() {
+                    // close() after commitSync(): the acknowledgements go now.
+                    if self.send_share_acks(c).is_none() {
+                        return;
+                    }
+                    self.share_leave(c);
+                } else if self.now >= deadline {
+                    let abandoned = self.abandon_batch(c);
+                    let consumer = self.consumers[c].id;
+                    self.emit(Event::ShutdownDeadlinePassed { tick: self.now, consumer, abandoned });
+                    if self.send_share_acks(c).is_some() {
+                        self.share_leave(c);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `poll()`: the acknowledgements so far ride on the fetch, then records
+    /// are acquired from the assigned partitions in turn, up to
+    /// `records_per_poll` in all (`max.poll.records`, shared across the
+    /// request's partitions). Returns false if the consumer died at the
+    /// acknowledgement point (an armed kill).
+    fn share_poll(&mut self, c: usize) -> bool {
+        let Some(released) = self.send_share_acks(c) else {
+            return false;
+        };
+        let g = self.consumers[c].group;
+        let now = self.now;
+        let id = self.consumers[c].id;
+        let mut remaining = self.groups[g].settings.records_per_poll;
+        let order = self.consumers[c].share_fetch_order();
+        let mut fetched_any = false;
+        for p in order {
+            if remaining == 0 {
+                break;
+            }
+            let (log_start, log_end) = (self.topic.log_start(p), self.topic.log_end(p));
+            if self.shares[g][p as usize].is_none() {
+                // The share-partition's first read: share.auto.offset.reset.
+                let start = match self.groups[g].config.share_auto_offset_reset {
+                    ShareAutoOffsetReset::Latest => log_end,
+                    ShareAutoOffsetReset::Earliest => log_start,
+                };
+                self.shares[g][p as usize] = Some(SharePartition::new(self.share_limits(g), start));
+            }
+            let sp = self.shares[g][p as usize].as_mut().expect("just made");
+            let in_transition: Vec<u64> = released.iter().filter(|r| r.0 == p).map(|r| r.1).collect();
+            let acquired = sp.acquire(id, remaining, log_end, now, &in_transition);
+            if acquired.is_empty() {
+                continue;
+            }
+            fetched_any = true;
+            remaining -= acquired.len() as u32;
+            let mut records = Vec::with_capacity(acquired.len());
+            for a in &acquired {
+                let r = *self.topic.get(p, a.offset).expect("acquired records are retained");
+                self.observers[g].handle_fetched(p, a.offset, a.offset + 1, true);
+                if a.delivery_count > 1 {
+                    self.observers[g].redelivered += 1;
+                }
+                self.consumers[c].handle_fetched([Fetched {
+                    partition: p,
+                    offset: a.offset,
+                    id: r.id,
+                    subject: r.subject,
+                    keyed: r.keyed,
+                    produced_tick: r.produced_tick,
+                    poison: r.poison,
+                    delivery_count: a.delivery_count,
+                }]);
+                records.push((a.offset, a.delivery_count));
+            }
+            if self.groups[g].config.acknowledgement_mode == AcknowledgementMode::Implicit {
+                self.consumers[c].last_poll.extend(acquired.iter().map(|a| (p, a.offset)));
+            }
+            self.emit(Event::Acquired { tick: now, consumer: id, partition: p, records });
+        }
+        self.consumers[c].step = if fetched_any { LoopStep::Handle } else { LoopStep::Poll };
+        true
+    }
+
+    /// Handles up to `handle_per_tick` records. In explicit mode the
+    /// application acknowledges each: accept when handled, release when the
+    /// handler failed. In implicit mode it acknowledges nothing itself.
+    fn share_handle_some(&mut self, c: usize) {
+        let g = self.consumers[c].group;
+        let explicit = self.groups[g].config.acknowledgement_mode == AcknowledgementMode::Explicit;
+        for _ in 0..self.groups[g].settings.handle_per_tick {
+            let Some(fetched) = self.consumers[c].poll_record() else { break };
+            let kind = if fetched.poison {
+                self.fail_record(c, &fetched);
+                AcknowledgeType::Release
+            } else {
+                self.handle_record(c, &fetched);
+                AcknowledgeType::Accept
+            };
+            if explicit {
+                self.consumers[c].acks.push((fetched.partition, fetched.offset, kind));
+            }
+        }
+        self.consumers[c].step =
+            if self.consumers[c].batch.is_empty() { LoopStep::Poll } else { LoopStep::Handle };
+    }
+
+    /// The handler failed on `fetched` (a poison record): nothing took effect.
+    pub(super) fn fail_record(&mut self, c: usize, fetched: &Fetched) {
+        let g = self.consumers[c].group;
+        self.observers[g].handle_failed(fetched);
+        self.apps[g].counters.failed += 1;
+        let consumer = self.consumers[c].id;
+        self.emit(Event::HandlerFailed {
+            tick: self.now,
+            consumer,
+            partition: fetched.partition,
+            offset: fetched.offset,
+            record_id: fetched.id,
+        });
+    }
+
+    /// Sends what the consumer has to acknowledge: in implicit mode, accept
+    /// for everything the last poll returned; in explicit mode, what the
+    /// application acknowledged. Returns the records it released (still in
+    /// transition for the rest of the request), or `None` if an armed kill
+    /// fired here.
+    fn send_share_acks(&mut self, c: usize) -> Option<Vec<(u32, u64)>> {
+        let consumer = &mut self.consumers[c];
+        let mut acks = std::mem::take(&mut consumer.acks);
+        acks.extend(consumer.last_poll.drain(..).map(|(p, o)| (p, o, AcknowledgeType::Accept)));
+        let mut released = Vec::new();
+        if acks.is_empty() {
+            return Some(released);
+        }
+        if self.fault_at_commit(c) {
+            return None;
+        }
+        let g = self.consumers[c].group;
+        let id = self.consumers[c].id;
+        let now = self.now;
+        // One event per partition and kind, in the order acknowledged.
+        let mut i = 0;
+        while i < acks.len() {
+            let (p, _, kind) = acks[i];
+            let run = acks[i..].iter().take_while(|a| a.0 == p && a.2 == kind).count();
+            let mut offsets = Vec::with_capacity(run);
+            let mut archived = Vec::new();
+            for &(_, offset, _) in &acks[i..i + run] {
+                let sp =
+                    self.shares[g][p as usize].as_mut().expect("acknowledged records were acquired here");
+                match sp.acknowledge(id, offset, kind, now) {
+                    Ok(was_archived) => {
+                        offsets.push(offset);
+                        if kind == AcknowledgeType::Release && !was_archived {
+                            released.push((p, offset));
+                        }
+                        if was_archived {
+                            archived.push(offset);
+                        }
+                        if was_archived || kind == AcknowledgeType::Accept {
+                            // Accepted after a failure (implicit mode), or archived.
+                            self.observers[g].handle_done_unhandled(p, offset);
+                        }
+                    }
+                    Err(_) => {
+                        self.emit(Event::AcknowledgeRefused {
+                            tick: now,
+                            consumer: id,
+                            partition: p,
+                            offset,
+                        });
+                    }
+                }
+            }
+            self.observers[g].archived += archived.len() as u64;
+            if !offsets.is_empty() {
+                self.emit(Event::Acknowledged {
+                    tick: now,
+                    consumer: id,
+                    partition: p,
+                    kind: ack_name(kind),
+                    offsets,
+                    archived,
+                });
+            }
+            i += run;
+        }
+        self.observers[g].commit_requests += 1;
+        Some(released)
+    }
+
+    /// `close()`: the leave heartbeat (epoch -1), and the broker gives back
+    /// whatever the member still holds.
+    fn share_leave(&mut self, c: usize) {
+        let g = self.consumers[c].group;
+        let id = self.consumers[c].id;
+        self.release_share_member(g, id);
+        let member_id = self.consumers[c].handle_leave();
+        self.emit(Event::Left { tick: self.now, consumer: id, member_id: member_id.clone() });
+        self.with_coordinator(g, RebalanceReason::MemberLeft, |co| co.handle_share_leave(&member_id));
+    }
+
+    /// The broker gives back every record `consumer` holds in share group `g`
+    /// (it left, or its connection closed with its process).
+    pub(super) fn release_share_member(&mut self, g: usize, consumer: ConsumerId) {
+        for p in 0..self.shares[g].len() {
+            let Some(sp) = self.shares[g][p].as_mut() else { continue };
+            let back = sp.release_member(consumer);
+            if back.is_empty() {
+                continue;
+            }
+            let (offsets, archived) = self.note_given_back(g, p as u32, &back);
+            self.emit(Event::Released { tick: self.now, consumer, partition: p as u32, offsets, archived });
+        }
+    }
+
+    /// Every share group's locks that ran out this tick.
+    pub(super) fn expire_share_locks(&mut self, g: usize) {
+        for p in 0..self.shares[g].len() {
+            let Some(sp) = self.shares[g][p].as_mut() else { continue };
+            let back = sp.expire_locks(self.now);
+            self.note_given_back(g, p as u32, &back);
+            for b in back {
+                self.emit(Event::LockExpired {
+                    tick: self.now,
+                    consumer: b.member,
+                    partition: p as u32,
+                    offset: b.offset,
+                    archived: b.archived,
+                });
+            }
+        }
+    }
+
+    fn note_given_back(&mut self, g: usize, partition: u32, back: &[GivenBack]) -> (Vec<u64>, Vec<u64>) {
+        let mut archived = Vec::new();
+        for b in back.iter().filter(|b| b.archived) {
+            archived.push(b.offset);
+            self.observers[g].archived += 1;
+            self.observers[g].handle_done_unhandled(partition, b.offset);
+        }
+        (back.iter().map(|b| b.offset).collect(), archived)
+    }
+
+    /// Retention moved `partition`'s log start: every share group's window follows.
+    pub(super) fn share_log_start_moved(&mut self, partition: u32, log_start: u64) {
+        for shares in &mut self.shares {
+            if let Some(Some(sp)) = shares.get_mut(partition as usize) {
+                sp.handle_log_start(log_start);
+            }
+        }
+    }
+}
+
+fn ack_name(kind: AcknowledgeType) -> &'static str {
+    match kind {
+        AcknowledgeType::Accept => "accept",
+        AcknowledgeType::Release => "release",
+        AcknowledgeType::Reject => "reject",
+        AcknowledgeType::Renew => "renew",
+    }
+}
