@@ -635,3 +635,28 @@ fn describe_members_lists_static_members_instance_ids() {
         assert_eq!(line.split_whitespace().nth(2), Some(instance), "{line}");
     }
 }
+
+#[test]
+fn a_share_group_prints_kafka_share_groups_views_and_its_counters() {
+    let out = stdout_of(&["run", "--scenario", "share-group-busy"]);
+    let table = table_of(&out);
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines[0], "GROUP           TOPIC           PARTITION  START-OFFSET  LAG");
+    assert_eq!(lines.len(), 4, "one row per partition: {table}");
+    assert!(out.contains("\narchived         0\nredelivered      0\n"), "{out}");
+    let members = stdout_of(&["run", "--scenario", "share-group-busy", "--describe", "members", "--verbose"]);
+    let table = table_of(&members);
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(
+        lines[0],
+        "GROUP           CONSUMER-ID            HOST            CLIENT-ID       #PARTITIONS  MEMBER-EPOCH  ASSIGNMENT"
+    );
+    assert_eq!(lines.len(), 9, "eight members: {table}");
+    let shared: u32 = lines[1..].iter().map(|l| l.split_whitespace().nth(4).unwrap().parse::<u32>().unwrap()).sum();
+    assert_eq!(shared, 9, "three partitions, each shared by three: {table}");
+    let state = stdout_of(&["run", "--scenario", "share-group-busy", "--describe", "state"]);
+    assert!(table_of(&state).contains("demo            localhost:9092  (1)       Stable          8\n"), "{state}");
+    let json = stdout_of(&["run", "--scenario", "share-poison-record", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(json.trim()).expect("json");
+    assert_eq!((v["metrics"]["archived"].as_u64(), v["metrics"]["failed"].as_u64()), (Some(1), Some(5)), "{json}");
+}

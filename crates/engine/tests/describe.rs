@@ -89,3 +89,78 @@ fn empty_group_shows_committed_offsets_without_owners() {
         demo            orders          1          2               3               1               -               -               -
     "#]].assert_eq(&describe(&s));
 }
+
+/// `kafka-share-groups --describe`: a share group of two on three partitions.
+fn share_sim() -> Sim {
+    sim(Config {
+        groups: vec![GroupConfig {
+            protocol: offsetlab_engine::GroupProtocol::Share,
+            share_auto_offset_reset: offsetlab_engine::ShareAutoOffsetReset::Earliest,
+            ..GroupConfig::default()
+        }],
+        ..Config::default()
+    })
+}
+
+#[test]
+fn share_group_offsets_trail_by_one_write_and_show_dashes_before_any() {
+    let never = sim(Config {
+        groups: vec![GroupConfig { consumers: 0, protocol: offsetlab_engine::GroupProtocol::Share, ..GroupConfig::default() }],
+        ..Config::default()
+    });
+    assert_eq!(
+        offsetlab_engine::describe_offsets(&never, 0, false),
+        "Share group 'demo' has no offset information.\n",
+        "a group that never had a member"
+    );
+    let mut s = share_sim();
+    s.handle_input(Input::Send { count: 9 }).expect("accepted");
+    s.handle_tick(3);
+    expect![[r#"
+        GROUP           TOPIC           PARTITION  START-OFFSET  LAG
+        demo            orders          0          -             -
+        demo            orders          1          -             -
+        demo            orders          2          -             -
+    "#]]
+    .assert_eq(&offsetlab_engine::describe_offsets(&s, 0, false));
+    s.handle_tick(30);
+    expect![[r#"
+        GROUP           TOPIC           PARTITION  LEADER-EPOCH  START-OFFSET  LAG
+        demo            orders          0          -             -             -
+        demo            orders          1          0             3             0
+        demo            orders          2          0             4             0
+    "#]]
+    .assert_eq(&offsetlab_engine::describe_offsets(&s, 0, true));
+}
+
+#[test]
+fn share_group_members_and_state() {
+    let mut s = share_sim();
+    s.handle_tick(2);
+    expect![[r#"
+        GROUP           CONSUMER-ID            HOST            CLIENT-ID       #PARTITIONS  ASSIGNMENT
+        demo            XQMl71nrTTqfDYHi7WC5zg /10.0.0.11      c1              1            orders:2
+        demo            mkeHHeFpSBiaosfScNfrgA /10.0.0.12      c2              2            orders:0,1
+    "#]]
+    .assert_eq(&offsetlab_engine::describe_members(&s, 0, false));
+    expect![[r#"
+        GROUP           COORDINATOR (ID)          STATE           GROUP-EPOCH  ASSIGNMENT-EPOCH  #MEMBERS
+        demo            localhost:9092  (1)       Stable          2            2                 2
+    "#]]
+    .assert_eq(&offsetlab_engine::describe_state(&s, 0, true));
+    s.handle_input(Input::Stop { consumer: ConsumerId(1) }).expect("running");
+    s.handle_input(Input::Stop { consumer: ConsumerId(2) }).expect("running");
+    s.handle_tick(10);
+    expect![[r#"
+        Share group 'demo' has no active members.
+
+    "#]]
+    .assert_eq(&offsetlab_engine::describe_members(&s, 0, true));
+    expect![[r#"
+        Share group 'demo' has no active members.
+
+        GROUP           COORDINATOR (ID)          STATE           #MEMBERS
+        demo            localhost:9092  (1)       Empty           0
+    "#]]
+    .assert_eq(&offsetlab_engine::describe_state(&s, 0, false));
+}

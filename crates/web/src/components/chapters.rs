@@ -175,12 +175,15 @@ pub static CHAPTERS: [Chapter; 7] = [
              member's epoch and state.",
             "A static member (group.instance.id) keeps its place and partitions while it restarts \
              within its session: no rebalance at all.",
+            "A share group (Kafka 4.2's queues) shares each partition between members: records are \
+             acquired under a lock and acknowledged one by one, redelivered when a lock runs out, \
+             archived after five deliveries. No per-key order.",
         ],
         rules: &[],
         question: None,
         live: None,
         featured: &["consumer-protocol-scale-out", "static-rolling-update"],
-        more: &[],
+        more: &["share-group-busy", "share-poison-record", "share-lock-timeout"],
         rules_beside: false,
         more_under_text: false,
     },
@@ -253,6 +256,9 @@ pub fn title(name: &str) -> Option<&'static str> {
         "payout-ledger" => "Ledger first: paid once",
         "consumer-protocol-scale-out" => "Scaling out on the consumer protocol",
         "static-rolling-update" => "A rolling update of static members",
+        "share-group-busy" => "Eight consumers on three partitions: a share group",
+        "share-poison-record" => "A poison record, archived after five deliveries",
+        "share-lock-timeout" => "A stalled consumer's locks run out",
         _ => return None,
     })
 }
