@@ -652,11 +652,19 @@ fn a_share_group_prints_kafka_share_groups_views_and_its_counters() {
         "GROUP           CONSUMER-ID            HOST            CLIENT-ID       #PARTITIONS  MEMBER-EPOCH  ASSIGNMENT"
     );
     assert_eq!(lines.len(), 9, "eight members: {table}");
-    let shared: u32 = lines[1..].iter().map(|l| l.split_whitespace().nth(4).unwrap().parse::<u32>().unwrap()).sum();
+    let shared: u32 =
+        lines[1..].iter().map(|l| l.split_whitespace().nth(4).unwrap().parse::<u32>().unwrap()).sum();
     assert_eq!(shared, 9, "three partitions, each shared by three: {table}");
     let state = stdout_of(&["run", "--scenario", "share-group-busy", "--describe", "state"]);
-    assert!(table_of(&state).contains("demo            localhost:9092  (1)       Stable          8\n"), "{state}");
+    assert!(
+        table_of(&state).contains("demo            localhost:9092  (1)       Stable          8\n"),
+        "{state}"
+    );
     let json = stdout_of(&["run", "--scenario", "share-poison-record", "--json"]);
     let v: serde_json::Value = serde_json::from_str(json.trim()).expect("json");
-    assert_eq!((v["metrics"]["archived"].as_u64(), v["metrics"]["failed"].as_u64()), (Some(1), Some(5)), "{json}");
+    assert_eq!(
+        (v["metrics"]["archived"].as_u64(), v["metrics"]["failed"].as_u64()),
+        (Some(1), Some(5)),
+        "{json}"
+    );
 }

@@ -270,19 +270,15 @@ impl<'a> Universe<'a> {
         members: &[&str],
         plan: Vec<Vec<Tp>>,
     ) -> Assignment {
-        members
-            .iter()
-            .zip(plan)
-            .map(|(&member, tps)| {
-                let mut topics: BTreeMap<String, Vec<u32>> =
-                    all_topics.keys().map(|t| (t.clone(), Vec::new())).collect();
-                for (t, p) in tps {
-                    topics.entry(self.name(t).to_string()).or_default().push(p);
-                }
-                topics.values_mut().for_each(|ps| ps.sort_unstable());
-                (member.to_string(), topics)
-            })
-            .collect()
+        crate::order::btree_map(members.iter().zip(plan).map(|(&member, tps)| {
+            let mut topics: BTreeMap<String, Vec<u32>> =
+                crate::order::btree_map(all_topics.keys().map(|t| (t.clone(), Vec::new())));
+            for (t, p) in tps {
+                topics.entry(self.name(t).to_string()).or_default().push(p);
+            }
+            topics.values_mut().for_each(|ps| ps.sort_unstable());
+            (member.to_string(), topics)
+        }))
     }
 }
 
@@ -315,7 +311,7 @@ pub fn assign(
 
 /// Members subscribing to every topic, owning what `previous` gives them, all of one generation.
 fn everyone(members: &[String], topics: &TopicPartitions, previous: &Assignment) -> Vec<Member> {
-    let all: BTreeSet<String> = topics.keys().cloned().collect();
+    let all: BTreeSet<String> = crate::order::btree_set(topics.keys().cloned());
     members
         .iter()
         .map(|id| Member {
@@ -354,7 +350,7 @@ fn everyone(members: &[String], topics: &TopicPartitions, previous: &Assignment)
 #[must_use]
 pub fn assign_members(strategy: Strategy, members: &[Member], topics: &TopicPartitions) -> Assignment {
     let names: Vec<&str> = members.iter().map(|m| m.id.as_str()).collect();
-    let distinct: BTreeSet<&str> = names.iter().copied().collect();
+    let distinct: BTreeSet<&str> = crate::order::btree_set(names.iter().copied());
     assert_eq!(distinct.len(), names.len(), "member ids are distinct");
     let universe = Universe::new(topics, members);
     let joined: Vec<Joined> = members.iter().map(|m| universe.join(m)).collect();
@@ -402,7 +398,7 @@ pub fn assign_members(strategy: Strategy, members: &[Member], topics: &TopicPart
 #[must_use]
 pub fn cooperative_first_round_of(members: &[Member], topics: &TopicPartitions) -> Assignment {
     let names: Vec<&str> = members.iter().map(|m| m.id.as_str()).collect();
-    let distinct: BTreeSet<&str> = names.iter().copied().collect();
+    let distinct: BTreeSet<&str> = crate::order::btree_set(names.iter().copied());
     assert_eq!(distinct.len(), names.len(), "member ids are distinct");
     let universe = Universe::new(topics, members);
     let joined: Vec<Joined> = members.iter().map(|m| universe.join(m)).collect();
@@ -435,26 +431,20 @@ pub fn cooperative_first_round(target: &Assignment, previous: &Assignment) -> As
             }
         }
     }
-    target
-        .iter()
-        .map(|(member, topics)| {
-            let kept = topics
+    crate::order::btree_map(target.iter().map(|(member, topics)| {
+        let kept = crate::order::btree_map(topics.iter().map(|(topic, partitions)| {
+            let stays = partitions
                 .iter()
-                .map(|(topic, partitions)| {
-                    let stays = partitions
-                        .iter()
-                        .copied()
-                        .filter(|&p| match claims.get(&(topic.as_str(), p)) {
-                            None => true,
-                            Some(&(count, owner)) => count == 1 && owner == member,
-                        })
-                        .collect();
-                    (topic.clone(), stays)
+                .copied()
+                .filter(|&p| match claims.get(&(topic.as_str(), p)) {
+                    None => true,
+                    Some(&(count, owner)) => count == 1 && owner == member,
                 })
                 .collect();
-            (member.clone(), kept)
-        })
-        .collect()
+            (topic.clone(), stays)
+        }));
+        (member.clone(), kept)
+    }))
 }
 
 #[cfg(test)]

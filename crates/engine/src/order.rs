@@ -7,6 +7,23 @@
 //! result as `sort_by` (ties keep their order), with one copy of the sort.
 
 use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// `iter.collect::<BTreeMap<_, _>>()` without its bulk build, which first
+/// sorts the items with the stable sort (one more copy of it per key type):
+/// inserted one by one, the last value of a key wins, as it does there.
+pub(crate) fn btree_map<K: Ord, V>(iter: impl IntoIterator<Item = (K, V)>) -> BTreeMap<K, V> {
+    let mut map = BTreeMap::new();
+    map.extend(iter);
+    map
+}
+
+/// `iter.collect::<BTreeSet<_>>()`, inserted one by one (see [`btree_map`]).
+pub(crate) fn btree_set<T: Ord>(iter: impl IntoIterator<Item = T>) -> BTreeSet<T> {
+    let mut set = BTreeSet::new();
+    set.extend(iter);
+    set
+}
 
 /// Sorts `items` by `cmp`, stably: what `items.sort_by(cmp)` gives.
 pub(crate) fn sort_stable_by<T>(items: &mut [T], cmp: impl Fn(&T, &T) -> Ordering) {

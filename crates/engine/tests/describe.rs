@@ -105,7 +105,11 @@ fn share_sim() -> Sim {
 #[test]
 fn share_group_offsets_trail_by_one_write_and_show_dashes_before_any() {
     let never = sim(Config {
-        groups: vec![GroupConfig { consumers: 0, protocol: offsetlab_engine::GroupProtocol::Share, ..GroupConfig::default() }],
+        groups: vec![GroupConfig {
+            consumers: 0,
+            protocol: offsetlab_engine::GroupProtocol::Share,
+            ..GroupConfig::default()
+        }],
         ..Config::default()
     });
     assert_eq!(

@@ -364,8 +364,8 @@ impl<'a> Builder<'a> {
         let mut added = BTreeSet::new();
         let mut revoked = BTreeSet::new();
         for (m, member) in self.members.iter().enumerate() {
-            let owned: BTreeSet<Tp> = member.claims.iter().copied().collect();
-            let assigned: BTreeSet<Tp> = self.assignment[m].iter().copied().collect();
+            let owned: BTreeSet<Tp> = crate::order::btree_set(member.claims.iter().copied());
+            let assigned: BTreeSet<Tp> = crate::order::btree_set(self.assignment[m].iter().copied());
             added.extend(assigned.difference(&owned).copied());
             revoked.extend(owned.difference(&assigned).copied());
         }

@@ -18,7 +18,6 @@
 //! come for some topic ids, and says so on the page.
 
 use super::java;
-use std::collections::BTreeSet;
 
 /// One member of a share group, as the assignor sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +25,32 @@ pub struct ShareMember {
     pub id: String,
     /// Its current assignment.
     pub owned: Vec<u32>,
+}
+
+/// Who holds what while the assignment is built: `held[p][i]` is whether
+/// member index `i` holds partition `p`. Sets of small integers iterated in
+/// ascending order, as Java's `HashSet<Integer>` of a group's indices are.
+struct Holdings {
+    held: Vec<Vec<bool>>,
+    /// Partitions per member index.
+    counts: Vec<usize>,
+}
+
+impl Holdings {
+    fn holders(&self, p: usize) -> usize {
+        self.held[p].iter().filter(|&&h| h).count()
+    }
+
+    fn set(&mut self, p: usize, i: usize, hold: bool) {
+        if self.held[p][i] != hold {
+            self.held[p][i] = hold;
+            if hold {
+                self.counts[i] += 1;
+            } else {
+                self.counts[i] -= 1;
+            }
+        }
+    }
 }
 
 /// The `simple` assignment: for each member, in the order given, its
@@ -45,46 +70,37 @@ pub fn simple(members: &[ShareMember], partitions: u32) -> Vec<Vec<u32>> {
     let precise = (sharing * p) as f64 / m as f64;
     let desired: Vec<usize> =
         (0..m).map(|i| ((precise * (i + 1) as f64).ceil() - (precise * i as f64).ceil()) as usize).collect();
-    let mut by_partition: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); p];
-    let mut by_member: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); m];
-    let mut unfilled: BTreeSet<usize> = BTreeSet::new();
-    let mut overfilled: Vec<usize> = Vec::new();
+    let mut h = Holdings { held: vec![vec![false; m]; p], counts: vec![0; m] };
     // revokeUnassignablePartitions: everything owned counts at first.
     for (i, &member) in order.iter().enumerate() {
-        let mut owned: Vec<u32> = members[member].owned.iter().copied().filter(|&q| q < partitions).collect();
-        owned.sort_unstable();
-        owned.dedup();
-        for &q in &owned {
-            by_partition[q as usize].insert(i);
-            by_member[i].insert(q);
-        }
-        match by_member[i].len().cmp(&desired[i]) {
-            std::cmp::Ordering::Less => {
-                unfilled.insert(i);
-            }
-            std::cmp::Ordering::Greater => overfilled.push(i),
-            std::cmp::Ordering::Equal => {}
+        for &q in members[member].owned.iter().filter(|&&q| q < partitions) {
+            h.set(q as usize, i, true);
         }
     }
+    let mut unfilled: Vec<bool> = (0..m).map(|i| h.counts[i] < desired[i]).collect();
     // revokeOverfilledMembers: drop the first partitions until at quota.
-    for &i in &overfilled {
-        while by_member[i].len() > desired[i] {
-            let q = by_member[i].pop_first().expect("over quota");
-            by_partition[q as usize].remove(&i);
+    for (i, &quota) in desired.iter().enumerate() {
+        let mut q = 0;
+        while h.counts[i] > quota {
+            h.set(q, i, false);
+            q += 1;
         }
     }
     // revokeOversharedPartitions: drop the first members until at the sharing.
-    for (q, holders) in by_partition.iter_mut().enumerate() {
-        while holders.len() > sharing {
-            let i = holders.pop_first().expect("over shared");
-            by_member[i].remove(&(q as u32));
-            unfilled.insert(i);
+    for q in 0..p {
+        let mut i = 0;
+        while h.holders(q) > sharing {
+            if h.held[q][i] {
+                h.set(q, i, false);
+                unfilled[i] = true;
+            }
+            i += 1;
         }
     }
-    assign_remaining(&mut by_partition, &mut by_member, &mut unfilled, &desired, sharing);
+    assign_remaining(&mut h, &mut unfilled, &desired, sharing);
     let mut result = vec![Vec::new(); m];
     for (i, &member) in order.iter().enumerate() {
-        result[member] = by_member[i].iter().copied().collect();
+        result[member] = (0..partitions).filter(|&q| h.held[q as usize][i]).collect();
     }
     result
 }
@@ -92,58 +108,46 @@ pub fn simple(members: &[ShareMember], partitions: u32) -> Vec<Vec<u32>> {
 /// `assignRemainingPartitions`: one iterator over the unfilled members runs
 /// across the partitions, starting again from the first while the last pass
 /// gave something; a member leaves it at its quota. As in Kafka, a partition's
-/// holders are not updated within its own loop.
-fn assign_remaining(
-    by_partition: &mut [BTreeSet<usize>],
-    by_member: &mut [BTreeSet<u32>],
-    unfilled: &mut BTreeSet<usize>,
-    desired: &[usize],
-    sharing: usize,
-) {
-    if unfilled.is_empty() {
+/// holders are read once, before its own loop.
+fn assign_remaining(h: &mut Holdings, unfilled: &mut [bool], desired: &[usize], sharing: usize) {
+    let next_from = |unfilled: &[bool], from: usize| (from..unfilled.len()).find(|&i| unfilled[i]);
+    if next_from(unfilled, 0).is_none() {
         return;
     }
-    // The iterator: the next member index at or after `cursor`.
     let mut cursor = 0usize;
     let mut assigned_this_pass = false;
-    for (q, holders) in by_partition.iter().enumerate() {
-        if holders.len() < sharing {
-            let mut to_make = sharing - holders.len();
-            // Each turn either assigns, skips a holder, or restarts the pass;
-            // a pass with no assignment ends the loop: bounded by passes × members.
+    for q in 0..h.held.len() {
+        let before: Vec<bool> = h.held[q].clone();
+        let holders = before.iter().filter(|&&x| x).count();
+        if holders < sharing {
+            let mut to_make = sharing - holders;
+            // Each turn assigns, skips a holder, or restarts the pass; a pass
+            // with no assignment ends the loop: bounded by passes × members.
             while to_make > 0 {
-                let next = unfilled.range(cursor..).next().copied();
-                let i = match next {
+                let i = match next_from(unfilled, cursor) {
                     Some(i) => i,
+                    None if !assigned_this_pass => break,
                     None => {
-                        if !assigned_this_pass {
-                            break;
-                        }
                         assigned_this_pass = false;
-                        match unfilled.first().copied() {
+                        match next_from(unfilled, 0) {
                             Some(i) => i,
                             None => break,
                         }
                     }
                 };
                 cursor = i + 1;
-                if !holders.contains(&i) {
-                    by_member[i].insert(q as u32);
+                if !before[i] {
+                    h.set(q, i, true);
                     to_make -= 1;
                     assigned_this_pass = true;
-                    if by_member[i].len() >= desired[i] {
-                        unfilled.remove(&i);
+                    if h.counts[i] >= desired[i] {
+                        unfilled[i] = false;
                     }
                 }
             }
         }
-        if unfilled.is_empty() {
+        if next_from(unfilled, 0).is_none() {
             break;
-        }
-    }
-    for (i, parts) in by_member.iter().enumerate() {
-        for &q in parts {
-            by_partition[q as usize].insert(i);
         }
     }
 }

@@ -8,7 +8,6 @@ use crate::config::{Assignor, GroupProtocol, limits};
 use crate::event::{PartitionMove, Tick};
 use crate::input::ConsumerId;
 use crate::view::RebalanceView;
-use std::collections::BTreeMap;
 
 mod consumer_protocol;
 mod share_protocol;
@@ -370,12 +369,10 @@ impl Coordinator {
         const TOPIC: &str = "orders";
         // JoinGroup order: the order members joined (Kafka's leader sees them so).
         let members: Vec<String> = self.members.iter().map(|m| m.member_id.clone()).collect();
-        let topics: assign::TopicPartitions = BTreeMap::from([(TOPIC.to_string(), partitions)]);
-        let previous: assign::Assignment = self
-            .members
-            .iter()
-            .map(|m| (m.member_id.clone(), BTreeMap::from([(TOPIC.to_string(), m.assignment.clone())])))
-            .collect();
+        let topics: assign::TopicPartitions = crate::order::btree_map([(TOPIC.to_string(), partitions)]);
+        let previous: assign::Assignment = crate::order::btree_map(self.members.iter().map(|m| {
+            (m.member_id.clone(), crate::order::btree_map([(TOPIC.to_string(), m.assignment.clone())]))
+        }));
         let result = match assignor.strategy() {
             assign::Strategy::CooperativeSticky => assign::cooperative_first_round(
                 &assign::assign(assign::Strategy::Sticky, &members, &topics, &previous),
@@ -404,8 +401,9 @@ impl Coordinator {
                 None => dynamics.push(m.member_id.as_str()),
             }
         }
-        statics.sort_unstable();
-        dynamics.sort_unstable();
+        // Through the engine's one sort (ids are distinct: stability is moot).
+        crate::order::sort_stable_by(&mut statics, Ord::cmp);
+        crate::order::sort_stable_by(&mut dynamics, Ord::cmp);
         statics.into_iter().map(|(_, id)| id).chain(dynamics).collect()
     }
 

@@ -7,6 +7,14 @@
 //! the field path of an error (serde_path_to_error), its line and column, and
 //! a nesting bound of `DEPTH_MAX`.
 //!
+//! `read` parses the text into a `serde_json::Value` first (repeated keys
+//! refused, syntax errors placed by serde_json), then reads the types from
+//! the value, so that each type's reader exists once in the page (reading
+//! from text and from a value are two copies of every derived visitor, some
+//! 4 KB of gzip'd wasm). A value has no positions, so `locate` finds the
+//! value an error names in the text again and gives the line and column
+//! serde_json would have stopped at when reading the text directly.
+//!
 //! - `tagged`: the internally tagged enums (`"do"`, `"to"`, `"mode"`,
 //!   `"store"`, `"strategy"`), read so that an error inside one still names
 //!   its field.
@@ -43,12 +51,21 @@ pub(crate) struct JsonError {
 pub(crate) fn read<T: DeserializeOwned>(text: &str) -> Result<T, JsonError> {
     check_depth(text)?;
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        // serde_json counts a column before the first character as 0.
-        let (line, column) = (e.inner().line(), e.inner().column().max(1));
-        let (path, message) = split(path_text(e.path()), &without_position(e.inner()));
-        JsonError { path, message, line, column }
-    })?;
+    let mut track = serde_path_to_error::Track::new();
+    let json = tagged::unique_value(serde_path_to_error::Deserializer::new(&mut de, &mut track)).map_err(
+        |e: serde_json::Error| {
+            let (path, message) = split(path_text(&track.path()), &without_position(&e));
+            JsonError { path, message, line: e.line(), column: e.column().max(1) }
+        },
+    )?;
+    let value = serde_path_to_error::deserialize(json).map_err(
+        |e: serde_path_to_error::Error<serde_json::Error>| {
+            let raw = e.inner().to_string();
+            let (line, column) = locate(text, e.path(), &raw);
+            let (path, message) = split(path_text(e.path()), &raw);
+            JsonError { path, message, line, column }
+        },
+    )?;
     // Trailing characters after the value.
     de.end().map_err(|e| JsonError {
         path: String::new(),
@@ -127,6 +144,152 @@ fn path_text(path: &Path) -> String {
     out
 }
 
+/// Where serde_json, reading `text` itself, would have stopped at the error
+/// `message` raised for the value at `path`: after the key of an unknown
+/// field, before the bracket of an object or array of the wrong type, and
+/// after the value otherwise (a tagged enum's inner errors: after its object,
+/// which serde_json would have buffered whole). Line and column from 1, the
+/// column counting bytes, as serde_json's do.
+fn locate(text: &str, path: &Path, message: &str) -> (usize, usize) {
+    let steps: Vec<&Segment> =
+        path.iter().filter(|s| matches!(s, Segment::Seq { .. } | Segment::Map { .. })).collect();
+    let offset = match scan::find(text, &steps) {
+        None => text.len(),
+        // The enclosing container's end: its whitespace, and its bracket if next.
+        Some(span) if message.starts_with([AFTER, NESTED]) => {
+            let b = text.as_bytes();
+            let at = scan::ws(b, span.end);
+            if steps.is_empty() || !matches!(b.get(at), Some(b'}' | b']')) { at } else { at + 1 }
+        }
+        Some(span) if message.starts_with("unknown field") => span.key_end.unwrap_or(span.end),
+        Some(span)
+            if message.starts_with("invalid type: map") || message.starts_with("invalid type: sequence") =>
+        {
+            span.start
+        }
+        Some(span) => span.end,
+    };
+    let before = &text.as_bytes()[..offset];
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+    (line, (offset - line_start).max(1))
+}
+
+/// Finding a value in JSON text already known to be well formed.
+mod scan {
+    use serde_path_to_error::Segment;
+
+    /// Byte offsets of a value: its key's end (in an object), its start and end.
+    pub(super) struct Span {
+        pub key_end: Option<usize>,
+        pub start: usize,
+        pub end: usize,
+    }
+
+    /// The value at `steps` from the top of `text`.
+    pub(super) fn find(text: &str, steps: &[&Segment]) -> Option<Span> {
+        let b = text.as_bytes();
+        let mut at = ws(b, 0);
+        let mut key_end = None;
+        for step in steps {
+            let (open, close) = (b.get(at).copied()?, if b[at] == b'{' { b'}' } else { b']' });
+            if open != b'{' && open != b'[' {
+                return None;
+            }
+            at = ws(b, at + 1);
+            let mut index = 0;
+            loop {
+                if b.get(at) == Some(&close) {
+                    return None; // not in it
+                }
+                let found;
+                if open == b'{' {
+                    let key = string_end(b, at)?;
+                    // The format's keys are plain: compared as written
+                    // (a key with escapes is an unknown field's, placed at its object).
+                    let name = &text[at + 1..key - 1];
+                    found = matches!(step, Segment::Map { key } if key == name);
+                    at = ws(b, key);
+                    at = ws(b, at + 1); // the colon
+                    if found {
+                        key_end = Some(key);
+                    }
+                } else {
+                    found = matches!(step, Segment::Seq { index: i } if *i == index);
+                }
+                if found {
+                    break;
+                }
+                at = ws(b, value_end(b, at)?);
+                if b.get(at) == Some(&b',') {
+                    at = ws(b, at + 1);
+                }
+                index += 1;
+            }
+            if open == b'[' {
+                key_end = None;
+            }
+        }
+        Some(Span { key_end, start: at, end: value_end(b, at)? })
+    }
+
+    pub(super) fn ws(b: &[u8], mut at: usize) -> usize {
+        while b.get(at).is_some_and(|c| c.is_ascii_whitespace()) {
+            at += 1;
+        }
+        at
+    }
+
+    /// One past the closing quote of the string at `at`.
+    fn string_end(b: &[u8], at: usize) -> Option<usize> {
+        let mut i = at + 1;
+        while let Some(&c) = b.get(i) {
+            match c {
+                b'\\' => i += 2,
+                b'"' => return Some(i + 1),
+                _ => i += 1,
+            }
+        }
+        None
+    }
+
+    /// One past the value at `at`.
+    fn value_end(b: &[u8], at: usize) -> Option<usize> {
+        match b.get(at)? {
+            b'"' => string_end(b, at),
+            b'{' | b'[' => {
+                let mut depth = 0usize;
+                let mut i = at;
+                while let Some(&c) = b.get(i) {
+                    match c {
+                        b'"' => {
+                            i = string_end(b, i)?;
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                return Some(i + 1);
+                            }
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                None
+            }
+            _ => {
+                let mut i = at;
+                while b.get(i).is_some_and(|c| !matches!(c, b',' | b'}' | b']') && !c.is_ascii_whitespace()) {
+                    i += 1;
+                }
+                Some(i)
+            }
+        }
+    }
+}
+
 /// Appends field `key` to a path.
 fn join(path: &mut String, key: &str) {
     if !path.is_empty() && !key.starts_with('[') {
@@ -142,6 +305,7 @@ const NESTED: char = '\u{1}';
 /// The path and message of an error, with a nested path (from inside a tagged
 /// enum) joined onto the outer one.
 fn split(mut path: String, message: &str) -> (String, String) {
+    let message = message.strip_prefix(AFTER).unwrap_or(message);
     match message.strip_prefix(NESTED).and_then(|rest| rest.split_once(NESTED)) {
         Some((inner, message)) => {
             if !inner.is_empty() {
@@ -155,7 +319,7 @@ fn split(mut path: String, message: &str) -> (String, String) {
 
 /// serde's words for JSON and Rust types, in the words of the format: the
 /// people who write scenarios need not know `u32` or a `map`.
-fn plain(message: &str) -> String {
+pub(crate) fn plain(message: &str) -> String {
     const WORDS: &[(&str, &str)] = &[
         ("invalid type: map,", "invalid type: object,"),
         ("invalid type: sequence,", "invalid type: array,"),
@@ -181,6 +345,16 @@ fn plain(message: &str) -> String {
         out.replace_range(at.., ", expected an object");
     }
     out
+}
+
+/// Marks the message of an error raised once a value was read whole (a
+/// tagged enum's, `Config`'s own checks): serde_json places those where the
+/// enclosing object or array ends, not where the value does.
+const AFTER: char = '\u{2}';
+
+/// `message`, marked as raised after its value was read (see [`AFTER`]).
+pub(crate) fn after_value(message: &dyn std::fmt::Display) -> String {
+    format!("{AFTER}{message}")
 }
 
 /// The message a tagged enum raises for an error at `path` inside it.

@@ -47,6 +47,9 @@ const BUFFERED_VALUES_MAX: usize = 4096;
 #[derive(Clone, Copy)]
 struct Unique<'a> {
     left: &'a Cell<usize>,
+    /// What `left` started at, and what it bounds, for the message.
+    max: usize,
+    within: &'static str,
 }
 
 impl Unique<'_> {
@@ -56,7 +59,7 @@ impl Unique<'_> {
                 self.left.set(left);
                 Ok(())
             }
-            None => Err(E::custom(format_args!("more than {BUFFERED_VALUES_MAX} values in one object"))),
+            None => Err(E::custom(format_args!("more than {} values in {}", self.max, self.within))),
         }
     }
 }
@@ -133,6 +136,18 @@ impl<'de> Visitor<'de> for Unique<'_> {
     }
 }
 
+/// Values a whole document may hold: a scenario of `TIMELINE_INPUTS_MAX`
+/// inputs needs under 10 each. Bounds the value `read` builds (some 50 bytes
+/// a value) whatever the text.
+const DOCUMENT_VALUES_MAX: usize = 16 * crate::scenario::TIMELINE_INPUTS_MAX;
+
+/// A whole JSON document as a value, repeated keys refused, at most
+/// `DOCUMENT_VALUES_MAX` values: what `read` parses the text into.
+pub(crate) fn unique_value<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+    let left = Cell::new(DOCUMENT_VALUES_MAX);
+    Unique { left: &left, max: DOCUMENT_VALUES_MAX, within: "the document" }.deserialize(d)
+}
+
 /// Reads an object tagged by `tag` through `read`, the derived mirror's
 /// reader of `{variant: {fields}}`.
 fn tagged<'de, D, T>(
@@ -144,7 +159,7 @@ where
     D: Deserializer<'de>,
 {
     let left = Cell::new(BUFFERED_VALUES_MAX);
-    let value = Unique { left: &left }.deserialize(d)?;
+    let value = Unique { left: &left, max: BUFFERED_VALUES_MAX, within: "one object" }.deserialize(d)?;
     let Value::Object(mut members) = value else {
         let unexpected = match &value {
             Value::Null => de::Unexpected::Unit,
@@ -157,10 +172,14 @@ where
             Value::String(s) => de::Unexpected::Str(s),
             _ => de::Unexpected::Seq,
         };
-        return Err(de::Error::invalid_type(unexpected, &"an object"));
+        let refused: serde_json::Error = de::Error::invalid_type(unexpected, &"an object");
+        return Err(de::Error::custom(super::after_value(&super::plain(&refused.to_string()))));
     };
     let name = match members.remove(tag) {
-        None => return Err(de::Error::missing_field(tag)),
+        None => {
+            let missing: serde_json::Error = de::Error::missing_field(tag);
+            return Err(de::Error::custom(super::after_value(&missing)));
+        }
         Some(Value::String(name)) => name,
         Some(other) => {
             let message = String::deserialize(other).err().map_or_else(String::new, |e| e.to_string());
