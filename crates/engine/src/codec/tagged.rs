@@ -158,8 +158,19 @@ fn tagged<'de, D, T>(
 where
     D: Deserializer<'de>,
 {
+    // Only the buffering and the mirror's read are generic: the rest is one
+    // copy for every tagged type (each copy is some 4 KB of wasm).
     let left = Cell::new(BUFFERED_VALUES_MAX);
     let value = Unique { left: &left, max: BUFFERED_VALUES_MAX, within: "one object" }.deserialize(d)?;
+    let external = untag(value, tag).map_err(de::Error::custom)?;
+    let mut track = serde_path_to_error::Track::new();
+    let result = read(serde_path_to_error::Deserializer::new(external, &mut track));
+    result.map_err(|e| de::Error::custom(inner_error(track, &e, tag)))
+}
+
+/// `{tag: name, fields…}` as the mirror reads it, `{name: {fields…}}`, or
+/// the message refusing it.
+fn untag(value: Value, tag: &'static str) -> Result<Value, String> {
     let Value::Object(mut members) = value else {
         let unexpected = match &value {
             Value::Null => de::Unexpected::Unit,
@@ -173,30 +184,30 @@ where
             _ => de::Unexpected::Seq,
         };
         let refused: serde_json::Error = de::Error::invalid_type(unexpected, &"an object");
-        return Err(de::Error::custom(super::after_value(&super::plain(&refused.to_string()))));
+        return Err(super::after_value(&super::plain(&refused.to_string())));
     };
     let name = match members.remove(tag) {
         None => {
             let missing: serde_json::Error = de::Error::missing_field(tag);
-            return Err(de::Error::custom(super::after_value(&missing)));
+            return Err(super::after_value(&missing));
         }
         Some(Value::String(name)) => name,
         Some(other) => {
             let message = String::deserialize(other).err().map_or_else(String::new, |e| e.to_string());
-            return Err(de::Error::custom(nested(tag, &message)));
+            return Err(nested(tag, &message));
         }
     };
     let mut external = Map::new();
     external.insert(name, Value::Object(members));
-    let mut track = serde_path_to_error::Track::new();
-    let result = read(serde_path_to_error::Deserializer::new(Value::Object(external), &mut track));
-    result.map_err(|e| {
-        let (path, message) = super::split(super::path_text(&track.path()), &e.to_string());
-        // A variant name that is unknown is the tag's fault.
-        let path =
-            if path.is_empty() && message.starts_with("unknown variant") { tag.to_string() } else { path };
-        de::Error::custom(nested(&path, &message))
-    })
+    Ok(Value::Object(external))
+}
+
+/// The message for an error inside a tagged object, with its inner path.
+fn inner_error(track: serde_path_to_error::Track, e: &serde_json::Error, tag: &'static str) -> String {
+    let (path, message) = super::split(super::path_text(&track.path()), &e.to_string());
+    // A variant name that is unknown is the tag's fault.
+    let path = if path.is_empty() && message.starts_with("unknown variant") { tag.to_string() } else { path };
+    nested(&path, &message)
 }
 
 #[derive(serde::Deserialize)]
