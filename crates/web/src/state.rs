@@ -19,8 +19,9 @@
 //! `Rc`s for everything derived, so equality by pointer tells Yew what changed.
 
 use offsetlab_engine::{
-    BridgeRecordView, CommitCost, ConsumerStats, History, Input, JournalEntry, LagSample, LedgerEntry, Link,
-    LinkScenario, RecordView, ReplayError, RestartPreview, Scenario, SplitCheck, View, builtin, describe,
+    BridgeRecordView, CommitCost, ConsumerStats, GroupProtocol, History, Input, JournalEntry, LagSample,
+    LedgerEntry, Link, LinkScenario, RecordView, ReplayError, RestartPreview, Scenario, SplitCheck, View,
+    builtin, describe,
 };
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -106,6 +107,10 @@ pub enum Action {
     ShowPanel(Option<Panel>),
     /// What the experiment index is filtered by.
     FilterIndex(Rc<str>),
+    /// Start the current scenario again with the first group on this
+    /// `group.protocol` (refused, with the engine's reason, if its settings
+    /// do not fit: a share group has no static members).
+    Protocol(GroupProtocol),
 }
 
 /// The panels under the simulation that a first visit does not need: one at
@@ -219,7 +224,8 @@ pub struct AppState {
     /// Ticks per second.
     pub speed: u32,
     pub view: Rc<View>,
-    /// `kafka-consumer-groups --describe --group demo` now.
+    /// `kafka-consumer-groups --describe --group demo` now
+    /// (`kafka-share-groups --describe` for a share group).
     pub describe: Rc<str>,
     pub tapes: Rc<Vec<Tape>>,
     /// The booblik topic's tapes, when the application is a bridge.
@@ -562,12 +568,13 @@ impl AppState {
             scroll.resize(view.partitions.len(), None);
             self.scroll = Rc::new(scroll);
         }
+        let share = view.groups.first().is_some_and(|g| g.protocol == GroupProtocol::Share);
         let tapes = view
             .partitions
             .iter()
             .map(|p| {
                 let scroll = self.scroll.get(p.partition as usize).copied().flatten();
-                let from = tape_window_start(p, scroll);
+                let from = tape_window_start(p, scroll, share);
                 let records = sim.records(p.partition, from, TAPE_CELLS as u32);
                 let shown = records.len() as u64;
                 Tape {
@@ -625,7 +632,8 @@ impl AppState {
 
     fn scroll_tape(&mut self, partition: u32, scroll: TapeScroll) {
         let Some(p) = self.view.partitions.get(partition as usize) else { return };
-        let current = tape_window_start(p, self.scroll.get(partition as usize).copied().flatten());
+        let share = self.view.groups.first().is_some_and(|g| g.protocol == GroupProtocol::Share);
+        let current = tape_window_start(p, self.scroll.get(partition as usize).copied().flatten(), share);
         let half = TAPE_CELLS / 2;
         let next = match scroll {
             TapeScroll::Follow => None,
@@ -634,7 +642,7 @@ impl AppState {
                 // Towards the log end; once the window is where following puts it, follow.
                 let last = p.log_end.saturating_sub(TAPE_CELLS).max(p.log_start);
                 let to = (current + half).min(last);
-                (to != tape_window_start(p, None)).then_some(to)
+                (to != tape_window_start(p, None, share)).then_some(to)
             }
         };
         let mut all = (*self.scroll).clone();
@@ -647,16 +655,19 @@ impl AppState {
 
 /// The first offset a tape shows: where the user scrolled, or, following,
 /// a few cells before the committed offset (or the cursor, if behind it),
-/// sliding to keep the log end in view when it fits.
+/// sliding to keep the log end in view when it fits. A share group's tape
+/// does not slide: its in-flight records, from the start offset on, are what
+/// there is to see, and they sit at the log end.
 #[must_use]
-pub fn tape_window_start(p: &offsetlab_engine::PartitionView, scroll: Option<u64>) -> u64 {
+pub fn tape_window_start(p: &offsetlab_engine::PartitionView, scroll: Option<u64>, share: bool) -> u64 {
     let last_window = p.log_end.saturating_sub(TAPE_CELLS).max(p.log_start);
     match scroll {
         Some(from) => from.clamp(p.log_start, last_window),
         None => {
             let committed = p.held.unwrap_or(p.log_start);
             let anchor = p.position.map_or(committed, |position| position.min(committed));
-            anchor.saturating_sub(TAPE_LEAD_CELLS).min(last_window).max(p.log_start)
+            let from = anchor.saturating_sub(TAPE_LEAD_CELLS);
+            if share { from.max(p.log_start) } else { from.min(last_window).max(p.log_start) }
         }
     }
 }
@@ -692,6 +703,23 @@ impl Reducible for AppState {
                 return Rc::new(next);
             }
             Action::Load(scenario) => next = self.load(scenario, false),
+            Action::Protocol(protocol) => {
+                let mut scenario = (*self.scenario).clone();
+                scenario.config.groups[0].protocol = protocol;
+                if let Err(e) = scenario.validate() {
+                    next.message = Some(format!("{}: {e}", protocol.name()).into());
+                    return Rc::new(next);
+                }
+                next = AppState::start(Rc::new(scenario), self.seed, self.guided);
+                self.carry_ui(&mut next);
+                next.playing = self.playing;
+                next.announce(format!(
+                    "Started {} again with group.protocol={} (seed {}).",
+                    self.scenario.name,
+                    protocol.name(),
+                    self.seed
+                ));
+            }
             Action::Guide(scenario) => next = self.load(scenario, true),
             Action::Restart => {
                 next = AppState::start(self.scenario.clone(), self.seed, self.guided);

@@ -251,19 +251,27 @@ impl Sim {
         let partitions = (0..self.partition_count())
             .map(|p| {
                 let owner = coordinator.owner_of(p);
-                let position = owner.and_then(|m| {
-                    self.consumers
-                        .iter()
-                        .find(|c| c.member_id.as_deref() == Some(m.member_id.as_str()))
-                        .and_then(|c| c.positions[p as usize])
-                });
+                let position = match self.share_partition(0, p) {
+                    // A share group's cursor: the next record no member has acquired yet.
+                    Some(sp) => Some(sp.end_offset()),
+                    None => owner.and_then(|m| {
+                        self.consumers
+                            .iter()
+                            .find(|c| c.member_id.as_deref() == Some(m.member_id.as_str()))
+                            .and_then(|c| c.positions[p as usize])
+                    }),
+                };
                 let held = self.held_position(0, p).1;
                 let log_end = self.log_end(p);
                 PartitionView {
                     partition: p,
                     log_start: self.topic.log_start(p),
                     log_end,
-                    committed: self.offsets[0].get(p),
+                    // A share group's dashed line is its start offset (SPSO).
+                    committed: self
+                        .share_partition(0, p)
+                        .map(|sp| sp.start_offset())
+                        .or(self.offsets[0].get(p)),
                     held,
                     oldest_unprocessed_age: self.oldest_unprocessed_age(0, p),
                     lag: held.map(|o| log_end - o.min(log_end)),

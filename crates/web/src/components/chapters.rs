@@ -16,7 +16,7 @@ pub use experiment_index::ExperimentIndex;
 pub use prediction::Prediction;
 
 use crate::components::{DescribeTable, PollLoop, SectionProps};
-use offsetlab_engine::Scenario;
+use offsetlab_engine::{GroupProtocol, Scenario};
 use yew::prelude::*;
 
 /// Something live a chapter shows beside its text.
@@ -303,7 +303,10 @@ pub fn Chapters(props: &SectionProps) -> Html {
                 let (outcome, pending) =
                     if here { (outcome.clone(), pending.clone()) } else { (None, None) };
                 let live = chapter.live.map(|live| match live {
-                    Live::Describe => html! { <DescribeTable text={AttrValue::from(state.describe.clone())} /> },
+                    Live::Describe => html! {
+                        <DescribeTable text={AttrValue::from(state.describe.clone())}
+                            share={state.view.groups.first().is_some_and(|g| g.protocol == GroupProtocol::Share)} />
+                    },
                     Live::PollLoop => html! { <PollLoop state={state.clone()} on_action={props.on_action.clone()} /> },
                 });
                 html! {

@@ -1,14 +1,14 @@
-//! The `kafka-consumer-groups --describe --group demo` output, as the terminal shows it.
+//! The `kafka-consumer-groups --describe --group demo` output, as the terminal
+//! shows it (`kafka-share-groups` for a share group).
 
 use yew::prelude::*;
-
-/// The command whose output the table is.
-pub const COMMAND: &str = "kafka-consumer-groups --bootstrap-server localhost:9092 --describe --group demo";
 
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct DescribeTableProps {
     /// The engine's `describe` text.
     pub text: AttrValue,
+    /// The group is a share group.
+    pub share: bool,
 }
 
 /// What the Copy button last achieved, for its label.
@@ -22,9 +22,11 @@ enum Copied {
 #[component]
 pub fn DescribeTable(props: &DescribeTableProps) -> Html {
     let copied = use_state(|| Copied::Not);
+    let tool = if props.share { "kafka-share-groups" } else { "kafka-consumer-groups" };
+    let command = format!("{tool} --bootstrap-server localhost:9092 --describe --group demo");
     let on_copy = {
         let copied = copied.clone();
-        let text = format!("$ {COMMAND}\n{}", props.text);
+        let text = format!("$ {command}\n{}", props.text);
         Callback::from(move |_: MouseEvent| {
             let copied = copied.clone();
             let Some(clipboard) = web_sys::window().map(|w| w.navigator().clipboard()) else {
@@ -53,8 +55,8 @@ pub fn DescribeTable(props: &DescribeTableProps) -> Html {
             </p>
             <button type="button" class="copy" data-action="copy-describe" onclick={on_copy}
                 aria-label="Copy the command and its output">{ label }</button>
-            <pre class="terminal" tabindex="0" aria-label="Output of kafka-consumer-groups --describe --group demo">
-                <span class="prompt">{ format!("$ {COMMAND}\n") }</span>
+            <pre class="terminal" tabindex="0" aria-label={format!("Output of {command}")}>
+                <span class="prompt">{ format!("$ {command}\n") }</span>
                 { props.text.clone() }
             </pre>
         </section>

@@ -3,7 +3,7 @@
 use yew::prelude::*;
 
 /// `(heading, paragraphs)`, in display order.
-const ITEMS: [(&str, &[&str]); 11] = [
+const ITEMS: [(&str, &[&str]); 12] = [
     (
         "Brokers, replication and acks",
         &["The tapes behave as one broker's log that never fails. Real partitions are replicated: \
@@ -46,6 +46,21 @@ const ITEMS: [(&str, &[&str]); 11] = [
              target, reconciled through heartbeats), except: every join here gets its own target \
              epoch (Kafka batches them per group.consumer.assignment.interval.ms), and a member \
              fenced by its rebalance timeout drops the batch it is stuck on.",
+        ],
+    ),
+    (
+        "Share groups",
+        &[
+            "Share groups follow Kafka 4.4.0's share-partition and simple assignor (defaults: \
+             delivery count limit 5, 2,000 record locks per partition, auto offset reset latest, \
+             implicit acknowledgement; the lock is 20 ticks here, 30 s in Kafka). Where they part: \
+             every record is its own batch (Kafka acquires and locks whole producer batches), the \
+             simple assignor takes partitions in ascending order (Kafka's order hangs on the \
+             topic's random id), and a new member's assignment is computed at once.",
+            "KafkaShareConsumer has no pause(): Pause here stalls the application on its batch \
+             while its heartbeats go on. A crash closes the process's connections, so the broker \
+             gives its records back at once; the describe table's START-OFFSET trails the live \
+             start offset by one write, as Kafka's share coordinator does.",
         ],
     ),
     (

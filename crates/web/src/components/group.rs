@@ -42,7 +42,7 @@ pub const MOVES_NAMED_MAX: usize = 12;
 #[must_use]
 pub fn epoch_label(group: Option<&GroupView>) -> &'static str {
     match group.map(|g| g.protocol) {
-        Some(GroupProtocol::Consumer) => "Group epoch ",
+        Some(GroupProtocol::Consumer | GroupProtocol::Share) => "Group epoch ",
         _ => "Generation ",
     }
 }
@@ -108,6 +108,7 @@ pub fn Group(props: &SectionProps) -> Html {
                 </p>
             }
             <ConsumerList consumers={mine} recent={view.last_rebalance.clone()} tick={view.tick} {store}
+                share={view.groups.first().is_some_and(|g| g.protocol == GroupProtocol::Share)}
                 label="Consumers" on_action={props.on_action.clone()} />
             <div class="group-foot">
                 <button type="button" data-action="add-consumer" onclick={on_add} disabled={full}>

@@ -111,6 +111,11 @@ pub fn ProducerCard(props: &SectionProps) -> Html {
             <div class="producer-row">
                 <button type="button" data-action="send-1" onclick={send(1)}>{ "Send 1" }</button>
                 <button type="button" data-action="send-10" onclick={send(10)}>{ "Send 10" }</button>
+                <button type="button" data-action="send-poison"
+                    title="One record every handler fails on, at every delivery"
+                    onclick={crate::components::send(&props.on_action, Action::Apply(Input::SendPoison {}))}>
+                    { "Send poison" }
+                </button>
             </div>
             <p class="producer-sent" data-field="produced">{ format!("sent {}", props.state.view.metrics.produced) }</p>
             <label class="producer-check">

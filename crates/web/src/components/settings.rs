@@ -8,7 +8,7 @@ use crate::components::SectionProps;
 use crate::components::class_list;
 use crate::components::send;
 use crate::state::Action;
-use offsetlab_engine::{CommitMode, Input, PositionModel};
+use offsetlab_engine::{CommitMode, GroupProtocol, Input, PositionModel};
 use position_store::PositionStore;
 use restart_from::RestartFrom;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -79,6 +79,19 @@ pub fn Settings(props: &SectionProps) -> Html {
         })
     };
 
+    let protocol = view.groups.first().map_or(GroupProtocol::Classic, |g| g.protocol);
+    let on_protocol = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |e: Event| {
+            let select: HtmlSelectElement = e.target_unchecked_into();
+            let chosen = [GroupProtocol::Classic, GroupProtocol::Consumer, GroupProtocol::Share]
+                .into_iter()
+                .find(|p| p.name() == select.value());
+            if let Some(protocol) = chosen {
+                on_action.emit(Action::Protocol(protocol));
+            }
+        })
+    };
     let mut records_choices: Vec<u32> = RECORDS_PER_POLL_CHOICES.collect();
     if !records_choices.contains(&settings.records_per_poll) {
         records_choices.push(settings.records_per_poll);
@@ -87,6 +100,20 @@ pub fn Settings(props: &SectionProps) -> Html {
     html! {
         <section class="settings panel" aria-labelledby="settings-heading">
             <h2 id="settings-heading">{ "Consumer settings" }</h2>
+            <div class="setting">
+                <label class="setting-inline">
+                    <span>{ "Group protocol" }</span>
+                    <select data-field="protocol" onchange={on_protocol}>
+                        { for [("classic", "classic"), ("consumer", "consumer (KIP-848)"), ("share", "share group (KIP-932)")]
+                            .into_iter().map(|(value, label)| html! {
+                                <option {value} selected={protocol.name() == value}>{ label }</option>
+                            }) }
+                    </select>
+                </label>
+                <p class="setting-help">
+                    { "group.protocol of the group demo: the run starts again from tick 0 with it." }
+                </p>
+            </div>
             <div class="setting">
                 <label class="setting-inline">
                     <span>{ "Records per poll" }</span>

@@ -23,6 +23,9 @@ pub struct ConsumerCardProps {
     /// booblik: the consumer keeps its own position, written this way; `None`: the group does.
     #[prop_or_default]
     pub store: Option<CheckpointWrites>,
+    /// Its group is a share group: Pause stalls the application (a share consumer has no pause()).
+    #[prop_or_default]
+    pub share: bool,
     pub on_action: Callback<Action>,
 }
 
@@ -244,7 +247,11 @@ pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
                 </p>
             }
             if c.state == ConsumerState::Paused {
-                <p class="card-note">{ "paused: stays in the group and fetches nothing" }</p>
+                <p class="card-note">{ if props.share {
+                    "stalled: holds its records and handles nothing; its heartbeats go on"
+                } else {
+                    "paused: stays in the group and fetches nothing"
+                } }</p>
             }
             if matches!(c.state, ConsumerState::Stopping { .. }) {
                 <p class="card-note">{ "stopping: finishes its batch, commits, then leaves" }</p>

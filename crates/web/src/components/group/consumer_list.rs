@@ -30,6 +30,9 @@ pub struct ConsumerListProps {
     pub tick: u64,
     #[prop_or_default]
     pub store: Option<CheckpointWrites>,
+    /// The group is a share group.
+    #[prop_or_default]
+    pub share: bool,
     pub label: AttrValue,
     pub on_action: Callback<Action>,
 }
@@ -57,7 +60,7 @@ pub fn ConsumerList(props: &ConsumerListProps) -> Html {
             <ul class="consumer-cards" aria-label={props.label.clone()}>
                 { for props.consumers.iter().map(|c| html! {
                     <ConsumerCard key={c.id.to_string()} consumer={c.clone()} arrived={arrived_for(c.id)}
-                        left={left_for(c.id)} {store} on_action={props.on_action.clone()} />
+                        left={left_for(c.id)} {store} share={props.share} on_action={props.on_action.clone()} />
                 }) }
             </ul>
         };

@@ -54,6 +54,7 @@ pub fn GroupColumn(props: &GroupColumnProps) -> Html {
                 { counter("Total lag", "total_lag", m.total_lag) }
             </dl>
             <ConsumerList consumers={props.consumers.clone()} {store}
+                share={g.protocol == offsetlab_engine::GroupProtocol::Share}
                 label={format!("Consumers of group {}", g.name)} on_action={props.on_action.clone()} />
             <div class="group-foot">
                 <button type="button" data-action="add-consumer" data-group={g.name.clone()} onclick={on_add}

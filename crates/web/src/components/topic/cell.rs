@@ -51,6 +51,24 @@ pub fn TapeCell(props: &TapeCellProps) -> Html {
     if r.lost {
         label.push_str(", never processed");
     }
+    if r.poison {
+        label.push_str(", poison: every handler fails on it");
+    }
+    // A share group's in-flight record: its holder and delivery count on the cell.
+    let share = r.share.map(|s| {
+        match (s.holder, s.lock_until) {
+            (Some(holder), Some(until)) => label.push_str(&format!(
+                ", acquired by {holder} until tick {until}, delivery {}",
+                s.delivery_count
+            )),
+            _ => label.push_str(&format!(", {} after {} deliveries", s.state, s.delivery_count)),
+        }
+        let mark = match s.holder {
+            Some(holder) => format!("{holder}·{}", s.delivery_count),
+            None => format!("{}", s.delivery_count),
+        };
+        (s.state, mark)
+    });
     let class = class_list(&[
         Some("cell"),
         Some(&format!("k{hue}")),
@@ -59,6 +77,8 @@ pub fn TapeCell(props: &TapeCellProps) -> Html {
         (r.handled > 1).then_some("again"),
         r.in_flight.then_some("in-flight"),
         r.lost.then_some("lost"),
+        r.poison.then_some("poison"),
+        share.as_ref().map(|(state, _)| *state),
         selected.then_some("selected"),
     ]);
     html! {
@@ -71,6 +91,9 @@ pub fn TapeCell(props: &TapeCellProps) -> Html {
             <span class="cell-key">{ key }</span>
             if let Some(times) = times {
                 { " " }<span class="cell-times">{ times }</span>
+            }
+            if let Some((_, mark)) = share {
+                { " " }<span class="cell-share">{ mark }</span>
             }
         </button>
     }
