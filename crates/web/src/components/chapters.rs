@@ -172,9 +172,8 @@ pub static CHAPTERS: [Chapter; 7] = [
             "Kafka 4's consumer protocol (group.protocol=consumer) has no group-wide barrier: each \
              join or leave bumps the group epoch, the coordinator computes a target assignment, and \
              each member reconciles to it at its heartbeats, revoking first. The cards show each \
-             member's epoch and state.",
-            "A static member (group.instance.id) keeps its place and partitions while it restarts \
-             within its session: no rebalance at all.",
+             member's epoch and state. A static member (group.instance.id) keeps its place and \
+             partitions while it restarts within its session: no rebalance at all.",
             "A share group (Kafka 4.2's queues) shares each partition between members: records are \
              acquired under a lock and acknowledged one by one, redelivered when a lock runs out, \
              archived after five deliveries. No per-key order.",
@@ -185,7 +184,7 @@ pub static CHAPTERS: [Chapter; 7] = [
         featured: &["consumer-protocol-scale-out", "static-rolling-update"],
         more: &["share-group-busy", "share-poison-record", "share-lock-timeout"],
         rules_beside: false,
-        more_under_text: false,
+        more_under_text: true,
     },
 ];
 
@@ -256,9 +255,9 @@ pub fn title(name: &str) -> Option<&'static str> {
         "payout-ledger" => "Ledger first: paid once",
         "consumer-protocol-scale-out" => "Scaling out on the consumer protocol",
         "static-rolling-update" => "A rolling update of static members",
-        "share-group-busy" => "Eight consumers on three partitions: a share group",
-        "share-poison-record" => "A poison record, archived after five deliveries",
-        "share-lock-timeout" => "A stalled consumer's locks run out",
+        "share-group-busy" => "Eight share consumers",
+        "share-poison-record" => "A poison record, archived",
+        "share-lock-timeout" => "A stalled consumer's locks",
         _ => return None,
     })
 }
