@@ -587,7 +587,10 @@ impl Sim {
             self.coordinators[g].add_partitions(added);
             self.observers[g].add_partitions(added);
             if self.protocol(g) == GroupProtocol::Share {
-                self.shares[g].extend((0..added).map(|_| None));
+                // A subscribed group's new partitions start at 0, whatever its reset.
+                let subscribed = self.coordinators[g].group_epoch() > 0;
+                let limits = self.share_limits(g);
+                self.shares[g].extend((0..added).map(|_| subscribed.then(|| SharePartition::added(limits))));
             }
         }
         for consumer in &mut self.consumers {

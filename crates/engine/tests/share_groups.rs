@@ -251,3 +251,24 @@ fn new_members_take_their_share_without_a_barrier() {
     assert_eq!((m.active_consumers, m.partition_ticks_stopped, m.duplicates), (3, 0, 0), "{m:?}");
     assert!(events.iter().any(|e| matches!(e, Event::GroupEpochBumped { group_epoch: 3, .. })));
 }
+
+#[test]
+fn partitions_added_to_a_read_topic_start_at_offset_0_whatever_the_reset() {
+    let mut group = share_group(1);
+    group.share_auto_offset_reset = ShareAutoOffsetReset::Latest;
+    let mut s = sim(group, 1);
+    advance(&mut s, 2);
+    input(&mut s, Input::AddPartitions { count: 1 });
+    // Sent to the new partition before any member reads it: still delivered.
+    for _ in 0..6 {
+        input(&mut s, Input::Send { count: 1 });
+    }
+    advance(&mut s, 20);
+    let produced_to_new = s.view().partitions[1].log_end;
+    assert!(produced_to_new > 0, "some records went to the new partition");
+    assert_eq!(s.metrics().delivered, 6, "{:?}", s.metrics());
+    assert!(
+        offsetlab_engine::describe_offsets(&s, 0, false)
+            .contains("demo            orders          1          ")
+    );
+}

@@ -134,6 +134,13 @@ impl SharePartition {
         Self { limits, start_offset, in_flight: VecDeque::new(), persisted: None }
     }
 
+    /// A partition added to a topic the group already reads: Kafka's group
+    /// coordinator initialises its share state at offset 0 (not by
+    /// `share.auto.offset.reset`), written at once.
+    pub(crate) fn added(limits: ShareLimits) -> Self {
+        Self { persisted: Some((0, 0)), ..Self::new(limits, 0) }
+    }
+
     /// The share coordinator's state of this share-partition: its start
     /// offset and the records done at or past it, as of the last write
     /// (`None` before the first acknowledgement, release or lock expiry).

@@ -38,7 +38,7 @@ impl Sim {
         }
     }
 
-    fn share_limits(&self, g: usize) -> ShareLimits {
+    pub(super) fn share_limits(&self, g: usize) -> ShareLimits {
         let config = &self.groups[g].config;
         ShareLimits {
             lock_duration_ticks: config.lock_duration_ticks,
