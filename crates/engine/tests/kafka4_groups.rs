@@ -9,7 +9,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 mod common;
 
-use common::events_of;
+use common::{advance, events_of, input};
 use offsetlab_engine::{Config, ConsumerId, ConsumerState, Event, GroupConfig, GroupProtocol, Input, Sim};
 use std::collections::BTreeMap;
 
@@ -22,21 +22,6 @@ fn sim(group: GroupConfig, partitions: u32) -> Sim {
 
 fn consumer_group(consumers: u32) -> GroupConfig {
     GroupConfig { consumers, protocol: GroupProtocol::Consumer, ..GroupConfig::default() }
-}
-
-fn advance(sim: &mut Sim, ticks: u64) -> Vec<Event> {
-    let mut events = Vec::new();
-    for _ in 0..ticks {
-        sim.handle_tick(sim.now() + 1);
-        sim.check_invariants();
-        events.extend(std::iter::from_fn(|| sim.poll_event()));
-    }
-    events
-}
-
-fn input(sim: &mut Sim, input: Input) -> Vec<Event> {
-    sim.handle_input(input).unwrap_or_else(|e| panic!("refused: {e}"));
-    std::iter::from_fn(|| sim.poll_event()).collect()
 }
 
 #[test]

@@ -9,7 +9,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 mod common;
 
-use common::events_of;
+use common::{advance, events_of, input};
 use offsetlab_engine::{
     AcknowledgementMode, Config, ConsumerId, Event, GroupConfig, GroupProtocol, Input, ShareAutoOffsetReset,
     Sim,
@@ -29,21 +29,6 @@ fn share_group(consumers: u32) -> GroupConfig {
 
 fn sim(group: GroupConfig, partitions: u32) -> Sim {
     Sim::new(Config { partitions, groups: vec![group], ..Config::default() }).expect("valid config")
-}
-
-fn advance(sim: &mut Sim, ticks: u64) -> Vec<Event> {
-    let mut events = Vec::new();
-    for _ in 0..ticks {
-        sim.handle_tick(sim.now() + 1);
-        sim.check_invariants();
-        events.extend(std::iter::from_fn(|| sim.poll_event()));
-    }
-    events
-}
-
-fn input(sim: &mut Sim, input: Input) -> Vec<Event> {
-    sim.handle_input(input).unwrap_or_else(|e| panic!("refused: {e}"));
-    std::iter::from_fn(|| sim.poll_event()).collect()
 }
 
 /// Every acquisition: (consumer, partition, offset, delivery count), in order.

@@ -121,6 +121,12 @@ pub(crate) struct SharePartition {
     /// reads it): the start offset of the last write, `None` before the
     /// first, and the records done at or past it then.
     persisted: Option<(u64, u64)>,
+    /// Records in the window that are acknowledged or archived: kept, since
+    /// the group's lag reads it every tick.
+    done: u64,
+    /// No lock runs out before this tick: lock expiry, checked every tick,
+    /// scans the window only from then on.
+    earliest_lock_tick: u64,
 }
 
 impl SharePartition {
@@ -131,7 +137,14 @@ impl SharePartition {
         assert!(limits.delivery_count_limit >= 1, "a record is delivered at least once");
         assert!(limits.max_record_locks >= 1, "the window holds at least one record");
         assert!(limits.lock_duration_ticks >= 1, "a lock lasts at least one tick");
-        Self { limits, start_offset, in_flight: VecDeque::new(), persisted: None }
+        Self {
+            limits,
+            start_offset,
+            in_flight: VecDeque::new(),
+            persisted: None,
+            done: 0,
+            earliest_lock_tick: u64::MAX,
+        }
     }
 
     /// A partition added to a topic the group already reads: Kafka's group
@@ -150,17 +163,18 @@ impl SharePartition {
 
     /// Records acknowledged or archived in the window.
     pub(crate) fn done_count(&self) -> u64 {
-        self.in_flight.iter().filter(|r| r.state.is_done()).count() as u64
+        self.done
     }
 
     /// Retention moved the log start to `log_start`: records before it leave
     /// the window whatever their state (the broker archives them).
     pub(crate) fn handle_log_start(&mut self, log_start: u64) {
         while self.start_offset < log_start {
-            if self.in_flight.pop_front().is_none() {
+            let Some(record) = self.in_flight.pop_front() else {
                 self.start_offset = log_start;
                 break;
-            }
+            };
+            self.done -= u64::from(record.state.is_done());
             self.start_offset += 1;
         }
         self.advance_start();
@@ -216,6 +230,7 @@ impl SharePartition {
         in_transition: &[u64],
     ) -> Vec<Acquired> {
         let until_tick = now_tick + self.limits.lock_duration_ticks;
+        self.earliest_lock_tick = self.earliest_lock_tick.min(until_tick);
         let throttle = self.throttle_delivery_count();
         let mut acquired = Vec::new();
         let mut stopped = false;
@@ -306,6 +321,7 @@ impl SharePartition {
         };
         let archived = record.state == RecordState::Archived;
         if kind != AcknowledgeType::Renew {
+            self.done += u64::from(record.state.is_done());
             self.persist();
         }
         self.advance_start();
@@ -315,7 +331,21 @@ impl SharePartition {
 
     /// Gives back every record whose lock has run out at `now_tick`.
     pub(crate) fn expire_locks(&mut self, now_tick: u64) -> Vec<GivenBack> {
-        self.give_back(|_, until_tick| until_tick <= now_tick)
+        if now_tick < self.earliest_lock_tick {
+            return Vec::new();
+        }
+        let back = self.give_back(|_, until_tick| until_tick <= now_tick);
+        // The locks still held bound the next expiry (a renew only moves one later).
+        self.earliest_lock_tick = self
+            .in_flight
+            .iter()
+            .filter_map(|r| match r.state {
+                RecordState::Acquired { until_tick, .. } => Some(until_tick),
+                _ => None,
+            })
+            .min()
+            .unwrap_or(u64::MAX);
+        back
     }
 
     /// Gives back every record `member` holds (it left the group).
@@ -332,6 +362,7 @@ impl SharePartition {
             {
                 record.state = given_back(record.delivery_count, limit);
                 let archived = record.state == RecordState::Archived;
+                self.done += u64::from(archived);
                 out.push(GivenBack { offset: self.start_offset + i as u64, member, archived });
             }
         }
@@ -347,6 +378,7 @@ impl SharePartition {
     fn advance_start(&mut self) {
         while self.in_flight.front().is_some_and(|r| r.state.is_done()) {
             self.in_flight.pop_front();
+            self.done -= 1;
             self.start_offset += 1;
         }
     }
@@ -357,13 +389,19 @@ impl SharePartition {
             self.in_flight.front().is_none_or(|r| !r.state.is_done()),
             "the start offset is past done records"
         );
+        let mut done = 0;
         for r in &self.in_flight {
+            done += u64::from(r.state.is_done());
+            if let RecordState::Acquired { until_tick, .. } = r.state {
+                assert!(until_tick >= self.earliest_lock_tick, "no lock runs out before the bound");
+            }
             assert!(r.delivery_count <= self.limits.delivery_count_limit, "delivered at most the limit");
             assert!(
                 r.delivery_count >= 1 || r.state == RecordState::Available,
                 "an acquired record was delivered"
             );
         }
+        assert_eq!(done, self.done, "the done count matches the window");
     }
 }
 

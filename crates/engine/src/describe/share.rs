@@ -9,15 +9,10 @@
 //! that start offset less the records done at or past it then. A partition
 //! the coordinator has never written shows `-` for both.
 
-use super::{COORDINATOR, MISSING, TOPIC, pad};
+use super::TOPIC;
+use super::{COORDINATOR, MISSING, assignment_string, cell};
 use crate::broker::GroupState;
 use crate::sim::Sim;
-
-/// `"%-Ns "` of Java's format strings.
-fn cell(out: &mut String, text: &str, width: usize) {
-    pad(out, text, width);
-    out.push(' ');
-}
 
 fn no_active_members(group: &str) -> String {
     format!("Share group '{group}' has no active members.\n\n")
@@ -90,20 +85,15 @@ pub(super) fn members(sim: &Sim, g: usize, verbose: bool) -> String {
     };
     line(["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS", "MEMBER-EPOCH", "ASSIGNMENT"]);
     for m in members {
-        let mut partitions = m.assignment.clone();
-        partitions.sort_unstable();
-        let assignment = if partitions.is_empty() {
-            String::new()
-        } else {
-            let list: Vec<String> = partitions.iter().map(u32::to_string).collect();
-            format!("{TOPIC}:{}", list.join(","))
-        };
+        // `kafka-share-groups` leaves an empty assignment empty (not `-`).
+        let assignment =
+            if m.assignment.is_empty() { String::new() } else { assignment_string(&m.assignment) };
         line([
             group,
             &m.member_id,
             &m.host,
             &m.consumer.to_string(),
-            &partitions.len().to_string(),
+            &m.assignment.len().to_string(),
             &m.member_epoch.to_string(),
             &assignment,
         ]);

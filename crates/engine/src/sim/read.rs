@@ -149,6 +149,15 @@ impl Sim {
             .collect()
     }
 
+    /// Group `g`'s line on the tape for `partition`: its committed offset, or
+    /// a share group's start offset (SPSO) once a member read the partition.
+    fn committed_line(&self, g: usize, partition: u32) -> Option<u64> {
+        match self.share_partition(g, partition) {
+            Some(sp) => Some(sp.start_offset()),
+            None => self.offsets[g].get(partition),
+        }
+    }
+
     fn settings_view(&self, g: usize) -> SettingsView {
         let group = &self.groups[g];
         let s = group.settings;
@@ -173,13 +182,7 @@ impl Sim {
             state: self.coordinators[g].state().name().to_string(),
             settings: self.settings_view(g),
             metrics: self.metrics_of(g),
-            // A share group's line on the tape is its start offset (SPSO).
-            committed: (0..partitions)
-                .map(|p| match self.share_partition(g, p) {
-                    Some(sp) => Some(sp.start_offset()),
-                    None => self.offsets[g].get(p),
-                })
-                .collect(),
+            committed: (0..partitions).map(|p| self.committed_line(g, p)).collect(),
             lag: (0..partitions).map(|p| self.held_position(g, p).1.map(|_| self.lag_of(g, p))).collect(),
             consumers: self.consumers.iter().filter(|c| c.group == g).map(|c| c.id).collect(),
             restart_pending: self.groups[g].pending_restart.is_some(),
@@ -267,11 +270,7 @@ impl Sim {
                     partition: p,
                     log_start: self.topic.log_start(p),
                     log_end,
-                    // A share group's dashed line is its start offset (SPSO).
-                    committed: self
-                        .share_partition(0, p)
-                        .map(|sp| sp.start_offset())
-                        .or(self.offsets[0].get(p)),
+                    committed: self.committed_line(0, p),
                     held,
                     oldest_unprocessed_age: self.oldest_unprocessed_age(0, p),
                     lag: held.map(|o| log_end - o.min(log_end)),

@@ -1,7 +1,7 @@
 //! Shared by the engine's test files.
 #![allow(dead_code)]
 
-use offsetlab_engine::{Event, Sim, builtin};
+use offsetlab_engine::{Event, Input, Sim, builtin};
 
 /// The input names of the scenario format, one per `Input` variant: the
 /// generators of the property tests and the fuzzer must cover them all.
@@ -52,4 +52,22 @@ pub fn events_of(name: &str) -> (Sim, Vec<Event>) {
         events.extend(std::iter::from_fn(|| sim.poll_event()));
     }
     (sim, events)
+}
+
+/// Advances `ticks` one by one, checking the invariants after each, and
+/// returns the events.
+pub fn advance(sim: &mut Sim, ticks: u64) -> Vec<Event> {
+    let mut events = Vec::new();
+    for _ in 0..ticks {
+        sim.handle_tick(sim.now() + 1);
+        sim.check_invariants();
+        events.extend(std::iter::from_fn(|| sim.poll_event()));
+    }
+    events
+}
+
+/// Applies `input`, which must be accepted, and returns its events.
+pub fn input(sim: &mut Sim, input: Input) -> Vec<Event> {
+    sim.handle_input(input).unwrap_or_else(|e| panic!("refused: {e}"));
+    std::iter::from_fn(|| sim.poll_event()).collect()
 }
