@@ -7,7 +7,7 @@ use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use offsetlab_engine::{
     Assignment, Member, Strategy, TargetMember, TopicPartitions, assign_members, cooperative_first_round_of,
-    uniform_assignment,
+    range_assignment, range_order, uniform_assignment,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -65,7 +65,9 @@ pub struct AssignArgs {
     /// default, for members all subscribed to one topic (give one --topic):
     /// members in the order the coordinator's map was filled, what they own
     /// from --previous, each member's partitions in the order its set was
-    /// filled (which decides what a member over its quota keeps).
+    /// filled (which decides what a member over its quota keeps). `range`:
+    /// contiguous ranges, static members first by instance id, then the rest
+    /// by member id; --previous makes no difference to it.
     #[arg(long, value_name = "ASSIGNOR", value_enum)]
     remote_assignor: Option<RemoteAssignor>,
     /// Many groups at once, each member with its own subscription: one
@@ -79,7 +81,7 @@ pub struct AssignArgs {
     /// {member: {topic: [partitions]}}}, or {"line": N, "id": "…", "error":
     /// "…"} for a line that is not a case (the run then fails, after
     /// answering every line). Blank lines are skipped. A case may give
-    /// "remote_assignor": "uniform" instead of "strategy".
+    /// "remote_assignor": "uniform" or "range" instead of "strategy".
     #[arg(long, value_name = "FILE.jsonl", conflicts_with_all = ["strategy", "members", "topics", "previous", "first_round", "remote_assignor"])]
     batch: Option<PathBuf>,
 }
@@ -104,6 +106,26 @@ fn parse_topic(text: &str) -> Result<(String, u32), String> {
 pub enum RemoteAssignor {
     /// `UniformAssignor` (`uniform`), its homogeneous path: one topic, every member subscribed.
     Uniform,
+    /// `RangeAssignor` (`range`), its homogeneous path: one topic, every member subscribed.
+    Range,
+}
+
+impl RemoteAssignor {
+    fn name(self) -> &'static str {
+        match self {
+            RemoteAssignor::Uniform => "uniform",
+            RemoteAssignor::Range => "range",
+        }
+    }
+}
+
+/// The coordinator's range assignor on one topic: `members` as `(id, instance id)`.
+fn remote_range(topic: &str, partitions: u32, members: &[(String, Option<String>)]) -> Assignment {
+    let order = range_order(members.iter().map(|(id, instance)| (id.as_str(), instance.as_deref())));
+    range_assignment(&order, partitions)
+        .into_iter()
+        .map(|(id, got)| (id.to_string(), BTreeMap::from([(topic.to_string(), got)])))
+        .collect()
 }
 
 /// The uniform assignor on one topic: `members` as `(id, owned partitions in set order)`.
@@ -138,22 +160,27 @@ pub fn run(args: &AssignArgs, out: &mut dyn Write) -> Result<(), Failure> {
         None => Assignment::new(),
     };
     let assignment = match (args.remote_assignor, args.strategy) {
-        (Some(RemoteAssignor::Uniform), _) => {
+        (Some(remote), _) => {
             let [(topic, &partitions)] = topics.iter().collect::<Vec<_>>()[..] else {
                 return Err(Failure::new(format!(
-                    "--remote-assignor uniform: give one --topic (its path for members all subscribed \
+                    "--remote-assignor {}: give one --topic (its path for members all subscribed \
                      to one topic); got {}",
+                    remote.name(),
                     topics.len()
                 )));
             };
-            let owned: Vec<(String, Vec<u32>)> = members
-                .into_iter()
-                .map(|(id, _)| {
-                    let mine = previous.get(&id).and_then(|t| t.get(topic)).cloned().unwrap_or_default();
-                    (id, mine)
-                })
-                .collect();
-            remote_uniform(topic, partitions, &owned).map_err(Failure::new)?
+            if remote == RemoteAssignor::Range {
+                remote_range(topic, partitions, &members)
+            } else {
+                let owned: Vec<(String, Vec<u32>)> = members
+                    .into_iter()
+                    .map(|(id, _)| {
+                        let mine = previous.get(&id).and_then(|t| t.get(topic)).cloned().unwrap_or_default();
+                        (id, mine)
+                    })
+                    .collect();
+                remote_uniform(topic, partitions, &owned).map_err(Failure::new)?
+            }
         }
         (None, None) => {
             return Err(Failure::new("--strategy or --remote-assignor is required without --batch"));
@@ -359,7 +386,7 @@ fn check_and_assign(case: &Case) -> Result<Assignment, String> {
     }
     let strategy = match (case.strategy, case.remote_assignor) {
         (Some(strategy), None) => strategy,
-        (None, Some(RemoteAssignor::Uniform)) => return uniform_case(case, &topics),
+        (None, Some(remote)) => return remote_case(case, remote, &topics),
         (Some(_), Some(_)) => {
             return Err("a case has a strategy (a client assignor) or a remote_assignor (the \
                         coordinator's), not both"
@@ -379,32 +406,41 @@ fn check_and_assign(case: &Case) -> Result<Assignment, String> {
     })
 }
 
-/// A `remote_assignor: uniform` case: one topic, every member subscribed to it alone.
-fn uniform_case(case: &Case, topics: &TopicPartitions) -> Result<Assignment, String> {
+/// A `remote_assignor` case: one topic, every member subscribed to it alone.
+fn remote_case(case: &Case, remote: RemoteAssignor, topics: &TopicPartitions) -> Result<Assignment, String> {
+    let name = remote.name();
     let [(topic, &partitions)] = topics.iter().collect::<Vec<_>>()[..] else {
         return Err(format!(
-            "remote_assignor uniform is modelled for one topic (its homogeneous path); got {} topics",
+            "remote_assignor {name} is modelled for one topic (its homogeneous path); got {} topics",
             topics.len()
         ));
     };
     if case.first_round {
-        return Err("first_round is cooperative-sticky's; remote_assignor is uniform".to_string());
+        return Err(format!("first_round is cooperative-sticky's; remote_assignor is {name}"));
     }
-    let mut members = Vec::with_capacity(case.members.len());
     for (i, m) in case.members.iter().enumerate() {
         if m.topics.len() != 1 || !m.topics.contains(topic) {
             return Err(format!(
-                "members[{i}]: remote_assignor uniform is modelled for members all subscribed to {topic:?} \
+                "members[{i}]: remote_assignor {name} is modelled for members all subscribed to {topic:?} \
                  alone (its homogeneous path)"
             ));
         }
         if let Some(other) = m.owned.keys().find(|t| *t != topic) {
             return Err(format!(
-                "members[{i}]: owns {other:?}; remote_assignor uniform is modelled for one topic"
+                "members[{i}]: owns {other:?}; remote_assignor {name} is modelled for one topic"
             ));
         }
-        members.push((m.id.clone(), m.owned.get(topic).cloned().unwrap_or_default()));
     }
+    if remote == RemoteAssignor::Range {
+        let members: Vec<(String, Option<String>)> =
+            case.members.iter().map(|m| (m.id.clone(), m.group_instance_id.clone())).collect();
+        return Ok(remote_range(topic, partitions, &members));
+    }
+    let members: Vec<(String, Vec<u32>)> = case
+        .members
+        .iter()
+        .map(|m| (m.id.clone(), m.owned.get(topic).cloned().unwrap_or_default()))
+        .collect();
     remote_uniform(topic, partitions, &members)
 }
 

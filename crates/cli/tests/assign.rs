@@ -301,6 +301,25 @@ fn the_coordinators_uniform_assignor_keeps_extras_with_their_holders() {
 }
 
 #[test]
+fn the_coordinators_range_assignor_puts_static_members_first_by_instance_id() {
+    // c (i1) and a (i2) first, by instance id; then b and d by member id; the first 7 % 4 get one more.
+    assert_eq!(
+        ok("assign --remote-assignor range --members a=i2,b,c=i1,d --topic orders:7"),
+        r#"{"a":{"orders":[2,3]},"b":{"orders":[4,5]},"c":{"orders":[0,1]},"d":{"orders":[6]}}"#
+    );
+    // What members owned makes no difference to it.
+    let case = r#"{"id":"r","remote_assignor":"range","topics":{"orders":5},"members":[{"id":"b","topics":["orders"],"owned":{"orders":[0,1,2]}},{"id":"a","topics":["orders"],"group_instance_id":"z"}]}"#;
+    let (code, stderr, lines) = batch(&format!("{case}\n"));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        lines[0]["assignment"],
+        serde_json::json!({"a": {"orders": [0, 1, 2]}, "b": {"orders": [3, 4]}})
+    );
+    let err = fails("assign --remote-assignor range --members a --topic orders:3 --topic payments:2");
+    assert!(err.contains("--remote-assignor range: give one --topic"), "{err}");
+}
+
+#[test]
 fn the_uniform_assignor_refuses_what_it_does_not_model() {
     let err = fails("assign --remote-assignor uniform --members a --topic orders:3 --topic payments:2");
     assert!(err.contains("give one --topic"), "{err}");

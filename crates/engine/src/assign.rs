@@ -58,6 +58,28 @@ pub fn range<'a>(members: &[&'a str], partitions: u32) -> Vec<(&'a str, Vec<u32>
         .collect()
 }
 
+/// The order both range assignors take members in: Kafka's client
+/// `RangeAssignor` and the group coordinator's (`group.remote.assignor=range`,
+/// its `sortMemberIds`): static members first, by instance id, then the
+/// dynamic ones by member id, all compared as plain strings.
+///
+/// `members` are `(member id, instance id)`, ids distinct.
+#[must_use]
+pub fn range_order<'a>(members: impl IntoIterator<Item = (&'a str, Option<&'a str>)>) -> Vec<&'a str> {
+    let mut statics: Vec<(&str, &str)> = Vec::new();
+    let mut dynamics: Vec<&str> = Vec::new();
+    for (member_id, instance_id) in members {
+        match instance_id {
+            Some(instance) => statics.push((instance, member_id)),
+            None => dynamics.push(member_id),
+        }
+    }
+    // Through the engine's one sort (ids are distinct: stability is moot).
+    crate::order::sort_stable_by(&mut statics, Ord::cmp);
+    crate::order::sort_stable_by(&mut dynamics, Ord::cmp);
+    statics.into_iter().map(|(_, id)| id).chain(dynamics).collect()
+}
+
 /// One of Kafka's four client-side assignors, by its `partition.assignment.strategy` name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -37,6 +37,7 @@ mod view;
 
 pub use app::payout_cents;
 pub use assign::range as range_assignment;
+pub use assign::range_order;
 pub use assign::{
     Assignment, Member, ShareMember, Strategy, TargetMember, TopicPartitions, UniformError, UnknownStrategy,
     assign, assign_members, cooperative_first_round, cooperative_first_round_of, simple as simple_assignment,

@@ -393,18 +393,7 @@ impl Coordinator {
     /// instance id, then the others by member id (the classic client's
     /// `RangeAssignor` and the coordinator's `range` sort alike).
     fn range_order(&self) -> Vec<&str> {
-        let mut statics: Vec<(&str, &str)> = Vec::new();
-        let mut dynamics: Vec<&str> = Vec::new();
-        for m in &self.members {
-            match &m.instance_id {
-                Some(instance) => statics.push((instance.as_str(), m.member_id.as_str())),
-                None => dynamics.push(m.member_id.as_str()),
-            }
-        }
-        // Through the engine's one sort (ids are distinct: stability is moot).
-        crate::order::sort_stable_by(&mut statics, Ord::cmp);
-        crate::order::sort_stable_by(&mut dynamics, Ord::cmp);
-        statics.into_iter().map(|(_, id)| id).chain(dynamics).collect()
+        assign::range_order(self.members.iter().map(|m| (m.member_id.as_str(), m.instance_id.as_deref())))
     }
 
     /// One owner per partition per generation.

@@ -72,7 +72,11 @@ final class AssignorCase {
     Map<String, Object> toJson() {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("id", id);
-        json.put(family.equals("uniform") ? "remote_assignor" : "strategy", family);
+        switch (family) {
+            case "uniform" -> json.put("remote_assignor", "uniform");
+            case "remote-range" -> json.put("remote_assignor", "range");
+            default -> json.put("strategy", family);
+        }
         json.put("topics", topics);
         List<Object> ms = new ArrayList<>();
         for (Member m : members) {
@@ -158,6 +162,31 @@ final class AssignorCase {
             SortedMap<String, Integer> topics = new TreeMap<>(Map.of(topic, partitions));
             return new AssignorCase(id, "uniform", false, topics, members, false, false, previous, false, left,
                 false, false);
+        }
+
+        /**
+         * A consumer group for the coordinator's range assignor: one topic every member subscribes
+         * to, static members (by group.instance.id) in half the groups; range ignores what members own.
+         */
+        AssignorCase nextRemoteRange(String id) {
+            String topic = TOPIC_NAMES[random.nextInt(TOPIC_NAMES.length)];
+            int partitions = random.nextBoolean() ? 1 + random.nextInt(12) : 1 + random.nextInt(256);
+            int roll = random.nextInt(100);
+            int memberCount = roll < 40 ? 1 + random.nextInt(5) : roll < 75 ? 6 + random.nextInt(10) : 16 + random.nextInt(15);
+            boolean staticMembers = random.nextBoolean();
+            List<Integer> numbers = new ArrayList<>();
+            for (int m = 0; m < memberCount; m++) numbers.add(m);
+            java.util.Collections.shuffle(numbers, new java.util.Random(random.nextLong()));
+            List<Member> members = new ArrayList<>();
+            for (int m = 0; m < memberCount; m++) {
+                Optional<String> instance = staticMembers && random.nextInt(10) < 7
+                    ? Optional.of("instance-" + numbers.get(m)) : Optional.empty();
+                members.add(new Member(uuidMemberId(), instance, new TreeSet<>(List.of(topic)), new TreeMap<>(),
+                    Optional.empty()));
+            }
+            SortedMap<String, Integer> topics = new TreeMap<>(Map.of(topic, partitions));
+            return new AssignorCase(id, "remote-range", false, topics, members, false, staticMembers, false, false,
+                false, false, false);
         }
 
         AssignorCase next(String id, String family) {

@@ -33,9 +33,12 @@ import java.util.function.Predicate;
  * Exit 0 when it ran (differences are a result), 2 on bad arguments, 1 when the harness failed.
  */
 public final class Assignors {
-    /** The client assignors share the cases; the coordinator's uniform assignor gets a quarter more. */
+    /**
+     * The client assignors share the cases; the coordinator's uniform assignor gets a quarter more,
+     * its range assignor an eighth.
+     */
     static final String[] CLIENT_FAMILIES = {"range", "roundrobin", "sticky", "cooperative-sticky"};
-    static final String[] FAMILIES = {"range", "roundrobin", "sticky", "cooperative-sticky", "uniform"};
+    static final String[] FAMILIES = {"range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "remote-range"};
     private static final int SHOWN_MAX = 10;
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -107,6 +110,9 @@ public final class Assignors {
         }
         for (int i = 0; i < Math.max(1, total / CLIENT_FAMILIES.length); i++) {
             cases.add(new AssignorCase.Generator(root.split()).nextUniform("uniform-" + i));
+        }
+        for (int i = 0; i < Math.max(1, total / CLIENT_FAMILIES.length / 2); i++) {
+            cases.add(new AssignorCase.Generator(root.split()).nextRemoteRange("remote-range-" + i));
         }
 
         Map<String, Map<String, Object>> answers = runOffsetlab(offsetlab, cases, seed);

@@ -21,6 +21,7 @@ import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.MemberSubscription;
 import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
 import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
+import org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAssignor;
 import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
 
 import java.nio.ByteBuffer;
@@ -42,7 +43,7 @@ import java.util.TreeSet;
  * Kafka's own client assignors on a generated case, called as the group leader calls them:
  * {@code ConsumerPartitionAssignor.assign(Cluster, GroupSubscription)}, the subscriptions in a
  * {@code HashMap} filled in JoinGroup order, a fresh assignor for every rebalance; and the group
- * coordinator's uniform assignor of consumer groups.
+ * coordinator's uniform and range assignors of consumer groups.
  */
 final class KafkaAssignors {
     private static final Node NODE = new Node(0, "localhost", 9092);
@@ -62,7 +63,9 @@ final class KafkaAssignors {
             case "cooperative-sticky":
                 return cooperative(c, cluster);
             case "uniform":
-                return uniform(c);
+                return coordinator(c, new UniformAssignor());
+            case "remote-range":
+                return coordinator(c, new org.apache.kafka.coordinator.group.assignor.RangeAssignor());
             default:
                 throw new IllegalArgumentException("unknown family " + c.family);
         }
@@ -163,17 +166,21 @@ final class KafkaAssignors {
     }
 
     /**
-     * The group coordinator's {@code UniformAssignor} (KIP-848), called as the coordinator calls
-     * it: the members in a {@code HashMap} filled in the case's order, each member's target
-     * assignment an unmodifiable map of {@code new HashSet<>(its partitions in the case's order)}.
+     * One of the group coordinator's assignors (KIP-848: {@code UniformAssignor} or
+     * {@code RangeAssignor}), called as the coordinator calls it: the members in a {@code HashMap}
+     * filled in the case's order, each with its instance id, each member's target assignment an
+     * unmodifiable map of {@code new HashSet<>(its partitions in the case's order)}.
      */
-    private static SortedMap<String, SortedMap<String, SortedSet<Integer>>> uniform(AssignorCase c) {
+    private static SortedMap<String, SortedMap<String, SortedSet<Integer>>> coordinator(AssignorCase c,
+            ConsumerGroupPartitionAssignor assignor) {
         String topic = c.topics.firstKey();
         int count = c.topics.get(topic);
         Uuid topicId = new Uuid(0x6f66667365746c61L, 0x62L);
         Map<String, Map<Uuid, Set<Integer>>> owned = new HashMap<>();
         Set<Integer> assigned = new HashSet<>();
+        Map<String, Optional<String>> instances = new HashMap<>();
         for (AssignorCase.Member m : c.members) {
+            instances.put(m.id, m.groupInstanceId);
             List<Integer> mine = m.owned.getOrDefault(topic, List.of());
             assigned.addAll(mine);
             owned.put(m.id, mine.isEmpty() ? Collections.emptyMap()
@@ -187,7 +194,7 @@ final class KafkaAssignors {
             @Override public MemberSubscription memberSubscription(String id) {
                 return new MemberSubscription() {
                     @Override public Optional<String> rackId() { return Optional.empty(); }
-                    @Override public Optional<String> instanceId() { return Optional.empty(); }
+                    @Override public Optional<String> instanceId() { return instances.get(id); }
                     @Override public Set<Uuid> subscribedTopicIds() { return Set.of(topicId); }
                 };
             }
@@ -200,7 +207,7 @@ final class KafkaAssignors {
             @Override public int numPartitions(Uuid t) { return t.equals(topicId) ? count : -1; }
             @Override public Set<String> racksForPartition(Uuid t, int p) { return Set.of(); }
         };
-        GroupAssignment result = new UniformAssignor().assign(spec, topics);
+        GroupAssignment result = assignor.assign(spec, topics);
         SortedMap<String, SortedMap<String, SortedSet<Integer>>> out = new TreeMap<>();
         for (AssignorCase.Member m : c.members) {
             SortedMap<String, SortedSet<Integer>> ts = new TreeMap<>();
