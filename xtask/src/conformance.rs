@@ -8,7 +8,9 @@
 //!    directory formatted afresh under target/conformance/kafka/, its output going to
 //!    target/conformance/broker.log; `dev.offsetlab.conformance.Ready` waits (at most
 //!    [`READY_LIMIT`]) until it serves.
-//! 4. `dev.offsetlab.conformance.Scenarios` plays the scenarios against it and offsetlab.
+//! 4. `dev.offsetlab.conformance.Scenarios` plays the scenarios against it and offsetlab;
+//!    `dev.offsetlab.conformance.ShareGroups` runs the share-group built-ins on it with
+//!    `KafkaShareConsumer`s.
 //! 5. The broker is stopped, and the programs' entries are merged into
 //!    target/conformance/report.json and report.md and printed.
 //!
@@ -112,6 +114,7 @@ pub fn run(ctx: &Ctx, options: &Options, setup: bool) -> Result {
     match missing_source(ctx, "Scenarios") {
         Some(why) => skip(&mut programs, "Scenarios", why),
         None => {
+            let mut share_groups = None;
             let mut broker = None;
             let started = step("start the broker", || {
                 broker = Some(Broker::start(&java, &dir)?);
@@ -131,6 +134,14 @@ pub fn run(ctx: &Ctx, options: &Options, setup: bool) -> Result {
                     }
                     args.push("--out");
                     let outcome = comparison(&java, "Scenarios", &args, &scenarios, deadline);
+                    // The share-group built-ins, on the same broker.
+                    share_groups = Some(match missing_source(ctx, "ShareGroups") {
+                        Some(why) => Err(why),
+                        None => {
+                            let args = ["--bootstrap", &bootstrap, "--offsetlab", &offsetlab_arg, "--out"];
+                            comparison(&java, "ShareGroups", &args, &dir.join("share-groups.json"), deadline)
+                        }
+                    });
                     // Stopped here, not only by the guard, to time it and to notice a broker
                     // that died during the comparison.
                     match broker.stop() {
@@ -143,6 +154,10 @@ pub fn run(ctx: &Ctx, options: &Options, setup: bool) -> Result {
             };
             drop(broker);
             record(&mut files, &mut programs, "Scenarios", outcome);
+            match share_groups {
+                Some(outcome) => record(&mut files, &mut programs, "ShareGroups", outcome),
+                None => skip(&mut programs, "ShareGroups", "the broker did not run".to_owned()),
+            }
         }
     }
 
@@ -401,6 +416,8 @@ transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
 share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
+# Share groups' record locks may be as short as 1 s (15 s by default), for the lock-timeout run.
+group.share.min.record.lock.duration.ms=1000
 auto.create.topics.enable=false
 group.initial.rebalance.delay.ms=1000
 group.min.session.timeout.ms=500
@@ -583,6 +600,8 @@ mod tests {
             transaction.state.log.min.isr=1
             share.coordinator.state.topic.replication.factor=1
             share.coordinator.state.topic.min.isr=1
+            # Share groups' record locks may be as short as 1 s (15 s by default), for the lock-timeout run.
+            group.share.min.record.lock.duration.ms=1000
             auto.create.topics.enable=false
             group.initial.rebalance.delay.ms=1000
             group.min.session.timeout.ms=500
