@@ -56,13 +56,20 @@ pub fn all(ctx: &Ctx, skip_setup: bool) -> Result {
 /// `cargo test -p <package>` for wasm32: .cargo/config.toml's runner is wasm-bindgen-test-runner,
 /// which drives headless Chromium through chromedriver. WASM_BINDGEN_USE_BROWSER sends test
 /// binaries without `wasm_bindgen_test_configure!(run_in_browser)` there too, instead of node.
+/// WASM_BINDGEN_TEST_TIMEOUT bounds one test binary's whole run in the browser: the runner's
+/// default, 20 s, is about what the page's operations tests take in debug wasm on a 2-core
+/// machine (17 s measured), so a slow run was killed as if it hung.
 fn wasm_test(ctx: &Ctx, package: &str) -> Command {
     let mut cmd = ctx.cargo();
     cmd.args(["test", "-p", package, "--target", WASM_TARGET])
         .env("CHROMEDRIVER", CHROMEDRIVER)
-        .env("WASM_BINDGEN_USE_BROWSER", "1");
+        .env("WASM_BINDGEN_USE_BROWSER", "1")
+        .env("WASM_BINDGEN_TEST_TIMEOUT", WASM_TEST_TIMEOUT_SECS.to_string());
     cmd
 }
+
+/// The bound on one wasm test binary's run in headless Chromium.
+const WASM_TEST_TIMEOUT_SECS: u64 = 120;
 
 /// Bytes of `gzip -9` of a file.
 fn gzip_size(path: &Path) -> Result<u64> {
