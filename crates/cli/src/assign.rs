@@ -6,8 +6,8 @@ use crate::Failure;
 use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use offsetlab_engine::{
-    Assignment, Member, Strategy, TargetMember, TopicPartitions, assign_members, cooperative_first_round_of,
-    range_assignment, range_order, uniform_assignment,
+    Assignment, Member, RemoteAssignor, Strategy, TargetMember, TopicPartitions, assign_members,
+    cooperative_first_round_of, range_assignment, range_order, uniform_assignment,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -68,7 +68,13 @@ pub struct AssignArgs {
     /// filled (which decides what a member over its quota keeps). `range`:
     /// contiguous ranges, static members first by instance id, then the rest
     /// by member id; --previous makes no difference to it.
-    #[arg(long, value_name = "ASSIGNOR", value_enum)]
+    #[arg(
+        long,
+        value_name = "ASSIGNOR",
+        value_parser = PossibleValuesParser::new(RemoteAssignor::ALL.map(RemoteAssignor::name)).map(|name| {
+            *RemoteAssignor::ALL.iter().find(|a| a.name() == name).expect("one of RemoteAssignor::ALL")
+        })
+    )]
     remote_assignor: Option<RemoteAssignor>,
     /// Many groups at once, each member with its own subscription: one
     /// case per line of FILE (JSON Lines; `-` reads stdin), one answer per
@@ -100,47 +106,36 @@ fn parse_topic(text: &str) -> Result<(String, u32), String> {
     }
 }
 
-/// The group coordinator's assignors (`group.remote.assignor`) modelled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum RemoteAssignor {
-    /// `UniformAssignor` (`uniform`), its homogeneous path: one topic, every member subscribed.
-    Uniform,
-    /// `RangeAssignor` (`range`), its homogeneous path: one topic, every member subscribed.
-    Range,
+/// One member as the coordinator's assignors take it: its id, its instance id
+/// (range orders by it) and what it owns in its set's order (uniform keeps it).
+struct RemoteMember {
+    id: String,
+    instance_id: Option<String>,
+    owned: Vec<u32>,
 }
 
-impl RemoteAssignor {
-    fn name(self) -> &'static str {
-        match self {
-            RemoteAssignor::Uniform => "uniform",
-            RemoteAssignor::Range => "range",
-        }
-    }
-}
-
-/// The coordinator's range assignor on one topic: `members` as `(id, instance id)`.
-fn remote_range(topic: &str, partitions: u32, members: &[(String, Option<String>)]) -> Assignment {
-    let order = range_order(members.iter().map(|(id, instance)| (id.as_str(), instance.as_deref())));
-    range_assignment(&order, partitions)
-        .into_iter()
-        .map(|(id, got)| (id.to_string(), BTreeMap::from([(topic.to_string(), got)])))
-        .collect()
-}
-
-/// The uniform assignor on one topic: `members` as `(id, owned partitions in set order)`.
-fn remote_uniform(
+/// The coordinator's `remote` assignor on one topic every member subscribes to.
+fn remote_assignment(
+    remote: RemoteAssignor,
     topic: &str,
     partitions: u32,
-    members: &[(String, Vec<u32>)],
+    members: &[RemoteMember],
 ) -> Result<Assignment, String> {
-    let target: Vec<TargetMember> =
-        members.iter().map(|(id, owned)| TargetMember { id: id.clone(), owned: owned.clone() }).collect();
-    let assigned = uniform_assignment(&target, partitions).map_err(|e| e.to_string())?;
-    Ok(members
-        .iter()
-        .zip(assigned)
-        .map(|((id, _), got)| (id.clone(), BTreeMap::from([(topic.to_string(), got)])))
+    let assigned: Vec<(&str, Vec<u32>)> = match remote {
+        RemoteAssignor::Range => {
+            let order = range_order(members.iter().map(|m| (m.id.as_str(), m.instance_id.as_deref())));
+            range_assignment(&order, partitions)
+        }
+        RemoteAssignor::Uniform => {
+            let target: Vec<TargetMember> =
+                members.iter().map(|m| TargetMember { id: m.id.clone(), owned: m.owned.clone() }).collect();
+            let got = uniform_assignment(&target, partitions).map_err(|e| e.to_string())?;
+            members.iter().map(|m| m.id.as_str()).zip(got).collect()
+        }
+    };
+    Ok(assigned
+        .into_iter()
+        .map(|(id, got)| (id.to_string(), BTreeMap::from([(topic.to_string(), got)])))
         .collect())
 }
 
@@ -169,18 +164,14 @@ pub fn run(args: &AssignArgs, out: &mut dyn Write) -> Result<(), Failure> {
                     topics.len()
                 )));
             };
-            if remote == RemoteAssignor::Range {
-                remote_range(topic, partitions, &members)
-            } else {
-                let owned: Vec<(String, Vec<u32>)> = members
-                    .into_iter()
-                    .map(|(id, _)| {
-                        let mine = previous.get(&id).and_then(|t| t.get(topic)).cloned().unwrap_or_default();
-                        (id, mine)
-                    })
-                    .collect();
-                remote_uniform(topic, partitions, &owned).map_err(Failure::new)?
-            }
+            let members: Vec<RemoteMember> = members
+                .into_iter()
+                .map(|(id, instance_id)| {
+                    let owned = previous.get(&id).and_then(|t| t.get(topic)).cloned().unwrap_or_default();
+                    RemoteMember { id, instance_id, owned }
+                })
+                .collect();
+            remote_assignment(remote, topic, partitions, &members).map_err(Failure::new)?
         }
         (None, None) => {
             return Err(Failure::new("--strategy or --remote-assignor is required without --batch"));
@@ -431,17 +422,16 @@ fn remote_case(case: &Case, remote: RemoteAssignor, topics: &TopicPartitions) ->
             ));
         }
     }
-    if remote == RemoteAssignor::Range {
-        let members: Vec<(String, Option<String>)> =
-            case.members.iter().map(|m| (m.id.clone(), m.group_instance_id.clone())).collect();
-        return Ok(remote_range(topic, partitions, &members));
-    }
-    let members: Vec<(String, Vec<u32>)> = case
+    let members: Vec<RemoteMember> = case
         .members
         .iter()
-        .map(|m| (m.id.clone(), m.owned.get(topic).cloned().unwrap_or_default()))
+        .map(|m| RemoteMember {
+            id: m.id.clone(),
+            instance_id: m.group_instance_id.clone(),
+            owned: m.owned.get(topic).cloned().unwrap_or_default(),
+        })
         .collect();
-    remote_uniform(topic, partitions, &members)
+    remote_assignment(remote, topic, partitions, &members)
 }
 
 /// `--members`: each `ID`, or `ID=INSTANCE` for a static member.

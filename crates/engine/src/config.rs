@@ -177,6 +177,9 @@ pub enum RemoteAssignor {
 }
 
 impl RemoteAssignor {
+    /// Every assignor modelled.
+    pub const ALL: [RemoteAssignor; 2] = [RemoteAssignor::Uniform, RemoteAssignor::Range];
+
     /// The name Kafka gives it, as `--describe --state` prints it.
     #[must_use]
     pub fn name(self) -> &'static str {

@@ -277,10 +277,17 @@ public final class Scenarios implements AutoCloseable {
     return entry;
   }
 
-  /** `offsetlab ARGS --seed S` as JSON; with `mayFail`, a failure is `{"error": its message}`. */
   private JsonNode offsetlab(List<String> args, boolean mayFail) throws Exception {
+    return offsetlab(offsetlab, args, seed, mayFail);
+  }
+
+  /**
+   * `BIN ARGS [--seed S]` as JSON; with `mayFail`, a failure is `{"error": its message}`. Shared
+   * with {@link ShareGroups}.
+   */
+  static JsonNode offsetlab(String bin, List<String> args, Long seed, boolean mayFail) throws Exception {
     List<String> command = new ArrayList<>();
-    command.add(offsetlab);
+    command.add(bin);
     command.addAll(args);
     if (seed != null) {
       command.add("--seed");

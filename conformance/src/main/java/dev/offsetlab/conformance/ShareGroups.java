@@ -2,8 +2,6 @@ package dev.offsetlab.conformance;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -81,20 +79,17 @@ public final class ShareGroups {
   record Delivery(String member, int partition, long offset, String value, int deliveryCount) {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> opts = new LinkedHashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      if (args[i].equals("--subset")) continue;
-      if (i + 1 >= args.length) {
-        System.err.println(args[i] + " needs a value");
-        System.exit(2);
+    Map<String, String> opts;
+    try {
+      opts = DriverArgs.parse(args);
+      for (String required : List.of("bootstrap", "offsetlab", "out")) {
+        if (!opts.containsKey(required)) throw new DriverArgs.BadArgs("missing --" + required);
       }
-      opts.put(args[i].substring(2), args[++i]);
-    }
-    for (String required : List.of("bootstrap", "offsetlab", "out")) {
-      if (!opts.containsKey(required)) {
-        System.err.println("usage: ShareGroups --bootstrap HOST:PORT --offsetlab BIN [--subset] --out FILE.json");
-        System.exit(2);
-      }
+    } catch (DriverArgs.BadArgs e) {
+      System.err.println("ShareGroups: " + e.getMessage());
+      System.err.println("usage: ShareGroups --bootstrap HOST:PORT --offsetlab BIN [--subset] --out FILE.json");
+      System.exit(2);
+      return;
     }
     List<Map<String, Object>> entries = new ArrayList<>();
     ShareGroups run = new ShareGroups(opts.get("bootstrap"), opts.get("offsetlab"));
@@ -110,10 +105,12 @@ public final class ShareGroups {
 
   private Map<String, Object> compare(String name) throws Exception {
     long started = System.nanoTime();
-    JsonNode model = JSON.readTree(offsetlab("run", "--scenario", name, "--json", "--events"));
+    JsonNode model = Scenarios.offsetlab(offsetlab,
+        List.of("run", "--scenario", name, "--describe", "members", "--json", "--events"), null, false);
     JsonNode topicConfig = model.path("config");
     JsonNode config = topicConfig.path("groups").path(0);
-    String modelMembers = offsetlab("run", "--scenario", name, "--describe", "members");
+    String modelMembers = model.path("groups").path(0).path("describe").asText();
+    int limit = config.path("delivery_count_limit").asInt();
     int partitions = topicConfig.path("partitions").asInt();
     int consumers = config.path("consumers").asInt();
     boolean explicit = config.path("acknowledgement_mode").asText("implicit").equals("explicit");
@@ -224,7 +221,6 @@ public final class ShareGroups {
       }
       // Until every record is done: accepted once, or (the poison) delivered to the limit.
       long end = System.currentTimeMillis() + RUN_TIMEOUT_MS;
-      int limit = 5;
       while (System.currentTimeMillis() < end) {
         long accepted;
         synchronized (deliveries) {
@@ -266,7 +262,8 @@ public final class ShareGroups {
           List<Integer> counts = all.stream().filter(d -> d.value().equals("poison")).map(Delivery::deliveryCount).toList();
           check(differences, table, "deliveries of the poison record (then archived)", metrics.path("failed").asLong(),
               (long) counts.size());
-          check(differences, table, "the poison record's delivery counts", List.of(1, 2, 3, 4, 5), counts);
+          List<Integer> expected = java.util.stream.IntStream.rangeClosed(1, limit).boxed().toList();
+          check(differences, table, "the poison record's delivery counts", expected, counts);
           check(differences, table, "other records delivered twice", metrics.path("duplicates").asLong(), twice);
         }
         default -> {
@@ -351,17 +348,5 @@ public final class ShareGroups {
     props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
     props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
     return new KafkaProducer<>(props);
-  }
-
-  private String offsetlab(String... args) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>();
-    command.add(offsetlab);
-    command.addAll(List.of(args));
-    Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new IllegalStateException("offsetlab " + String.join(" ", args) + " failed");
-    }
-    return out;
   }
 }
