@@ -26,13 +26,17 @@ mod share;
 const TOPIC: &str = "orders";
 const MISSING: &str = "-";
 
-struct Row {
-    partition: u32,
-    current: Option<u64>,
-    log_end: u64,
-    consumer_id: String,
-    host: String,
-    client_id: String,
+/// `kafka-consumer-groups --describe --group NAME` text, with a view and
+/// `--verbose` chosen: what the CLI's `--describe` and the page's tabs show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum DescribeView {
+    /// The default view (`--offsets`).
+    #[default]
+    Offsets,
+    /// `--members`.
+    Members,
+    /// `--state`.
+    State,
 }
 
 /// The terminal output of `kafka-consumer-groups --describe --group NAME`
@@ -52,6 +56,19 @@ pub fn describe_group(sim: &Sim, g: usize) -> String {
     describe_offsets(sim, g, false)
 }
 
+/// Group `g`'s `view`, with or without `--verbose`.
+///
+/// # Panics
+/// If there is no group `g`.
+#[must_use]
+pub fn describe_view(sim: &Sim, g: usize, view: DescribeView, verbose: bool) -> String {
+    match view {
+        DescribeView::Offsets => describe_offsets(sim, g, verbose),
+        DescribeView::Members => describe_members(sim, g, verbose),
+        DescribeView::State => describe_state(sim, g, verbose),
+    }
+}
+
 /// `kafka-consumer-groups --describe --group NAME [--verbose]` for group `g`;
 /// `--verbose` adds each commit's LEADER-EPOCH (0: the partitions' leaders
 /// have never changed here).
@@ -69,92 +86,56 @@ pub fn describe_offsets(sim: &Sim, g: usize, verbose: bool) -> String {
     crate::order::sort_stable_by(&mut members, |a, b| {
         b.assignment.len().cmp(&a.assignment.len()).then_with(|| a.member_id.cmp(&b.member_id))
     });
-    let mut rows = Vec::new();
+    let mut table = Table::new(&[
+        Column::fixed("GROUP", group.len().max(15)),
+        Column::fixed("TOPIC", 15),
+        Column::fixed("PARTITION", 10),
+        Column::fixed("LEADER-EPOCH", 15).shown(verbose),
+        Column::fixed("CURRENT-OFFSET", 15),
+        Column::fixed("LOG-END-OFFSET", 15),
+        Column::fixed("LAG", 15),
+        Column::fit("CONSUMER-ID", 15),
+        Column::fit("HOST", 15),
+        Column::fixed("CLIENT-ID", 0),
+    ]);
+    let mut row = |p: u32, member: Option<&crate::broker::coordinator::Member>| {
+        let current = sim.committed_in(g, p);
+        let log_end = sim.log_end(p);
+        let text = |o: Option<u64>| o.map_or(MISSING.to_string(), |o| o.to_string());
+        let (id, host, client) = member.map_or((MISSING.into(), MISSING.into(), MISSING.into()), |m| {
+            (m.member_id.clone(), m.host.clone(), m.consumer.to_string())
+        });
+        table.row(vec![
+            group.to_string(),
+            TOPIC.to_string(),
+            p.to_string(),
+            (if current.is_some() { "0" } else { MISSING }).to_string(),
+            text(current),
+            log_end.to_string(),
+            text(current.map(|o| log_end - o)),
+            id,
+            host,
+            client,
+        ]);
+    };
     let mut owned = vec![false; sim.partition_count() as usize];
     for member in members {
         let mut partitions = member.assignment.clone();
         partitions.sort_unstable();
         for p in partitions {
             owned[p as usize] = true;
-            rows.push(Row {
-                partition: p,
-                current: sim.committed_in(g, p),
-                log_end: sim.log_end(p),
-                consumer_id: member.member_id.clone(),
-                host: member.host.clone(),
-                client_id: member.consumer.to_string(),
-            });
+            row(p, Some(member));
         }
     }
     for p in 0..sim.partition_count() {
         if !owned[p as usize] && sim.committed_in(g, p).is_some() {
-            rows.push(Row {
-                partition: p,
-                current: sim.committed_in(g, p),
-                log_end: sim.log_end(p),
-                consumer_id: MISSING.into(),
-                host: MISSING.into(),
-                client_id: MISSING.into(),
-            });
+            row(p, None);
         }
     }
-
     let mut out = state_warning(group, coordinator.state());
-    if rows.is_empty() {
-        // Kafka prints no table for a group with no rows.
-        return out;
-    }
-    let group_w = group.len().max(15);
-    let topic_w = TOPIC.len().max(15);
-    let consumer_w = rows.iter().map(|r| r.consumer_id.len()).max().unwrap_or(0).max(15);
-    let host_w = rows.iter().map(|r| r.host.len()).max().unwrap_or(0).max(15);
-    let line = |out: &mut String, cells: [&str; 10]| {
-        for (i, width) in [(0, group_w), (1, topic_w), (2, 10)] {
-            cell(out, cells[i], width);
-        }
-        if verbose {
-            cell(out, cells[3], 15);
-        }
-        for (i, width) in [(4, 15), (5, 15), (6, 15), (7, consumer_w), (8, host_w)] {
-            cell(out, cells[i], width);
-        }
-        out.push_str(cells[9]);
-        out.push('\n');
-    };
-    line(
-        &mut out,
-        [
-            "GROUP",
-            "TOPIC",
-            "PARTITION",
-            "LEADER-EPOCH",
-            "CURRENT-OFFSET",
-            "LOG-END-OFFSET",
-            "LAG",
-            "CONSUMER-ID",
-            "HOST",
-            "CLIENT-ID",
-        ],
-    );
-    for row in &rows {
-        let current = row.current.map_or(MISSING.to_string(), |o| o.to_string());
-        let lag = row.current.map_or(MISSING.to_string(), |o| (row.log_end - o).to_string());
-        let leader_epoch = if row.current.is_some() { "0" } else { MISSING };
-        line(
-            &mut out,
-            [
-                group,
-                TOPIC,
-                &row.partition.to_string(),
-                leader_epoch,
-                &current,
-                &row.log_end.to_string(),
-                &lag,
-                &row.consumer_id,
-                &row.host,
-                &row.client_id,
-            ],
-        );
+    // Kafka prints no table for a group with no rows.
+    if !table.is_empty() {
+        table.write(&mut out, End::Plain);
     }
     out
 }
@@ -171,17 +152,103 @@ fn state_warning(group: &str, state: GroupState) -> String {
     }
 }
 
-/// Java's `%-Ns`: `text` left-justified in `width` characters (every value
-/// here is ASCII, so bytes are characters).
-fn pad(out: &mut String, text: &str, width: usize) {
-    out.push_str(text);
-    out.extend(std::iter::repeat_n(' ', width.saturating_sub(text.len())));
+/// A table as Kafka's commands print it: each shown column `%-Ns ` (the
+/// value left-justified in its width, then a space), the last one as [`End`]
+/// says. One writer for every describe view keeps their layout rules in one
+/// place (and one copy of the code in the page).
+pub(crate) struct Table {
+    columns: Vec<Column>,
+    /// The rows' cells, row after row, one per column (hidden ones too).
+    cells: Vec<String>,
 }
 
-/// `%-Ns ` : the padded value and the space before the next column.
-fn cell(out: &mut String, text: &str, width: usize) {
-    pad(out, text, width);
-    out.push(' ');
+/// One column: its header, its width and whether it is shown.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Column {
+    header: &'static str,
+    /// Java's `%-Ns` N, or the least width when `fit`.
+    width: usize,
+    /// Kafka sizes it to its longest value, at least `width`.
+    fit: bool,
+    shown: bool,
+}
+
+impl Column {
+    pub(crate) const fn fixed(header: &'static str, width: usize) -> Column {
+        Column { header, width, fit: false, shown: true }
+    }
+
+    pub(crate) const fn fit(header: &'static str, width: usize) -> Column {
+        Column { header, width, fit: true, shown: true }
+    }
+
+    pub(crate) const fn shown(self, shown: bool) -> Column {
+        Column { shown, ..self }
+    }
+}
+
+/// How a table's last shown column ends its line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum End {
+    /// The value alone.
+    Plain,
+    /// Padded to its width.
+    Padded,
+    /// Padded, and the space a next column would follow.
+    Spaced,
+}
+
+impl Table {
+    pub(crate) fn new(columns: &[Column]) -> Table {
+        Table { columns: columns.to_vec(), cells: Vec::new() }
+    }
+
+    /// Adds a row: one cell per column, hidden columns included.
+    pub(crate) fn row(&mut self, cells: Vec<String>) {
+        assert_eq!(cells.len(), self.columns.len());
+        self.cells.extend(cells);
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    /// The header line, then each row.
+    pub(crate) fn write(&self, out: &mut String, end: End) {
+        let n = self.columns.len();
+        let widths: Vec<usize> = (0..n)
+            .map(|i| {
+                let column = self.columns[i];
+                let longest = if column.fit {
+                    self.cells.iter().skip(i).step_by(n).map(String::len).max()
+                } else {
+                    None
+                };
+                longest.unwrap_or(0).max(column.width)
+            })
+            .collect();
+        let last = (0..n).rev().find(|&i| self.columns[i].shown).unwrap_or(0);
+        let headers: Vec<&str> = self.columns.iter().map(|c| c.header).collect();
+        let mut line = |cells: &[&str]| {
+            for i in (0..=last).filter(|&i| self.columns[i].shown) {
+                let text = cells[i];
+                out.push_str(text);
+                if i < last || end != End::Plain {
+                    // Java's `%-Ns`: every value here is ASCII, so bytes are characters.
+                    out.extend(std::iter::repeat_n(' ', widths[i].saturating_sub(text.len())));
+                }
+                if i < last || end == End::Spaced {
+                    out.push(' ');
+                }
+            }
+            out.push('\n');
+        };
+        line(&headers);
+        for row in self.cells.chunks(n) {
+            let cells: Vec<&str> = row.iter().map(String::as_str).collect();
+            line(&cells);
+        }
+    }
 }
 
 /// Kafka's `getAssignmentString` for the one topic: `orders:0,1,2`, `-` when empty.
@@ -241,73 +308,40 @@ struct MemberRow {
 }
 
 fn members_table(group: &str, state: GroupState, members: &[MemberRow], verbose: bool) -> String {
-    // The assignment strings and epochs, as the verbose columns print them.
-    let texts: Vec<[String; 4]> = members
-        .iter()
-        .map(|m| match &m.epochs {
-            Some((e, t, target)) => {
-                [e.to_string(), assignment_string(&m.assignment), t.to_string(), assignment_string(target)]
-            }
-            None => [MISSING.into(), assignment_string(&m.assignment), MISSING.into(), MISSING.into()],
-        })
-        .collect();
-    let widest =
-        |len: &dyn Fn(usize) -> usize, min: usize| (0..members.len()).map(len).max().unwrap_or(0).max(min);
-    let instance = |i: usize| members[i].instance_id.as_deref().unwrap_or("");
-    let consumer_w = widest(&|i| members[i].member_id.len(), 15);
-    let instance_w = widest(&|i| instance(i).len(), 17);
-    let host_w = widest(&|i| members[i].host.len(), 15);
-    let client_w = widest(&|i| members[i].client_id.len(), 15);
-    let current_w = widest(&|i| texts[i][1].len(), 20);
-    let target_w = widest(&|i| texts[i][3].len(), 20);
     let with_instance = members.iter().any(|m| m.instance_id.as_deref().is_some_and(|id| !id.is_empty()));
-    let mut out = state_warning(group, state);
-    // GROUP CONSUMER-ID [GROUP-INSTANCE-ID] HOST CLIENT-ID #PARTITIONS, each
-    // padded and followed by a space; verbose: the epochs and assignments.
-    let mut line = |cells: [&str; 10]| {
-        cell(&mut out, cells[0], group.len().max(15));
-        cell(&mut out, cells[1], consumer_w);
-        if with_instance {
-            cell(&mut out, cells[2], instance_w);
-        }
-        cell(&mut out, cells[3], host_w);
-        cell(&mut out, cells[4], client_w);
-        cell(&mut out, cells[5], 15);
-        if verbose {
-            cell(&mut out, cells[6], 15);
-            cell(&mut out, cells[7], current_w);
-            cell(&mut out, cells[8], 15);
-            pad(&mut out, cells[9], target_w);
-        }
-        out.push('\n');
-    };
-    line([
-        "GROUP",
-        "CONSUMER-ID",
-        "GROUP-INSTANCE-ID",
-        "HOST",
-        "CLIENT-ID",
-        "#PARTITIONS",
-        "CURRENT-EPOCH",
-        "CURRENT-ASSIGNMENT",
-        "TARGET-EPOCH",
-        "TARGET-ASSIGNMENT",
+    // GROUP CONSUMER-ID [GROUP-INSTANCE-ID] HOST CLIENT-ID #PARTITIONS; verbose: the epochs and assignments.
+    let mut table = Table::new(&[
+        Column::fixed("GROUP", group.len().max(15)),
+        Column::fit("CONSUMER-ID", 15),
+        Column::fit("GROUP-INSTANCE-ID", 17).shown(with_instance),
+        Column::fit("HOST", 15),
+        Column::fit("CLIENT-ID", 15),
+        Column::fixed("#PARTITIONS", 15),
+        Column::fixed("CURRENT-EPOCH", 15).shown(verbose),
+        Column::fit("CURRENT-ASSIGNMENT", 20).shown(verbose),
+        Column::fixed("TARGET-EPOCH", 15).shown(verbose),
+        Column::fit("TARGET-ASSIGNMENT", 20).shown(verbose),
     ]);
-    for (i, (m, [epoch, current, target_epoch, target])) in members.iter().zip(&texts).enumerate() {
-        let count = m.assignment.len().to_string();
-        line([
-            group,
-            &m.member_id,
-            instance(i),
-            &m.host,
-            &m.client_id,
-            &count,
+    for m in members {
+        let (epoch, target_epoch, target) = match &m.epochs {
+            Some((e, t, target)) => (e.to_string(), t.to_string(), assignment_string(target)),
+            None => (MISSING.into(), MISSING.into(), MISSING.into()),
+        };
+        table.row(vec![
+            group.to_string(),
+            m.member_id.clone(),
+            m.instance_id.clone().unwrap_or_default(),
+            m.host.clone(),
+            m.client_id.clone(),
+            m.assignment.len().to_string(),
             epoch,
-            current,
+            assignment_string(&m.assignment),
             target_epoch,
             target,
         ]);
     }
+    let mut out = state_warning(group, state);
+    table.write(&mut out, if verbose { End::Padded } else { End::Spaced });
     out
 }
 
@@ -342,36 +376,28 @@ fn state_table(
     epochs: Option<(u32, u32)>,
     verbose: bool,
 ) -> String {
-    let (group_w, coordinator_w) = (group.len().max(15), COORDINATOR.len().max(25));
-    let mut out = state_warning(group, state);
-    let name = state.name();
     let (group_epoch, target_epoch) =
         epochs.map_or((MISSING.to_string(), MISSING.to_string()), |(g, t)| (g.to_string(), t.to_string()));
-    let members = members.to_string();
-    let line = |out: &mut String, cells: [&str; 7]| {
-        for (i, width) in [(0, group_w), (1, coordinator_w), (2, 20), (3, 20)] {
-            cell(out, cells[i], width);
-        }
-        if verbose {
-            cell(out, cells[4], 15);
-            cell(out, cells[5], 25);
-        }
-        out.push_str(cells[6]);
-        out.push('\n');
-    };
-    line(
-        &mut out,
-        [
-            "GROUP",
-            "COORDINATOR (ID)",
-            "ASSIGNMENT-STRATEGY",
-            "STATE",
-            "GROUP-EPOCH",
-            "TARGET-ASSIGNMENT-EPOCH",
-            "#MEMBERS",
-        ],
-    );
-    line(&mut out, [group, COORDINATOR, strategy, name, &group_epoch, &target_epoch, &members]);
+    let mut table = Table::new(&[
+        Column::fixed("GROUP", group.len().max(15)),
+        Column::fixed("COORDINATOR (ID)", 25),
+        Column::fixed("ASSIGNMENT-STRATEGY", 20),
+        Column::fixed("STATE", 20),
+        Column::fixed("GROUP-EPOCH", 15).shown(verbose),
+        Column::fixed("TARGET-ASSIGNMENT-EPOCH", 25).shown(verbose),
+        Column::fixed("#MEMBERS", 0),
+    ]);
+    table.row(vec![
+        group.to_string(),
+        COORDINATOR.to_string(),
+        strategy.to_string(),
+        state.name().to_string(),
+        group_epoch,
+        target_epoch,
+        members.to_string(),
+    ]);
+    let mut out = state_warning(group, state);
+    table.write(&mut out, End::Plain);
     out
 }
 

@@ -50,7 +50,9 @@ pub use config::{
     PositionModel, ProducerConfig, RemoteAssignor, ShareAutoOffsetReset, limits,
 };
 pub use config::{GroupConfig, GroupSettings};
-pub use describe::{describe, describe_group, describe_members, describe_offsets, describe_state};
+pub use describe::{
+    DescribeView, describe, describe_group, describe_members, describe_offsets, describe_state, describe_view,
+};
 pub use event::{Event, PartitionMove, RebalanceReason, Tick, TraceHasher};
 pub use guide::{Condition, GUIDE_STEPS_MAX, Guide, Metric, OUTCOME_CONDITIONS_MAX, Outcome, Topic};
 pub use history::{

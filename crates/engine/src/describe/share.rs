@@ -9,8 +9,7 @@
 //! that start offset less the records done at or past it then. A partition
 //! the coordinator has never written shows `-` for both.
 
-use super::TOPIC;
-use super::{COORDINATOR, MISSING, assignment_string, cell};
+use super::{COORDINATOR, Column, End, MISSING, TOPIC, Table, assignment_string};
 use crate::broker::GroupState;
 use crate::sim::Sim;
 
@@ -26,20 +25,14 @@ pub(super) fn offsets(sim: &Sim, g: usize, verbose: bool) -> String {
         // Never subscribed: the share coordinator knows no partition of it.
         return format!("Share group '{group}' has no offset information.\n");
     }
-    let (group_w, topic_w) = (group.len().max(15), TOPIC.len().max(15));
-    let mut out = String::new();
-    let mut line = |cells: [&str; 6]| {
-        cell(&mut out, cells[0], group_w);
-        cell(&mut out, cells[1], topic_w);
-        cell(&mut out, cells[2], 10);
-        if verbose {
-            cell(&mut out, cells[3], 13);
-        }
-        cell(&mut out, cells[4], 13);
-        out.push_str(cells[5]);
-        out.push('\n');
-    };
-    line(["GROUP", "TOPIC", "PARTITION", "LEADER-EPOCH", "START-OFFSET", "LAG"]);
+    let mut table = Table::new(&[
+        Column::fixed("GROUP", group.len().max(15)),
+        Column::fixed("TOPIC", 15),
+        Column::fixed("PARTITION", 10),
+        Column::fixed("LEADER-EPOCH", 13).shown(verbose),
+        Column::fixed("START-OFFSET", 13),
+        Column::fixed("LAG", 0),
+    ]);
     for p in 0..sim.partition_count() {
         let persisted = sim.share_partition(g, p).and_then(|sp| sp.persisted());
         let (epoch, start, lag) = match persisted {
@@ -49,8 +42,10 @@ pub(super) fn offsets(sim: &Sim, g: usize, verbose: bool) -> String {
             }
             None => (MISSING, MISSING.to_string(), MISSING.to_string()),
         };
-        line([group, TOPIC, &p.to_string(), epoch, &start, &lag]);
+        table.row(vec![group.to_string(), TOPIC.to_string(), p.to_string(), epoch.to_string(), start, lag]);
     }
+    let mut out = String::new();
+    table.write(&mut out, End::Plain);
     out
 }
 
@@ -63,41 +58,31 @@ pub(super) fn members(sim: &Sim, g: usize, verbose: bool) -> String {
     if members.is_empty() {
         return no_active_members(group);
     }
-    let widest = |len: &dyn Fn(&crate::broker::coordinator::Member) -> usize| {
-        members.iter().map(|m| len(m)).max().unwrap_or(0).max(15)
-    };
-    let consumer_w = widest(&|m| m.member_id.len());
-    let host_w = widest(&|m| m.host.len());
-    let client_w = widest(&|m| m.consumer.to_string().len());
-    let group_w = group.len().max(15);
-    let mut out = String::new();
-    let mut line = |cells: [&str; 7]| {
-        cell(&mut out, cells[0], group_w);
-        cell(&mut out, cells[1], consumer_w);
-        cell(&mut out, cells[2], host_w);
-        cell(&mut out, cells[3], client_w);
-        cell(&mut out, cells[4], 12);
-        if verbose {
-            cell(&mut out, cells[5], 13);
-        }
-        out.push_str(cells[6]);
-        out.push('\n');
-    };
-    line(["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS", "MEMBER-EPOCH", "ASSIGNMENT"]);
+    let mut table = Table::new(&[
+        Column::fixed("GROUP", group.len().max(15)),
+        Column::fit("CONSUMER-ID", 15),
+        Column::fit("HOST", 15),
+        Column::fit("CLIENT-ID", 15),
+        Column::fixed("#PARTITIONS", 12),
+        Column::fixed("MEMBER-EPOCH", 13).shown(verbose),
+        Column::fixed("ASSIGNMENT", 0),
+    ]);
     for m in members {
         // `kafka-share-groups` leaves an empty assignment empty (not `-`).
         let assignment =
             if m.assignment.is_empty() { String::new() } else { assignment_string(&m.assignment) };
-        line([
-            group,
-            &m.member_id,
-            &m.host,
-            &m.consumer.to_string(),
-            &m.assignment.len().to_string(),
-            &m.member_epoch.to_string(),
-            &assignment,
+        table.row(vec![
+            group.to_string(),
+            m.member_id.clone(),
+            m.host.clone(),
+            m.consumer.to_string(),
+            m.assignment.len().to_string(),
+            m.member_epoch.to_string(),
+            assignment,
         ]);
     }
+    let mut out = String::new();
+    table.write(&mut out, End::Plain);
     out
 }
 
@@ -109,26 +94,22 @@ pub(super) fn state(sim: &Sim, g: usize, verbose: bool) -> String {
         GroupState::Empty => no_active_members(group),
         _ => String::new(),
     };
-    let (group_w, coordinator_w) = (group.len().max(15), COORDINATOR.len().max(25));
-    let mut line = |cells: [&str; 6]| {
-        cell(&mut out, cells[0], group_w);
-        cell(&mut out, cells[1], coordinator_w);
-        cell(&mut out, cells[2], 15);
-        if verbose {
-            cell(&mut out, cells[3], 12);
-            cell(&mut out, cells[4], 17);
-        }
-        out.push_str(cells[5]);
-        out.push('\n');
-    };
-    line(["GROUP", "COORDINATOR (ID)", "STATE", "GROUP-EPOCH", "ASSIGNMENT-EPOCH", "#MEMBERS"]);
-    line([
-        group,
-        COORDINATOR,
-        coordinator.state().name(),
-        &coordinator.group_epoch().to_string(),
-        &coordinator.target_epoch().to_string(),
-        &coordinator.members().len().to_string(),
+    let mut table = Table::new(&[
+        Column::fixed("GROUP", group.len().max(15)),
+        Column::fixed("COORDINATOR (ID)", 25),
+        Column::fixed("STATE", 15),
+        Column::fixed("GROUP-EPOCH", 12).shown(verbose),
+        Column::fixed("ASSIGNMENT-EPOCH", 17).shown(verbose),
+        Column::fixed("#MEMBERS", 0),
     ]);
+    table.row(vec![
+        group.to_string(),
+        COORDINATOR.to_string(),
+        coordinator.state().name().to_string(),
+        coordinator.group_epoch().to_string(),
+        coordinator.target_epoch().to_string(),
+        coordinator.members().len().to_string(),
+    ]);
+    table.write(&mut out, End::Plain);
     out
 }
