@@ -10,7 +10,8 @@
 //!    [`READY_LIMIT`]) until it serves.
 //! 4. `dev.offsetlab.conformance.Scenarios` plays the scenarios against it and offsetlab;
 //!    `dev.offsetlab.conformance.ShareGroups` runs the share-group built-ins on it with
-//!    `KafkaShareConsumer`s.
+//!    `KafkaShareConsumer`s; `dev.offsetlab.conformance.Kafka4Groups` runs the consumer-protocol
+//!    and static-member built-ins on it, one consumer JVM per member.
 //! 5. The broker is stopped, and the programs' entries are merged into
 //!    target/conformance/report.json and report.md and printed.
 //!
@@ -115,6 +116,7 @@ pub fn run(ctx: &Ctx, options: &Options, setup: bool) -> Result {
         Some(why) => skip(&mut programs, "Scenarios", why),
         None => {
             let mut share_groups = None;
+            let mut kafka4_groups = None;
             let mut broker = None;
             let started = step("start the broker", || {
                 broker = Some(Broker::start(&java, &dir)?);
@@ -142,6 +144,19 @@ pub fn run(ctx: &Ctx, options: &Options, setup: bool) -> Result {
                             comparison(&java, "ShareGroups", &args, &dir.join("share-groups.json"), deadline)
                         }
                     });
+                    // The consumer-protocol and static-member built-ins, on the same broker.
+                    kafka4_groups = Some(match missing_source(ctx, "Kafka4Groups") {
+                        Some(why) => Err(why),
+                        None => {
+                            let mut args = vec!["--bootstrap", &bootstrap, "--offsetlab", &offsetlab_arg];
+                            if options.subset {
+                                args.push("--subset");
+                            }
+                            args.push("--out");
+                            let out = dir.join("kafka4-groups.json");
+                            comparison(&java, "Kafka4Groups", &args, &out, deadline)
+                        }
+                    });
                     // Stopped here, not only by the guard, to time it and to notice a broker
                     // that died during the comparison.
                     match broker.stop() {
@@ -157,6 +172,10 @@ pub fn run(ctx: &Ctx, options: &Options, setup: bool) -> Result {
             match share_groups {
                 Some(outcome) => record(&mut files, &mut programs, "ShareGroups", outcome),
                 None => skip(&mut programs, "ShareGroups", "the broker did not run".to_owned()),
+            }
+            match kafka4_groups {
+                Some(outcome) => record(&mut files, &mut programs, "Kafka4Groups", outcome),
+                None => skip(&mut programs, "Kafka4Groups", "the broker did not run".to_owned()),
             }
         }
     }
@@ -422,6 +441,14 @@ auto.create.topics.enable=false
 group.initial.rebalance.delay.ms=1000
 group.min.session.timeout.ms=500
 group.max.session.timeout.ms=60000
+# Consumer-protocol groups (KIP-848): heartbeats every 200 ms, a 10 s session (a crashed member's
+# partitions wait that long), and a new target assignment at every group epoch, as the model
+# computes it (by default Kafka computes one at most once a second).
+group.consumer.min.heartbeat.interval.ms=100
+group.consumer.heartbeat.interval.ms=200
+group.consumer.min.session.timeout.ms=1000
+group.consumer.session.timeout.ms=10000
+group.consumer.assignment.interval.ms=0
 ",
         log_dir = log_dir.display()
     )
@@ -606,6 +633,14 @@ mod tests {
             group.initial.rebalance.delay.ms=1000
             group.min.session.timeout.ms=500
             group.max.session.timeout.ms=60000
+            # Consumer-protocol groups (KIP-848): heartbeats every 200 ms, a 10 s session (a crashed member's
+            # partitions wait that long), and a new target assignment at every group epoch, as the model
+            # computes it (by default Kafka computes one at most once a second).
+            group.consumer.min.heartbeat.interval.ms=100
+            group.consumer.heartbeat.interval.ms=200
+            group.consumer.min.session.timeout.ms=1000
+            group.consumer.session.timeout.ms=10000
+            group.consumer.assignment.interval.ms=0
         "#]]
         .assert_eq(&text);
         assert!(!text.contains("0.0.0.0") && !text.contains("localhost"));
