@@ -102,20 +102,18 @@ pub fn describe_offsets(sim: &Sim, g: usize, verbose: bool) -> String {
         let current = sim.committed_in(g, p);
         let log_end = sim.log_end(p);
         let text = |o: Option<u64>| o.map_or(MISSING.to_string(), |o| o.to_string());
-        let (id, host, client) = member.map_or((MISSING.into(), MISSING.into(), MISSING.into()), |m| {
-            (m.member_id.clone(), m.host.clone(), m.consumer.to_string())
-        });
-        table.row(vec![
-            group.to_string(),
-            TOPIC.to_string(),
-            p.to_string(),
-            (if current.is_some() { "0" } else { MISSING }).to_string(),
-            text(current),
-            log_end.to_string(),
-            text(current.map(|o| log_end - o)),
-            id,
-            host,
-            client,
+        let client = member.map_or(MISSING.to_string(), |m| m.consumer.to_string());
+        table.row(&[
+            group,
+            TOPIC,
+            &p.to_string(),
+            if current.is_some() { "0" } else { MISSING },
+            &text(current),
+            &log_end.to_string(),
+            &text(current.map(|o| log_end - o)),
+            member.map_or(MISSING, |m| &m.member_id),
+            member.map_or(MISSING, |m| &m.host),
+            &client,
         ]);
     };
     let mut owned = vec![false; sim.partition_count() as usize];
@@ -204,9 +202,9 @@ impl Table {
     }
 
     /// Adds a row: one cell per column, hidden columns included.
-    pub(crate) fn row(&mut self, cells: Vec<String>) {
+    pub(crate) fn row(&mut self, cells: &[&str]) {
         assert_eq!(cells.len(), self.columns.len());
-        self.cells.extend(cells);
+        self.cells.extend(cells.iter().map(|&cell| String::from(cell)));
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -279,11 +277,8 @@ pub fn describe_members(sim: &Sim, g: usize, verbose: bool) -> String {
     }
     let coordinator = sim.coordinator(g);
     let consumer_protocol = sim.group_setup(g).0.protocol == GroupProtocol::Consumer;
-    let mut ids: Vec<&str> = coordinator.members().iter().map(|m| m.member_id.as_str()).collect();
-    ids.sort_unstable();
-    let rows: Vec<MemberRow> = ids
+    let rows: Vec<MemberRow> = by_member_id(coordinator.members())
         .into_iter()
-        .filter_map(|id| coordinator.member(id))
         .map(|m| MemberRow {
             member_id: m.member_id.clone(),
             instance_id: m.instance_id.clone(),
@@ -294,6 +289,13 @@ pub fn describe_members(sim: &Sim, g: usize, verbose: bool) -> String {
         })
         .collect();
     members_table(sim.group_name(g), coordinator.state(), &rows, verbose)
+}
+
+/// Members by member id (unique), through the engine's one sort.
+fn by_member_id(members: &[crate::broker::coordinator::Member]) -> Vec<&crate::broker::coordinator::Member> {
+    let mut sorted: Vec<_> = members.iter().collect();
+    crate::order::sort_stable_by(&mut sorted, |a, b| a.member_id.cmp(&b.member_id));
+    sorted
 }
 
 /// One member as `--members` prints it.
@@ -327,17 +329,17 @@ fn members_table(group: &str, state: GroupState, members: &[MemberRow], verbose:
             Some((e, t, target)) => (e.to_string(), t.to_string(), assignment_string(target)),
             None => (MISSING.into(), MISSING.into(), MISSING.into()),
         };
-        table.row(vec![
-            group.to_string(),
-            m.member_id.clone(),
-            m.instance_id.clone().unwrap_or_default(),
-            m.host.clone(),
-            m.client_id.clone(),
-            m.assignment.len().to_string(),
-            epoch,
-            assignment_string(&m.assignment),
-            target_epoch,
-            target,
+        table.row(&[
+            group,
+            &m.member_id,
+            m.instance_id.as_deref().unwrap_or(""),
+            &m.host,
+            &m.client_id,
+            &m.assignment.len().to_string(),
+            &epoch,
+            &assignment_string(&m.assignment),
+            &target_epoch,
+            &target,
         ]);
     }
     let mut out = state_warning(group, state);
@@ -387,14 +389,14 @@ fn state_table(
         Column::fixed("TARGET-ASSIGNMENT-EPOCH", 25).shown(verbose),
         Column::fixed("#MEMBERS", 0),
     ]);
-    table.row(vec![
-        group.to_string(),
-        COORDINATOR.to_string(),
-        strategy.to_string(),
-        state.name().to_string(),
-        group_epoch,
-        target_epoch,
-        members.to_string(),
+    table.row(&[
+        group,
+        COORDINATOR,
+        strategy,
+        state.name(),
+        &group_epoch,
+        &target_epoch,
+        &members.to_string(),
     ]);
     let mut out = state_warning(group, state);
     table.write(&mut out, End::Plain);

@@ -9,7 +9,7 @@
 //! that start offset less the records done at or past it then. A partition
 //! the coordinator has never written shows `-` for both.
 
-use super::{COORDINATOR, Column, End, MISSING, TOPIC, Table, assignment_string};
+use super::{COORDINATOR, Column, End, MISSING, TOPIC, Table, assignment_string, by_member_id};
 use crate::broker::GroupState;
 use crate::sim::Sim;
 
@@ -42,7 +42,7 @@ pub(super) fn offsets(sim: &Sim, g: usize, verbose: bool) -> String {
             }
             None => (MISSING, MISSING.to_string(), MISSING.to_string()),
         };
-        table.row(vec![group.to_string(), TOPIC.to_string(), p.to_string(), epoch.to_string(), start, lag]);
+        table.row(&[group, TOPIC, &p.to_string(), epoch, &start, &lag]);
     }
     let mut out = String::new();
     table.write(&mut out, End::Plain);
@@ -53,8 +53,7 @@ pub(super) fn offsets(sim: &Sim, g: usize, verbose: bool) -> String {
 pub(super) fn members(sim: &Sim, g: usize, verbose: bool) -> String {
     let group = sim.group_name(g);
     let coordinator = sim.coordinator(g);
-    let mut members: Vec<_> = coordinator.members().iter().collect();
-    members.sort_unstable_by(|a, b| a.member_id.cmp(&b.member_id));
+    let members = by_member_id(coordinator.members());
     if members.is_empty() {
         return no_active_members(group);
     }
@@ -71,14 +70,14 @@ pub(super) fn members(sim: &Sim, g: usize, verbose: bool) -> String {
         // `kafka-share-groups` leaves an empty assignment empty (not `-`).
         let assignment =
             if m.assignment.is_empty() { String::new() } else { assignment_string(&m.assignment) };
-        table.row(vec![
-            group.to_string(),
-            m.member_id.clone(),
-            m.host.clone(),
-            m.consumer.to_string(),
-            m.assignment.len().to_string(),
-            m.member_epoch.to_string(),
-            assignment,
+        table.row(&[
+            group,
+            &m.member_id,
+            &m.host,
+            &m.consumer.to_string(),
+            &m.assignment.len().to_string(),
+            &m.member_epoch.to_string(),
+            &assignment,
         ]);
     }
     let mut out = String::new();
@@ -102,13 +101,13 @@ pub(super) fn state(sim: &Sim, g: usize, verbose: bool) -> String {
         Column::fixed("ASSIGNMENT-EPOCH", 17).shown(verbose),
         Column::fixed("#MEMBERS", 0),
     ]);
-    table.row(vec![
-        group.to_string(),
-        COORDINATOR.to_string(),
-        coordinator.state().name().to_string(),
-        coordinator.group_epoch().to_string(),
-        coordinator.target_epoch().to_string(),
-        coordinator.members().len().to_string(),
+    table.row(&[
+        group,
+        COORDINATOR,
+        coordinator.state().name(),
+        &coordinator.group_epoch().to_string(),
+        &coordinator.target_epoch().to_string(),
+        &coordinator.members().len().to_string(),
     ]);
     table.write(&mut out, End::Plain);
     out
