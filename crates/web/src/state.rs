@@ -19,9 +19,9 @@
 //! `Rc`s for everything derived, so equality by pointer tells Yew what changed.
 
 use offsetlab_engine::{
-    BridgeRecordView, CommitCost, ConsumerStats, GroupProtocol, History, Input, JournalEntry, LagSample,
-    LedgerEntry, Link, LinkScenario, RecordView, ReplayError, RestartPreview, Scenario, SplitCheck, View,
-    builtin, describe,
+    BridgeRecordView, CommitCost, ConsumerStats, DescribeView, GroupProtocol, History, Input, JournalEntry,
+    LagSample, LedgerEntry, Link, LinkScenario, RecordView, ReplayError, RestartPreview, Scenario,
+    SplitCheck, View, builtin, describe_view,
 };
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -107,6 +107,8 @@ pub enum Action {
     ShowPanel(Option<Panel>),
     /// What the experiment index is filtered by.
     FilterIndex(Rc<str>),
+    /// The describe table's view and `--verbose`.
+    Describe(DescribeView, bool),
     /// Start the current scenario again with the first group on this
     /// `group.protocol` (refused, with the engine's reason, if its settings
     /// do not fit: a share group has no static members).
@@ -227,6 +229,8 @@ pub struct AppState {
     /// `kafka-consumer-groups --describe --group demo` now
     /// (`kafka-share-groups --describe` for a share group).
     pub describe: Rc<str>,
+    /// Which `--describe` view the table shows, and `--verbose`.
+    pub describe_view: (DescribeView, bool),
     pub tapes: Rc<Vec<Tape>>,
     /// The booblik topic's tapes, when the application is a bridge.
     pub bridge_tapes: Rc<Vec<BridgeTape>>,
@@ -274,6 +278,7 @@ impl PartialEq for AppState {
             && self.message == other.message
             && self.quiz == other.quiz
             && self.panel == other.panel
+            && self.describe_view == other.describe_view
             && self.index_filter == other.index_filter
             && self.head == other.head
             && self.guided == other.guided
@@ -337,7 +342,8 @@ impl AppState {
         let builtin = builtin(&scenario.name).is_ok_and(|b| b == *scenario);
         let mut state = AppState {
             view: Rc::new(sim.view()),
-            describe: describe(sim).into(),
+            describe: Rc::from(""),
+            describe_view: (DescribeView::Offsets, false),
             bridge_tapes: Rc::new(Vec::new()),
             stats: Rc::new(sim.stats()),
             split: Rc::new(sim.split_check()),
@@ -504,6 +510,14 @@ impl AppState {
         next.speed = self.speed;
         next.panel = self.panel;
         next.index_filter = self.index_filter.clone();
+        next.describe_view = self.describe_view;
+        next.describe = next.describe_now();
+    }
+
+    /// The first group's describe text, in the view the table shows.
+    fn describe_now(&self) -> Rc<str> {
+        let (view, verbose) = self.describe_view;
+        describe_view(self.history.borrow().sim(), 0, view, verbose).into()
     }
 
     fn seek(&mut self, tick: u64) {
@@ -610,7 +624,7 @@ impl AppState {
         self.split = Rc::new(sim.split_check());
         self.lag_history = Rc::new((0..view.partitions.len() as u32).map(|p| sim.lag_history(p)).collect());
         self.ledger = Rc::new(sim.ledger());
-        self.describe = describe(sim).into();
+        self.describe = self.describe_now();
         let evaluated = self.scenario.guide.as_ref().map(|g| g.outcome.evaluate(sim));
         if evaluated.as_ref().and_then(|r| r.as_ref().ok()).map(String::as_str) != self.outcome.as_deref() {
             self.outcome = evaluated.as_ref().and_then(|r| r.as_ref().ok()).map(|m| Rc::from(m.as_str()));
@@ -769,6 +783,11 @@ impl Reducible for AppState {
                 next.index_filter = filter;
                 return Rc::new(next);
             }
+            Action::Describe(view, verbose) => {
+                next.describe_view = (view, verbose);
+                next.describe = next.describe_now();
+                return Rc::new(next);
+            }
         }
         next.refresh();
         Rc::new(next)
@@ -781,7 +800,7 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     use super::*;
-    use offsetlab_engine::{ConsumerId, ResetSpec};
+    use offsetlab_engine::{ConsumerId, ResetSpec, describe, describe_members, describe_state};
 
     fn run(state: AppState, actions: impl IntoIterator<Item = Action>) -> Rc<AppState> {
         actions.into_iter().fold(Rc::new(state), Reducible::reduce)
@@ -798,6 +817,27 @@ mod tests {
         assert_eq!(state.view.metrics.produced, 6);
         assert_eq!(state.message, None);
         assert_eq!(state.tapes.len(), 3);
+    }
+
+    #[test]
+    fn the_describe_view_follows_the_run_and_outlives_a_restart() {
+        let consumer = builtin("consumer-protocol-scale-out").unwrap();
+        let state = run(
+            AppState::new(7, None),
+            [
+                Action::Load(Rc::new(consumer.clone())),
+                Action::Describe(DescribeView::Members, true),
+                Action::Advance(16),
+            ],
+        );
+        let headless = consumer.run(None, Some(16)).unwrap();
+        assert_eq!(&*state.describe, describe_members(&headless, 0, true));
+        assert!(state.describe.contains("TARGET-ASSIGNMENT"), "{}", state.describe);
+        let restarted = run((*state).clone(), [Action::Restart, Action::Describe(DescribeView::State, true)]);
+        assert_eq!(restarted.describe_view, (DescribeView::State, true));
+        assert_eq!(&*restarted.describe, describe_state(&consumer.run(None, Some(0)).unwrap(), 0, true));
+        let back = run((*restarted).clone(), [Action::Restart]);
+        assert!(back.describe.contains("GROUP-EPOCH"), "a restart keeps the view: {}", back.describe);
     }
 
     #[test]

@@ -86,3 +86,26 @@ async fn the_describe_table_has_a_copy_button_that_answers() {
     let label = page.text(button);
     assert!(label == "Copied" || label.starts_with("Copy failed"), "{label}");
 }
+
+#[wasm_bindgen_test]
+async fn the_describe_table_shows_the_members_and_state_views_with_verbose() {
+    let page = Page::with_seed(3).await;
+    let terminal = ".describe .terminal";
+    // At tick 0 the group is still forming: the offsets view prints only Kafka's warning.
+    assert!(page.text(terminal).ends_with("is rebalancing.\n\n"), "{}", page.text(terminal));
+    assert_eq!(page.find("[data-view=offsets]").get_attribute("aria-pressed").as_deref(), Some("true"));
+    page.click("[data-view=members]").await;
+    let members = page.text(terminal);
+    assert!(members.contains("--describe --group demo --members\n"), "{members}");
+    assert!(members.contains("#PARTITIONS") && !members.contains("CURRENT-EPOCH"), "{members}");
+    page.click(".describe-views input[type=checkbox]").await;
+    let verbose = page.text(terminal);
+    assert!(verbose.contains("--members --verbose"), "{verbose}");
+    assert!(verbose.contains("CURRENT-ASSIGNMENT") && verbose.contains("TARGET-ASSIGNMENT"), "{verbose}");
+    page.click("[data-view=state]").await;
+    let state = page.text(terminal);
+    assert!(state.contains("--state --verbose"), "{state}");
+    assert!(state.contains("ASSIGNMENT-STRATEGY") && state.contains("GROUP-EPOCH"), "{state}");
+    assert_eq!(page.find("[data-view=state]").get_attribute("aria-pressed").as_deref(), Some("true"));
+    assert_eq!(page.find("[data-view=members]").get_attribute("aria-pressed").as_deref(), Some("false"));
+}

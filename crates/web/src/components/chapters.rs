@@ -304,7 +304,8 @@ pub fn Chapters(props: &SectionProps) -> Html {
                 let live = chapter.live.map(|live| match live {
                     Live::Describe => html! {
                         <DescribeTable text={AttrValue::from(state.describe.clone())}
-                            share={state.view.groups.first().is_some_and(|g| g.protocol == GroupProtocol::Share)} />
+                            share={state.view.groups.first().is_some_and(|g| g.protocol == GroupProtocol::Share)}
+                            view={state.describe_view} on_action={props.on_action.clone()} />
                     },
                     Live::PollLoop => html! { <PollLoop state={state.clone()} on_action={props.on_action.clone()} /> },
                 });

@@ -1,14 +1,21 @@
 //! The `kafka-consumer-groups --describe --group demo` output, as the terminal
-//! shows it (`kafka-share-groups` for a share group).
+//! shows it (`kafka-share-groups` for a share group), with the tool's three
+//! views (offsets, `--members`, `--state`) and `--verbose` to choose from.
 
+use offsetlab_engine::DescribeView;
 use yew::prelude::*;
+
+use crate::state::Action;
 
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct DescribeTableProps {
-    /// The engine's `describe` text.
+    /// The engine's describe text for `view`.
     pub text: AttrValue,
     /// The group is a share group.
     pub share: bool,
+    /// The view shown, and `--verbose`.
+    pub view: (DescribeView, bool),
+    pub on_action: Callback<Action>,
 }
 
 /// What the Copy button last achieved, for its label.
@@ -19,11 +26,24 @@ enum Copied {
     Failed,
 }
 
+/// The views: their buttons' labels, their `data-view` names and their flags
+/// on the command line.
+const VIEWS: [(DescribeView, &str, &str, &str); 3] = [
+    (DescribeView::Offsets, "Offsets", "offsets", ""),
+    (DescribeView::Members, "Members", "members", " --members"),
+    (DescribeView::State, "State", "state", " --state"),
+];
+
 #[component]
 pub fn DescribeTable(props: &DescribeTableProps) -> Html {
     let copied = use_state(|| Copied::Not);
+    let (view, verbose) = props.view;
     let tool = if props.share { "kafka-share-groups" } else { "kafka-consumer-groups" };
-    let command = format!("{tool} --bootstrap-server localhost:9092 --describe --group demo");
+    let flag = VIEWS.iter().find(|v| v.0 == view).map_or("", |v| v.3);
+    let command = format!(
+        "{tool} --bootstrap-server localhost:9092 --describe --group demo{flag}{}",
+        if verbose { " --verbose" } else { "" }
+    );
     let on_copy = {
         let copied = copied.clone();
         let text = format!("$ {command}\n{}", props.text);
@@ -46,15 +66,27 @@ pub fn DescribeTable(props: &DescribeTableProps) -> Html {
         Copied::Yes => "Copied",
         Copied::Failed => "Copy failed: select the text instead",
     };
+    let on_verbose = props.on_action.reform(move |_: Event| Action::Describe(view, !verbose));
     html! {
         <section class="describe" aria-labelledby="describe-heading">
             <h3 id="describe-heading">{ "The same state, as an operator sees it" }</h3>
             <p class="section-lead">
                 { "Kafka's own tool, live. CURRENT-OFFSET is the last commit, not where the consumer \
-                   reads: it moves in steps and shows '-' until the first commit." }
+                   reads: it moves in steps and shows '-' until the first commit. Members and State \
+                   show the group's epochs; with --verbose, each member's target beside what it owns." }
             </p>
-            <button type="button" class="copy" data-action="copy-describe" onclick={on_copy}
-                aria-label="Copy the command and its output">{ label }</button>
+            <div class="describe-views" role="group" aria-label="Which view of the group">
+                { for VIEWS.iter().map(|&(v, name, id, _)| {
+                    let onclick = props.on_action.reform(move |_: MouseEvent| Action::Describe(v, verbose));
+                    html! {
+                        <button type="button" aria-pressed={(v == view).to_string()}
+                            data-view={id} {onclick}>{ name }</button>
+                    }
+                }) }
+                <label><input type="checkbox" checked={verbose} onchange={on_verbose} />{ " --verbose" }</label>
+                <button type="button" class="copy" data-action="copy-describe" onclick={on_copy}
+                    aria-label="Copy the command and its output">{ label }</button>
+            </div>
             <pre class="terminal" tabindex="0" aria-label={format!("Output of {command}")}>
                 <span class="prompt">{ format!("$ {command}\n") }</span>
                 { props.text.clone() }

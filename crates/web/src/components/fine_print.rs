@@ -61,6 +61,12 @@ const ITEMS: [(&str, &[&str]); 12] = [
              while its heartbeats go on. A crash closes the process's connections, so the broker \
              gives its records back at once; the describe table's START-OFFSET trails the live \
              start offset by one write, as Kafka's share coordinator does.",
+            "A stalled consumer that wakes after its locks ran out handles its stale copies and \
+             then acknowledges them: the broker refuses those acknowledgements, shown here as an \
+             event. Kafka 4.4.0's client reports no error for them from commitSync(), so a real \
+             application is never told. Two share-group options that Kafka 4.4.0 leaves off are \
+             off here too: share.renew.acknowledge.enable (renewing locks while acknowledging) \
+             and a dead-letter topic for archived records (errors.deadletterqueue.topic.name).",
         ],
     ),
     (
@@ -102,9 +108,10 @@ const ITEMS: [(&str, &[&str]); 12] = [
              Apache Kafka 4.4.0, and are checked against it: a conformance harness replays the \
              scenarios on a real 4.4.0 broker with its Java client and its kafka-consumer-groups \
              tool, and runs 10,000 generated groups through the client's own assignors and \
-             2,500 through the group coordinator's uniform assignor. The consumer protocol \
-             (KIP-848) and static membership (KIP-345) follow the same release's group \
-             coordinator and client; share groups (KIP-932) are not modelled yet.",
+             2,500 through the group coordinator's uniform assignor and 1,250 through its range \
+             assignor. The consumer protocol (KIP-848), static membership (KIP-345) and share \
+             groups (KIP-932) follow the same release's group coordinator, share-partitions and \
+             clients; the share-group experiments also run on the broker with KafkaShareConsumer.",
             "Where they part: when two assignments are equally sticky, the sticky assignors \
              pick by member id, which is random in Kafka and seeded here, so the extra partition \
              may go to a different member (the harness checks that offsetlab picks as Kafka does \
