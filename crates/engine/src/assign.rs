@@ -22,6 +22,7 @@ mod simple;
 mod sticky;
 mod uniform;
 
+pub(crate) use java::TimelineHashOrder;
 pub use simple::{ShareMember, simple};
 pub use uniform::{TargetMember, UniformError, uniform};
 

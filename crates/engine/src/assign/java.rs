@@ -477,6 +477,49 @@ mod tests {
 
     use super::*;
 
+    /// Orders printed by Kafka 4.4.0's own `TimelineHashMap` (server-common)
+    /// after each `put(id)`, `put(id)` (a member's two records) and one
+    /// `remove`.
+    #[test]
+    fn timeline_hash_order_matches_kafkas_timeline_hash_map() {
+        let ids = [
+            "aQ3vZk1cTmyb2XrLpQ9w0A",
+            "Zx81LmN0qRsTuVwXyZ0123",
+            "c1-5f0e4b2a-9d3c-4e1f-8a7b-6c5d4e3f2a1b",
+            "c2-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+            "member-7",
+            "m8",
+            "x9y8z7",
+            "QWERTYUIOPASDFGHJKLZXC",
+            "0000000000000000000000",
+            "zzzzzzzzzzzzzzzzzzzzzz",
+        ];
+        let expected = [
+            "aQ3vZk1cTmyb2XrLpQ9w0A",
+            "aQ3vZk1cTmyb2XrLpQ9w0A,Zx81LmN0qRsTuVwXyZ0123",
+            "c1-5f0e4b2a-9d3c-4e1f-8a7b-6c5d4e3f2a1b,aQ3vZk1cTmyb2XrLpQ9w0A,Zx81LmN0qRsTuVwXyZ0123",
+            "c1-5f0e4b2a-9d3c-4e1f-8a7b-6c5d4e3f2a1b,aQ3vZk1cTmyb2XrLpQ9w0A,Zx81LmN0qRsTuVwXyZ0123,c2-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+            "c1-5f0e4b2a-9d3c-4e1f-8a7b-6c5d4e3f2a1b,aQ3vZk1cTmyb2XrLpQ9w0A,Zx81LmN0qRsTuVwXyZ0123,member-7,c2-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+            "c1-5f0e4b2a-9d3c-4e1f-8a7b-6c5d4e3f2a1b,aQ3vZk1cTmyb2XrLpQ9w0A,Zx81LmN0qRsTuVwXyZ0123,member-7,c2-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d,m8",
+            "c1-5f0e4b2a-9d3c-4e1f-8a7b-6c5d4e3f2a1b,aQ3vZk1cTmyb2XrLpQ9w0A,x9y8z7,Zx81LmN0qRsTuVwXyZ0123,member-7,c2-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d,m8",
+            "aQ3vZk1cTmyb2XrLpQ9w0A,x9y8z7,Zx81LmN0qRsTuVwXyZ0123,member-7,c2-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d,m8",
+            "aQ3vZk1cTmyb2XrLpQ9w0A,QWERTYUIOPASDFGHJKLZXC,x9y8z7,Zx81LmN0qRsTuVwXyZ0123,member-7,c2-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d,m8",
+            "aQ3vZk1cTmyb2XrLpQ9w0A,QWERTYUIOPASDFGHJKLZXC,x9y8z7,Zx81LmN0qRsTuVwXyZ0123,0000000000000000000000,member-7,c2-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d,m8",
+            "aQ3vZk1cTmyb2XrLpQ9w0A,QWERTYUIOPASDFGHJKLZXC,x9y8z7,Zx81LmN0qRsTuVwXyZ0123,0000000000000000000000,member-7,c2-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d,zzzzzzzzzzzzzzzzzzzzzz,m8",
+        ];
+        let mut map = TimelineHashOrder::default();
+        let mut seen = Vec::new();
+        for (i, id) in ids.iter().enumerate() {
+            map.join(id);
+            seen.push(map.order().collect::<Vec<_>>().join(","));
+            if i == 6 {
+                map.remove(ids[2]);
+                seen.push(map.order().collect::<Vec<_>>().join(","));
+            }
+        }
+        assert_eq!(seen, expected);
+    }
+
     #[test]
     fn string_hash_is_javas() {
         assert_eq!(string_hash(""), 0);
@@ -518,5 +561,77 @@ mod tests {
                     14 58 17 16 19 18 20 22 21 24 23 26 25 28 27 29";
         let expected: Vec<usize> = java.split_whitespace().map(|i| i.parse().unwrap()).collect();
         assert_eq!(hash_map_order(&keys), expected);
+    }
+}
+
+/// The iteration order of the group coordinator's map of a consumer group's
+/// members: a `TimelineHashMap`, whose `BaseHashTable` is not `HashMap`.
+/// Kafka's target assignment builder fills the assignor's `HashMap` in this
+/// order (then the member the heartbeat adds), and that fill order decides
+/// which of two member ids in one `HashMap` bucket the uniform assignor sees
+/// first.
+///
+/// The table: a power of two of slots from 2, doubled when a put (a replace
+/// too) would take it over 3/4 full counting one more key; a key's slot is the
+/// top bits of its `hashCode()` times a Fibonacci constant; keys sharing a
+/// slot kept in the order they came; iteration slot by slot, each slot's keys
+/// from the last to the first. A member's join writes two records (its
+/// metadata, then its assignment), so it is two puts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TimelineHashOrder {
+    slots: Vec<Vec<String>>,
+    size: usize,
+}
+
+impl Default for TimelineHashOrder {
+    fn default() -> Self {
+        TimelineHashOrder { slots: vec![Vec::new(); 2], size: 0 }
+    }
+}
+
+impl TimelineHashOrder {
+    /// `BaseHashTable.findSlot`.
+    fn slot(key: &str, slots: usize) -> usize {
+        let log2 = 32 - (slots as u32).leading_zeros();
+        let shift = 65 - log2;
+        let product = i64::from(string_hash(key)).wrapping_mul(-7_046_029_254_386_353_131);
+        ((product as u64) >> shift) as usize
+    }
+
+    /// `baseAddOrReplace`: the table grows before it looks for the key.
+    fn put(&mut self, key: &str) {
+        // Integer form of `(size + 1) * 0.75 > slots`.
+        if (self.size + 1) * 3 > self.slots.len() * 4 {
+            let old = std::mem::take(&mut self.slots);
+            self.slots = vec![Vec::new(); old.len() * 2];
+            for key in old.into_iter().flatten() {
+                let at = Self::slot(&key, self.slots.len());
+                self.slots[at].push(key);
+            }
+        }
+        let at = Self::slot(key, self.slots.len());
+        if !self.slots[at].iter().any(|k| k == key) {
+            self.slots[at].push(key.to_string());
+            self.size += 1;
+        }
+    }
+
+    /// A member joins: its metadata record adds it, its assignment record replaces it.
+    pub(crate) fn join(&mut self, key: &str) {
+        self.put(key);
+        self.put(key);
+    }
+
+    pub(crate) fn remove(&mut self, key: &str) {
+        let at = Self::slot(key, self.slots.len());
+        if let Some(i) = self.slots[at].iter().position(|k| k == key) {
+            self.slots[at].remove(i);
+            self.size -= 1;
+        }
+    }
+
+    /// The keys in iteration order.
+    pub(crate) fn order(&self) -> impl Iterator<Item = &str> {
+        self.slots.iter().flat_map(|slot| slot.iter().rev().map(String::as_str))
     }
 }

@@ -3,7 +3,7 @@
 //! computes, or the consumer protocol's epochs and target assignment
 //! (`consumer_protocol`).
 
-use crate::assign;
+use crate::assign::{self, TimelineHashOrder};
 use crate::config::{Assignor, GroupProtocol, limits};
 use crate::event::{PartitionMove, Tick};
 use crate::input::ConsumerId;
@@ -153,6 +153,9 @@ pub(crate) struct Coordinator {
     /// Consumer protocol: the group epoch the target assignment was computed for.
     target_epoch: u32,
     members: Vec<Member>,
+    /// Consumer protocol: the iteration order of Kafka's map of the members
+    /// (a `TimelineHashMap`), which the target assignment follows.
+    member_order: TimelineHashOrder,
     /// Each partition's owner in the last completed generation.
     owners: Vec<Option<ConsumerId>>,
     last_rebalance: Option<RebalanceView>,
@@ -167,6 +170,7 @@ impl Coordinator {
             group_epoch: 0,
             target_epoch: 0,
             members: Vec::new(),
+            member_order: TimelineHashOrder::default(),
             owners: vec![None; partitions as usize],
             last_rebalance: None,
         }
@@ -284,6 +288,7 @@ impl Coordinator {
         let mut i = 0;
         while i < self.members.len() {
             if self.members[i].expires_at.is_some_and(|t| t <= now) {
+                self.member_order.remove(&self.members[i].member_id);
                 expired.push(self.members.remove(i));
             } else {
                 i += 1;

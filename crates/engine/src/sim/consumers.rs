@@ -28,13 +28,18 @@ impl Sim {
     }
 
     /// A new incarnation joins its group: a JoinGroup without a member id
-    /// (classic; the coordinator names it `clientId-UUID`), or a heartbeat at
+    /// (classic; the coordinator names it `clientId-UUID`, or
+    /// `groupInstanceId-UUID` for a static member), or a heartbeat at
     /// epoch 0 with the member id the consumer made (consumer protocol).
     pub(super) fn start_consumer(&mut self, id: ConsumerId) {
         let c = self.consumer_index(id).expect("starting a consumer that exists");
         let g = self.consumers[c].group;
         let member_id = match self.protocol(g) {
-            GroupProtocol::Classic => format!("{id}-{}", uuid(&mut self.groups[g].rng)),
+            // Kafka names a classic member after its group.instance.id when it is static.
+            GroupProtocol::Classic => {
+                let prefix = self.consumers[c].instance_id.clone().unwrap_or_else(|| id.to_string());
+                format!("{prefix}-{}", uuid(&mut self.groups[g].rng))
+            }
             GroupProtocol::Consumer | GroupProtocol::Share => consumer_member_id(&mut self.groups[g].rng),
         };
         self.consumers[c].handle_start(member_id.clone());

@@ -85,6 +85,7 @@ impl Coordinator {
                 // The new incarnation copies the old member (its assignment and
                 // target) under its own member id, at epoch 0: no epoch bump.
                 let member = &mut self.members[i];
+                self.member_order.remove(&member.member_id);
                 member.member_id.clone_from(&member_id);
                 member.consumer = consumer;
                 member.host = host;
@@ -94,12 +95,18 @@ impl Coordinator {
             None => {
                 self.members.push(Member::new(member_id.clone(), consumer, host, instance_id));
                 assert!(self.members.len() <= 2 * limits::CONSUMERS_MAX as usize);
-                self.group_epoch += 1;
+                // Kafka 4.4.0 takes a new group from epoch 0 to 2 with its first
+                // member (seen on the broker: the conformance run's
+                // consumer-protocol-scale-out); every later join adds one.
+                self.group_epoch += if self.group_epoch == 0 { 2 } else { 1 };
             }
         }
         let i = self.members.iter().position(|m| m.member_id == member_id).expect("just joined");
         let owned = self.members[i].assignment.clone();
+        // The target is computed with the joining member last (Kafka's builder
+        // lays it over the coordinator's map); its records then put it in the map.
         let mut reply = self.reconcile(i, &owned, assignor, partitions);
+        self.member_order.join(&member_id);
         reply.assignment = Some(self.members[i].assignment.clone());
         Ok(reply)
     }
@@ -133,6 +140,7 @@ impl Coordinator {
             member.expires_at = Some(expires_at);
             self.update_consumer_state();
         } else {
+            self.member_order.remove(member_id);
             self.members.remove(i);
             self.after_removal();
         }
@@ -145,6 +153,7 @@ impl Coordinator {
         let mut i = 0;
         while i < self.members.len() {
             if self.members[i].revoke_deadline.is_some_and(|t| t <= now) {
+                self.member_order.remove(&self.members[i].member_id);
                 fenced.push(self.members.remove(i));
             } else {
                 i += 1;
@@ -205,15 +214,35 @@ impl Coordinator {
     fn compute_target(&mut self, assignor: RemoteAssignor, partitions: u32) {
         let target: Vec<Vec<u32>> = match assignor {
             RemoteAssignor::Uniform => {
-                let members: Vec<assign::TargetMember> = self
-                    .members
+                // Kafka fills the assignor's map in its member map's order, then
+                // the member joining now: the fill order decides which of two ids
+                // in one HashMap bucket comes first.
+                let mut order: Vec<usize> = self
+                    .member_order
+                    .order()
+                    .map(|id| {
+                        self.members.iter().position(|m| m.member_id == id).expect("a member in the map")
+                    })
+                    .collect();
+                let joining: Vec<usize> = (0..self.members.len()).filter(|i| !order.contains(i)).collect();
+                order.extend(joining);
+                let members: Vec<assign::TargetMember> = order
                     .iter()
-                    .map(|m| assign::TargetMember { id: m.member_id.clone(), owned: m.target.clone() })
+                    .map(|&i| assign::TargetMember {
+                        id: self.members[i].member_id.clone(),
+                        owned: self.members[i].target.clone(),
+                    })
                     .collect();
                 // Member ids are unique, targets never overlap, partitions only
                 // grow, and with at most 256 partitions no HashSet bucket holds
                 // the 8 that would make Java treeify it.
-                assign::uniform(&members, partitions).expect("a target assignment the uniform assignor takes")
+                let target = assign::uniform(&members, partitions)
+                    .expect("a target assignment the uniform assignor takes");
+                let mut by_member = vec![Vec::new(); self.members.len()];
+                for (&i, partitions) in order.iter().zip(target) {
+                    by_member[i] = partitions;
+                }
+                by_member
             }
             RemoteAssignor::Range => {
                 let order = self.range_order();
@@ -351,6 +380,13 @@ impl Coordinator {
             }
             assert!(member.member_epoch <= self.target_epoch as i32, "a member is never ahead of the target");
         }
+        // Between requests, the map of members Kafka's target follows holds exactly the members.
+        assert_eq!(
+            self.member_order.order().count(),
+            self.members.len(),
+            "the member map holds every member once"
+        );
+        assert!(self.member_order.order().all(|id| self.members.iter().any(|m| m.member_id == id)));
         assert!(self.target_epoch <= self.group_epoch);
     }
 }
@@ -386,24 +422,24 @@ mod tests {
     fn a_newcomer_waits_for_what_the_old_member_still_owns() {
         let mut co = Coordinator::new(GroupProtocol::Consumer, 4);
         let a = join(&mut co, "a", 1, None);
-        assert_eq!((a.member_epoch, a.assignment), (1, Some(vec![0, 1, 2, 3])));
+        assert_eq!((a.member_epoch, a.assignment), (2, Some(vec![0, 1, 2, 3])));
         assert_eq!(co.state(), GroupState::Stable);
-        // b joins: epoch 2, target a=[0,1] b=[2,3]; a still owns 2 and 3.
+        // b joins: epoch 3, target a=[0,1] b=[2,3]; a still owns 2 and 3.
         let b = join(&mut co, "b", 2, None);
-        assert_eq!((b.member_epoch, b.assignment), (2, Some(vec![])));
+        assert_eq!((b.member_epoch, b.assignment), (3, Some(vec![])));
         assert_eq!(co.member("b").map(|m| m.state), Some(MemberState::UnreleasedPartitions));
         assert_eq!(co.state(), GroupState::Reconciling);
-        // a's heartbeat: revoke 2 and 3, stay at epoch 1.
+        // a's heartbeat: revoke 2 and 3, stay at epoch 2.
         let a = beat(&mut co, "a", &[0, 1, 2, 3]);
-        assert_eq!((a.member_epoch, a.assignment), (1, Some(vec![0, 1])));
+        assert_eq!((a.member_epoch, a.assignment), (2, Some(vec![0, 1])));
         assert_eq!(co.member("a").map(|m| m.pending_revocation.clone()), Some(vec![2, 3]));
         // Still owned: b gets nothing yet, and a cannot move on.
         assert_eq!(beat(&mut co, "b", &[]).assignment, None);
-        assert_eq!(beat(&mut co, "a", &[0, 1, 2, 3]).member_epoch, 1);
-        // a revoked them: it moves to epoch 2; b receives them at its next heartbeat.
-        assert_eq!(beat(&mut co, "a", &[0, 1]).member_epoch, 2);
+        assert_eq!(beat(&mut co, "a", &[0, 1, 2, 3]).member_epoch, 2);
+        // a revoked them: it moves to epoch 3; b receives them at its next heartbeat.
+        assert_eq!(beat(&mut co, "a", &[0, 1]).member_epoch, 3);
         let b = beat(&mut co, "b", &[]);
-        assert_eq!((b.member_epoch, b.assignment), (2, Some(vec![2, 3])));
+        assert_eq!((b.member_epoch, b.assignment), (3, Some(vec![2, 3])));
         assert_eq!(co.state(), GroupState::Stable);
         co.check_consumer_protocol();
     }
@@ -416,7 +452,7 @@ mod tests {
         beat(&mut co, "a", &[0, 1, 2, 3]);
         beat(&mut co, "a", &[0, 1]);
         beat(&mut co, "b", &[]);
-        assert_eq!(co.group_epoch(), 2);
+        assert_eq!(co.group_epoch(), 3);
         // A second process with inst-1 while a is alive: refused.
         let refused = co.handle_consumer_join(
             "x".into(),
@@ -431,8 +467,8 @@ mod tests {
         co.handle_consumer_leave("a", 50);
         assert_eq!(co.owner_of(0).map(|m| m.member_id.as_str()), Some("a"));
         let back = join(&mut co, "a2", 1, Some("inst-1"));
-        assert_eq!((back.member_epoch, back.assignment), (2, Some(vec![0, 1])));
-        assert_eq!(co.group_epoch(), 2);
+        assert_eq!((back.member_epoch, back.assignment), (3, Some(vec![0, 1])));
+        assert_eq!(co.group_epoch(), 3);
         assert_eq!(co.state(), GroupState::Stable);
     }
 
@@ -446,10 +482,10 @@ mod tests {
         assert!(co.poll_rebalance_timeouts(14).is_empty());
         let fenced = co.poll_rebalance_timeouts(15);
         assert_eq!(fenced.iter().map(|m| m.member_id.as_str()).collect::<Vec<_>>(), vec!["a"]);
-        assert_eq!(co.group_epoch(), 3);
+        assert_eq!(co.group_epoch(), 4);
         assert_eq!(co.state(), GroupState::Assigning);
         let b = beat(&mut co, "b", &[]);
-        assert_eq!((b.member_epoch, b.assignment), (3, Some(vec![0, 1, 2, 3])));
+        assert_eq!((b.member_epoch, b.assignment), (4, Some(vec![0, 1, 2, 3])));
         assert_eq!(
             co.handle_consumer_heartbeat("a", &[], RemoteAssignor::Range, 4),
             Err(HeartbeatError::UnknownMemberId)
