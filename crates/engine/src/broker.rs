@@ -7,6 +7,7 @@
 
 pub(crate) mod coordinator;
 pub(crate) mod offsets;
+pub(crate) mod producer_state;
 pub(crate) mod share_partition;
 pub(crate) mod topic;
 
