@@ -40,9 +40,19 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * <p>Per built-in: a topic with the scenario's partitions, a share group with the scenario's
  * consumers (threads of this JVM, one {@code KafkaShareConsumer} each) and acknowledgement mode,
  * {@code share.auto.offset.reset=earliest} (records are sent only once every member has its
- * assignment, so the model's {@code latest} would read the same), records sent with keys. Compared:
- * the simple assignor's shape (how many members share each partition, how many partitions each
- * member has) against {@code offsetlab run --describe members}; and the scenario's mechanism:
+ * assignment, so the model's {@code latest} would read the same), records sent with keys. The
+ * members start one at a time, in the model's order, each once Kafka has taken the previous join
+ * (group epoch moved, target computed, the joining member at it and holding partitions); records
+ * are sent once the group has settled (every member at the target assignment epoch, which each
+ * reaches at its next heartbeat). The three built-ins run side by side, each with its own topic
+ * and group. Compared: the first member's epoch and partitions as its join's answer left it; the
+ * group epoch once the first member holds partitions, and the bump of each later join (against
+ * the model's events: it starts all consumers at tick 0, in order); once settled, the group and
+ * assignment epochs and each member's epoch (against {@code offsetlab run --ticks T --describe
+ * state|members --verbose} at the first tick T where the model's group has all its members, is
+ * Stable and every member is at the assignment epoch); the simple
+ * assignor's shape (how many members share each partition, how many partitions each member has)
+ * against {@code offsetlab run --describe members}; and the scenario's mechanism:
  * every member handles records and none twice (busy); the poison record delivered with delivery
  * counts 1 to {@code group.share.delivery.count.limit} and then archived, every other record once
  * (poison); a stalled member's records delivered again, with delivery count 2, to the others
@@ -62,6 +72,11 @@ public final class ShareGroups {
   private static final long SEND_PAUSE_MS = 5;
   private static final long HANDLE_MS = 20;
   private static final long ASSIGNED_TIMEOUT_MS = 30_000;
+  /** How long one member's join may take to show, and how often to look. */
+  private static final long JOIN_TIMEOUT_MS = 15_000;
+  private static final long JOIN_LOOK_MS = 100;
+  /** The model's group settles within this many ticks of the start. */
+  private static final int MODEL_SETTLE_TICKS = 200;
 
   private final String bootstrap;
   private final String offsetlab;
@@ -93,11 +108,24 @@ public final class ShareGroups {
     }
     List<Map<String, Object>> entries = new ArrayList<>();
     ShareGroups run = new ShareGroups(opts.get("bootstrap"), opts.get("offsetlab"));
+    // The built-ins run side by side (each its own topic and group): most of each is waiting for
+    // share heartbeats (5 s apart, the broker's minimum).
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
     try {
+      List<java.util.concurrent.Future<Map<String, Object>>> runs = new ArrayList<>();
       for (String name : List.of("share-group-busy", "share-poison-record", "share-lock-timeout")) {
-        entries.add(run.compare(name));
+        runs.add(pool.submit(() -> run.compare(name)));
+      }
+      for (var f : runs) {
+        try {
+          entries.add(f.get());
+        } catch (java.util.concurrent.ExecutionException e) {
+          if (e.getCause() instanceof Exception cause) throw cause;
+          throw e;
+        }
       }
     } finally {
+      pool.shutdownNow();
       run.admin.close(Duration.ofSeconds(5));
     }
     JSON.writerWithDefaultPrettyPrinter().writeValue(Path.of(opts.get("out")).toFile(), entries);
@@ -135,7 +163,7 @@ public final class ShareGroups {
     Map<String, Boolean> polled = new ConcurrentHashMap<>();
     List<Thread> members = new ArrayList<>();
     List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
-    for (int i = 1; i <= consumers; i++) {
+    java.util.function.IntFunction<Thread> member = i -> {
       String client = "c" + i;
       Thread t = new Thread(() -> {
         Properties props = new Properties();
@@ -180,35 +208,64 @@ public final class ShareGroups {
         }
       }, "share-" + client);
       t.start();
-      members.add(t);
-    }
+      return t;
+    };
     try {
+      // The members join one at a time, each once Kafka has taken its join (the group epoch moved,
+      // the target is computed for it, the joining member is at that epoch), in the model's order.
+      List<Integer> kafkaJoinEpochs = new ArrayList<>();
+      String kafkaFirstSeen = null;
+      int epochBefore = 0;
+      long joinsStarted = System.nanoTime();
+      for (int i = 1; i <= consumers; i++) {
+        members.add(member.apply(i));
+        Joined joined = awaitJoin(name, group, "c" + i, i, epochBefore, failures);
+        if (i == 1) kafkaFirstSeen = joined.firstSeen();
+        kafkaJoinEpochs.add(joined.settled().groupEpoch());
+        epochBefore = joined.settled().groupEpoch();
+      }
+      long joinsDone = System.nanoTime();
       long deadline = System.currentTimeMillis() + ASSIGNED_TIMEOUT_MS;
       ShareGroupDescription described = null;
       List<Integer> last = List.of();
       int settled = 0;
       while (System.currentTimeMillis() < deadline) {
-        try {
-          described = admin.describeShareGroups(List.of(group)).describedGroups().get(group).get(10, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-          // Not there until the first member's heartbeat.
-          if (!(e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException)) throw e;
+        described = describe(group);
+        if (described == null) {
           Thread.sleep(100);
           continue;
         }
-        // Settled: every member has a partition, every partition a member, the same three times.
-        List<Integer> now = shape(described, partitions);
+        // Settled: every member has a partition, every partition a member, every member at the
+        // target assignment epoch (each gets there at its next heartbeat), the same three times.
+        List<Integer> now = new ArrayList<>(shape(described, partitions));
+        now.add(described.groupEpoch());
+        now.add(described.targetAssignmentEpoch());
+        boolean atTarget = true;
+        for (ShareMemberDescription m : described.members()) {
+          atTarget &= m.memberEpoch() == described.targetAssignmentEpoch();
+        }
         boolean full = described.members().size() == consumers && polled.size() == consumers
-            && !now.contains(0);
+            && !shape(described, partitions).contains(0) && atTarget
+            && described.groupEpoch() == described.targetAssignmentEpoch();
         settled = full && now.equals(last) ? settled + 1 : 0;
         last = now;
         if (settled >= 3) break;
-        Thread.sleep(300);
+        Thread.sleep(200);
       }
       if (described == null || described.members().size() != consumers) {
         throw new IllegalStateException(name + ": the share group did not reach " + consumers + " members");
       }
+      if (settled < 3) {
+        throw new IllegalStateException(name + ": the share group did not settle in " + ASSIGNED_TIMEOUT_MS + " ms: "
+            + described);
+      }
       List<Integer> kafkaShape = shape(described, partitions);
+      Map<String, Integer> kafkaMemberEpochs = new TreeMap<>();
+      for (ShareMemberDescription m : described.members()) kafkaMemberEpochs.put(m.clientId(), m.memberEpoch());
+      int kafkaGroupEpoch = described.groupEpoch();
+      int kafkaTargetEpoch = described.targetAssignmentEpoch();
+      System.out.printf("  %-22s joins %.1f s, settled %.1f s later%n", name, (joinsDone - joinsStarted) / 1e9,
+          (System.nanoTime() - joinsDone) / 1e9);
       try (KafkaProducer<String, String> producer = producer()) {
         int keys = topicConfig.path("producer").path("key_count").asInt(8);
         for (int i = 0; i < RECORDS; i++) {
@@ -245,6 +302,41 @@ public final class ShareGroups {
       List<String> notes = new ArrayList<>();
       List<Integer> modelShape = modelShape(modelMembers, partitions);
       check(differences, table, "members per partition, then partitions per member", modelShape, kafkaShape);
+      // The epochs: the model's joins (all at tick 0, in order) from its events; its settled group
+      // from --describe state/members --verbose at the first tick it is settled.
+      // Each join's epoch is the group epoch once the joining member holds partitions (the first
+      // member's once its partitions were given: Kafka gives none before their share state exists).
+      List<Integer> modelJoinEpochs = new ArrayList<>();
+      String modelFirstSeen = null;
+      int modelEpoch = 0;
+      for (JsonNode e : model.path("events")) {
+        switch (e.path("event").asText()) {
+          case "group-epoch-bumped" -> modelEpoch = e.path("group_epoch").asInt();
+          case "reconciled" -> {
+            int joinedSoFar = modelJoinEpochs.size();
+            if (joinedSoFar < consumers && e.path("consumer").asText().equals("c" + (joinedSoFar + 1))) {
+              if (modelFirstSeen == null) {
+                modelFirstSeen = seen(e.path("member_epoch").asInt(), e.path("assignment").size());
+              }
+              if (!e.path("assignment").isEmpty()) modelJoinEpochs.add(modelEpoch);
+            }
+          }
+          default -> {}
+        }
+      }
+      check(differences, table, "c1 as its join's answer left it", modelFirstSeen, kafkaFirstSeen);
+      check(differences, table, "group epoch once c1 (the first member) holds partitions",
+          modelJoinEpochs.isEmpty() ? "none" : modelJoinEpochs.get(0), kafkaJoinEpochs.get(0));
+      check(differences, table, "group epoch bump of each later join (c2..c" + consumers + ")",
+          bumps(modelJoinEpochs), bumps(kafkaJoinEpochs));
+      ModelSettled m = modelSettled(name, consumers);
+      check(differences, table, "group epoch, assignment epoch once settled",
+          m.groupEpoch() + ", " + m.assignmentEpoch(), kafkaGroupEpoch + ", " + kafkaTargetEpoch);
+      check(differences, table, "member epochs once settled", m.memberEpochs(), kafkaMemberEpochs);
+      notes.add(String.format("%-70s offsetlab %s, kafka %s", "group epoch after each join, joiner holding partitions",
+          modelJoinEpochs, kafkaJoinEpochs));
+      notes.add(String.format("%-70s tick %d (--ticks %d)", "offsetlab settled (all members, Stable, at the assignment epoch)",
+          m.tick(), m.tick()));
       JsonNode metrics = model.path("metrics");
       List<Delivery> all = new ArrayList<>(deliveries);
       Map<String, Integer> perRecord = new TreeMap<>();
@@ -294,6 +386,111 @@ public final class ShareGroups {
       stop.set(true);
       for (Thread t : members) t.join(15_000);
     }
+  }
+
+  /** Admin's description of the share group; null until the first member's heartbeat made it. */
+  private ShareGroupDescription describe(String group) throws Exception {
+    try {
+      return admin.describeShareGroups(List.of(group)).describedGroups().get(group).get(10, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException) return null;
+      throw e;
+    }
+  }
+
+  /** A join: how the joining member first showed (its epoch, its partitions), and the settled group. */
+  record Joined(String firstSeen, ShareGroupDescription settled) {}
+
+  private static String seen(int memberEpoch, int partitions) {
+    return "member epoch " + memberEpoch + ", " + partitions + " partitions";
+  }
+
+  /**
+   * Waits until Kafka has taken {@code client}'s join: {@code count} members with it among them,
+   * the group epoch past {@code epochBefore}, the target assignment at the group epoch and the
+   * joining member at it holding partitions (the first member holds none until the share-partitions'
+   * state is initialized and its next heartbeat), the same epochs three looks in a row.
+   */
+  private Joined awaitJoin(String name, String group, String client, int count, int epochBefore,
+      List<Throwable> failures) throws Exception {
+    long deadline = System.currentTimeMillis() + JOIN_TIMEOUT_MS;
+    ShareGroupDescription d = null;
+    String firstSeen = null;
+    String last = null;
+    int same = 0;
+    while (System.currentTimeMillis() < deadline) {
+      if (!failures.isEmpty()) throw new IllegalStateException(name + ": a share consumer failed", failures.get(0));
+      d = describe(group);
+      ShareMemberDescription joining = d == null ? null
+          : d.members().stream().filter(m -> m.clientId().equals(client)).findFirst().orElse(null);
+      if (joining != null && firstSeen == null) {
+        firstSeen = seen(joining.memberEpoch(), joining.assignment().topicPartitions().size());
+      }
+      if (joining != null && d.members().size() == count && d.groupEpoch() > epochBefore
+          && d.targetAssignmentEpoch() == d.groupEpoch() && joining.memberEpoch() == d.targetAssignmentEpoch()
+          && !joining.assignment().topicPartitions().isEmpty()) {
+        String now = d.groupEpoch() + "/" + d.targetAssignmentEpoch();
+        same = now.equals(last) ? same + 1 : 0;
+        last = now;
+        if (same >= 2) return new Joined(firstSeen, d);
+      } else {
+        last = null;
+        same = 0;
+      }
+      Thread.sleep(JOIN_LOOK_MS);
+    }
+    throw new IllegalStateException(name + ": Kafka did not take " + client + "'s join in " + JOIN_TIMEOUT_MS + " ms: " + d);
+  }
+
+  private static List<Integer> bumps(List<Integer> epochs) {
+    List<Integer> out = new ArrayList<>();
+    for (int i = 1; i < epochs.size(); i++) out.add(epochs.get(i) - epochs.get(i - 1));
+    return out;
+  }
+
+  /** The model's group at the first tick it has all its members, Stable, each at the assignment epoch. */
+  record ModelSettled(int tick, int groupEpoch, int assignmentEpoch, Map<String, Integer> memberEpochs) {}
+
+  private ModelSettled modelSettled(String scenario, int consumers) throws Exception {
+    for (int tick = 0; tick <= MODEL_SETTLE_TICKS; tick++) {
+      Map<String, String> state = table(describeAt(scenario, "state", tick), "STATE").get(0);
+      int groupEpoch = Integer.parseInt(state.get("GROUP-EPOCH"));
+      int assignmentEpoch = Integer.parseInt(state.get("ASSIGNMENT-EPOCH"));
+      if (Integer.parseInt(state.get("#MEMBERS")) != consumers || !state.get("STATE").equals("Stable")) continue;
+      Map<String, Integer> memberEpochs = new TreeMap<>();
+      for (Map<String, String> row : table(describeAt(scenario, "members", tick), "MEMBER-EPOCH")) {
+        memberEpochs.put(row.get("CLIENT-ID"), Integer.parseInt(row.get("MEMBER-EPOCH")));
+      }
+      if (memberEpochs.size() == consumers && memberEpochs.values().stream().allMatch(e -> e == assignmentEpoch)) {
+        return new ModelSettled(tick, groupEpoch, assignmentEpoch, memberEpochs);
+      }
+    }
+    throw new IllegalStateException(scenario + ": the model's group did not settle in " + MODEL_SETTLE_TICKS + " ticks");
+  }
+
+  private String describeAt(String scenario, String view, int tick) throws Exception {
+    return Scenarios.offsetlab(offsetlab, List.of("run", "--scenario", scenario, "--ticks", Integer.toString(tick),
+        "--describe", view, "--verbose", "--json"), null, false).path("groups").path(0).path("describe").asText();
+  }
+
+  /** The rows of the describe table whose header has {@code column}, by header name. */
+  private static List<Map<String, String>> table(String text, String column) {
+    List<String> lines = text.lines().filter(l -> !l.isBlank()).toList();
+    for (int i = 0; i < lines.size(); i++) {
+      if (!lines.get(i).startsWith("GROUP ") || !lines.get(i).contains(column)) continue;
+      List<String> header = List.of(lines.get(i).replace("COORDINATOR (ID)", "COORDINATOR").trim().split("\\s+"));
+      List<Map<String, String>> rows = new ArrayList<>();
+      for (int j = i + 1; j < lines.size() && !lines.get(j).startsWith("GROUP "); j++) {
+        // The coordinator cell is "host:port  (id)": one column here.
+        String[] cells = lines.get(j).trim().replaceAll("  \\((\\d+)\\)", "($1)").split("\\s+");
+        if (cells.length != header.size()) break;
+        Map<String, String> row = new LinkedHashMap<>();
+        for (int k = 0; k < cells.length; k++) row.put(header.get(k), cells[k]);
+        rows.add(row);
+      }
+      if (!rows.isEmpty()) return rows;
+    }
+    throw new IllegalStateException("no describe table with " + column + " in " + text);
   }
 
   private static void check(List<String> differences, List<String> table, String what, Object ours, Object kafka) {
