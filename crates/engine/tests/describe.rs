@@ -143,13 +143,13 @@ fn share_group_members_and_state() {
     s.handle_tick(2);
     expect![[r#"
         GROUP           CONSUMER-ID            HOST            CLIENT-ID       #PARTITIONS  ASSIGNMENT
-        demo            XQMl71nrTTqfDYHi7WC5zg /10.0.0.11      c1              1            orders:2
-        demo            mkeHHeFpSBiaosfScNfrgA /10.0.0.12      c2              2            orders:0,1
+        demo            XQMl71nrTTqfDYHi7WC5zg /10.0.0.11      c1              1            orders:1
+        demo            mkeHHeFpSBiaosfScNfrgA /10.0.0.12      c2              2            orders:0,2
     "#]]
     .assert_eq(&offsetlab_engine::describe_members(&s, 0, false));
     expect![[r#"
         GROUP           COORDINATOR (ID)          STATE           GROUP-EPOCH  ASSIGNMENT-EPOCH  #MEMBERS
-        demo            localhost:9092  (1)       Stable          2            2                 2
+        demo            localhost:9092  (1)       Stable          4            4                 2
     "#]]
     .assert_eq(&offsetlab_engine::describe_state(&s, 0, true));
     s.handle_input(Input::Stop { consumer: ConsumerId(1) }).expect("running");

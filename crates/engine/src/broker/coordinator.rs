@@ -143,6 +143,18 @@ pub(crate) struct Completed {
 ///   has rejoined (a dead member holds it up until its session expires) and
 ///   returns the new generation's plan; [`Coordinator::handle_assignment_applied`]
 ///   then records which partitions changed owner.
+/// A share group's partitions' share state, initialised by the share
+/// coordinator after the group's first join.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ShareInitialisation {
+    NotYet,
+    /// Requested; completes at `done_at`, and the next request bumps the epoch.
+    Pending {
+        done_at: Tick,
+    },
+    Done,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct Coordinator {
     protocol: GroupProtocol,
@@ -156,6 +168,8 @@ pub(crate) struct Coordinator {
     /// Consumer protocol: the iteration order of Kafka's map of the members
     /// (a `TimelineHashMap`), which the target assignment follows.
     member_order: TimelineHashOrder,
+    /// Share groups: whether the share coordinator has initialised the partitions.
+    share_initialised: ShareInitialisation,
     /// Each partition's owner in the last completed generation.
     owners: Vec<Option<ConsumerId>>,
     last_rebalance: Option<RebalanceView>,
@@ -171,6 +185,7 @@ impl Coordinator {
             target_epoch: 0,
             members: Vec::new(),
             member_order: TimelineHashOrder::default(),
+            share_initialised: ShareInitialisation::NotYet,
             owners: vec![None; partitions as usize],
             last_rebalance: None,
         }

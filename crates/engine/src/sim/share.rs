@@ -51,9 +51,9 @@ impl Sim {
     pub(super) fn join_share_group(&mut self, c: usize) {
         let g = self.consumers[c].group;
         let (member_id, id, host, _) = self.join_request(c);
-        let partitions = self.topic.partition_count();
+        let (partitions, now) = (self.topic.partition_count(), self.now);
         let reply = self.with_coordinator(g, RebalanceReason::MemberJoined, |co| {
-            co.handle_share_join(member_id, id, host, partitions)
+            co.handle_share_join(member_id, id, host, partitions, now)
         });
         let interval = self.groups[g].config.heartbeat_interval_ticks;
         let consumer = &mut self.consumers[c];
@@ -71,9 +71,9 @@ impl Sim {
         }
         let g = consumer.group;
         let member_id = consumer.member_id.clone().expect("a live member heartbeats");
-        let partitions = self.topic.partition_count();
+        let (partitions, now) = (self.topic.partition_count(), self.now);
         let reply = self.with_coordinator(g, RebalanceReason::MemberJoined, |co| {
-            co.handle_share_heartbeat(&member_id, partitions)
+            co.handle_share_heartbeat(&member_id, partitions, now)
         });
         let interval = self.groups[g].config.heartbeat_interval_ticks;
         self.consumers[c].next_heartbeat = self.now + interval;
