@@ -129,6 +129,18 @@ pub(crate) struct Completed {
     pub plan: Vec<(ConsumerId, Vec<u32>)>,
 }
 
+/// A share group's partitions' share state, initialised by the share
+/// coordinator after the group's first join.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ShareInitialisation {
+    NotYet,
+    /// Requested; completes at `done_at`, and the next request bumps the epoch.
+    Pending {
+        done_at: Tick,
+    },
+    Done,
+}
+
 /// One group's coordinator.
 ///
 /// # Calling contract
@@ -143,18 +155,6 @@ pub(crate) struct Completed {
 ///   has rejoined (a dead member holds it up until its session expires) and
 ///   returns the new generation's plan; [`Coordinator::handle_assignment_applied`]
 ///   then records which partitions changed owner.
-/// A share group's partitions' share state, initialised by the share
-/// coordinator after the group's first join.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ShareInitialisation {
-    NotYet,
-    /// Requested; completes at `done_at`, and the next request bumps the epoch.
-    Pending {
-        done_at: Tick,
-    },
-    Done,
-}
-
 #[derive(Debug, Clone)]
 pub(crate) struct Coordinator {
     protocol: GroupProtocol,
