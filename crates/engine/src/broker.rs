@@ -7,6 +7,9 @@
 
 pub(crate) mod coordinator;
 pub(crate) mod offsets;
+// Not routed by the `Sim` yet: the replication model stands alone for now.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) mod replication;
 pub(crate) mod share_partition;
 pub(crate) mod topic;
 
