@@ -7,6 +7,7 @@
 
 pub(crate) mod coordinator;
 pub(crate) mod offsets;
+pub(crate) mod producer_state;
 // Not routed by the `Sim` yet: the replication model stands alone for now.
 #[cfg_attr(not(test), allow(dead_code))]
 pub(crate) mod replication;

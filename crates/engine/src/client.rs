@@ -2,6 +2,7 @@
 //! hold their own state (positions, batches, a consumer-side offset store)
 //! and talk to the broker only through the plain values the `Sim` routes.
 
+pub(crate) mod accumulator;
 pub(crate) mod consumer;
 pub(crate) mod producer;
 

@@ -24,6 +24,17 @@ pub mod limits {
     pub const SESSION_TIMEOUT_TICKS_MAX: u64 = 100_000;
     pub const AUTO_COMMIT_INTERVAL_TICKS_MAX: u64 = 100_000;
     pub const STICKY_BATCH_RECORDS_MAX: u32 = 100_000;
+    /// The producer's delivery path (`client/accumulator.rs`): records a batch holds.
+    pub const PRODUCER_BATCH_RECORDS_MAX: u32 = 10_000;
+    /// Records the producer holds unacknowledged (`buffer.memory`, in records).
+    pub const PRODUCER_BUFFER_RECORDS_MAX: u32 = 100_000;
+    /// Unacknowledged requests per broker connection without idempotence
+    /// (Kafka sets no upper bound; with idempotence it is 5).
+    pub const PRODUCER_MAX_IN_FLIGHT_MAX: u32 = 100;
+    /// Broker connections the producer keeps.
+    pub const PRODUCER_CONNECTIONS_MAX: u32 = 64;
+    /// Linger, request, delivery and backoff timeouts, in ticks.
+    pub const PRODUCER_TIMEOUT_TICKS_MAX: u64 = 10_000_000;
     /// Events waiting for `poll_event`; older ones are dropped (and counted) past this.
     pub const EVENTS_QUEUED_MAX: usize = 100_000;
     /// Handled records kept for the sink strip.
