@@ -483,7 +483,15 @@ impl Sim {
     /// Advances the simulation to tick `now`, one step per tick.
     ///
     /// One step routes, in this order: the producer's sends to the topic
-    /// (and every group's observer); each coordinator's expired sessions; each
+    /// (and every group's observer) — or, with a delivery path (a cluster or
+    /// a producer delivery section): the producer's delivery and request
+    /// timeouts, the leaders' answers owed from earlier ticks (in request
+    /// order per connection), the tick's sends into batches, each drained
+    /// produce request to its partition's leader (an injected fault, the
+    /// idempotence check, the append with acks and min ISR, the records to
+    /// the leader's log), the cluster's tick (fencing, follower fetches, ISR
+    /// changes, elections and the truncation they cause, acks=all answers),
+    /// the batches' outcomes; then each coordinator's expired sessions; each
     /// consumer's loop in card order (fetches from the topic, records to its
     /// application and observer, commits to its group's offsets); each
     /// group's rebalance completion; removal of departed cards; each group's
