@@ -19,7 +19,7 @@ use crate::delivery::{Acks, ProduceError};
 use crate::event::{Event, Tick};
 use crate::input::InputError;
 use crate::log::Record;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 /// The producer's id: Kafka's comes from the controller's id blocks; one
 /// producer runs, so any fixed value does.
@@ -81,9 +81,9 @@ pub(crate) struct DeliveryPath {
     stalled: Vec<Option<bool>>,
     /// Records sent and not yet acknowledged or failed, by id.
     sent: BTreeMap<u64, Sent>,
-    /// Per partition, ids in the log whose batch has no outcome yet: only
-    /// those can be written again.
-    written: Vec<BTreeSet<u64>>,
+    /// Per partition, ids in the log whose batch has no outcome yet (only
+    /// those can be written again), with how many copies the log holds.
+    written: Vec<BTreeMap<u64, u32>>,
     /// Per partition, the highest record id in the log.
     highest: Vec<Option<u64>>,
     pub counters: DeliveryCounters,
@@ -106,7 +106,7 @@ impl DeliveryPath {
             faults: Vec::new(),
             stalled: vec![None; brokers as usize],
             sent: BTreeMap::new(),
-            written: vec![BTreeSet::new(); partitions],
+            written: vec![BTreeMap::new(); partitions],
             highest: vec![None; partitions],
             counters: DeliveryCounters::default(),
         })
@@ -327,7 +327,9 @@ impl Sim {
             let path = self.delivery.as_deref_mut().expect("the delivery path");
             let sent = *path.sent.get(&id).expect("a record in flight was sent");
             let q = p as usize;
-            let copy = !path.written[q].insert(id);
+            let copies = path.written[q].entry(id).or_insert(0);
+            let copy = *copies > 0;
+            *copies += 1;
             let reordered = !copy && path.highest[q].is_some_and(|h| h > id);
             path.highest[q] = Some(path.highest[q].map_or(id, |h| h.max(id)));
             path.counters.producer_duplicates += u64::from(copy);
@@ -449,7 +451,14 @@ impl Sim {
         let path = self.delivery.as_deref_mut().expect("the delivery path");
         for o in offset.max(self.topic.log_start(p))..end {
             let id = self.topic.get(p, o).expect("retained").id;
-            path.written[p as usize].remove(&id);
+            // A copy may go while the first stays: count them down.
+            let written = &mut path.written[p as usize];
+            if let Some(copies) = written.get_mut(&id) {
+                *copies -= 1;
+                if *copies == 0 {
+                    written.remove(&id);
+                }
+            }
         }
         self.topic.truncate_to(p, offset);
         let path = self.delivery.as_deref_mut().expect("the delivery path");
