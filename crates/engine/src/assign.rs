@@ -298,7 +298,7 @@ impl<'a> Universe<'a> {
             for (t, p) in tps {
                 topics.entry(self.name(t).to_string()).or_default().push(p);
             }
-            topics.values_mut().for_each(|ps| ps.sort_unstable());
+            topics.values_mut().for_each(|ps| crate::order::sort_partitions(ps));
             (member.to_string(), topics)
         }))
     }
