@@ -255,6 +255,12 @@ impl<'a> Universe<'a> {
         self.topics.iter().map(|&(_, p)| p as usize).sum()
     }
 
+    /// A topic partition's place in [`Universe::all`]'s order, from 0: the
+    /// index of tables with an entry per partition.
+    fn flat(&self, (topic, partition): Tp) -> usize {
+        self.topics[..topic as usize].iter().map(|&(_, p)| p as usize).sum::<usize>() + partition as usize
+    }
+
     fn topic_index(&self, name: &str) -> Option<u32> {
         self.topics.iter().position(|&(t, _)| t == name).map(|i| i as u32)
     }
@@ -391,7 +397,7 @@ pub fn assign_members(strategy: Strategy, members: &[Member], topics: &TopicPart
             let mut rounds = 0;
             loop {
                 let outcome = sticky::assign(&universe, &round);
-                let first_round = outcome.without_transferring();
+                let first_round = outcome.without_transferring(&universe);
                 rounds += 1;
                 // A member that lost something it owned revokes it and rejoins.
                 let revoked = round
@@ -429,7 +435,7 @@ pub fn cooperative_first_round_of(members: &[Member], topics: &TopicPartitions) 
     let universe = Universe::new(topics, members);
     let joined: Vec<Joined> = members.iter().map(|m| universe.join(m)).collect();
     let outcome = sticky::assign(&universe, &joined);
-    universe.to_assignment(topics, &names, outcome.without_transferring())
+    universe.to_assignment(topics, &names, outcome.without_transferring(&universe))
 }
 
 /// Cooperative-sticky's first rebalance: the `target` assignment without
