@@ -40,7 +40,7 @@ use std::str::FromStr;
 /// Returns every member, in order, with its partitions ascending.
 #[must_use]
 pub fn range<'a>(members: &[&'a str], partitions: u32) -> Vec<(&'a str, Vec<u32>)> {
-    assert!((0..members.len()).all(|i| !members[..i].contains(&members[i])), "members distinct");
+    assert!(all_distinct(members), "members distinct");
     let count = members.len() as u32;
     if count == 0 {
         return Vec::new();
@@ -57,6 +57,12 @@ pub fn range<'a>(members: &[&'a str], partitions: u32) -> Vec<(&'a str, Vec<u32>
             (member, (start..start + length).collect())
         })
         .collect()
+}
+
+/// Whether no id repeats. Groups are small (the CLI takes at most 1,000
+/// members): a pairwise check, with no set type of its own in the page.
+fn all_distinct(ids: &[&str]) -> bool {
+    (0..ids.len()).all(|i| !ids[..i].contains(&ids[i]))
 }
 
 /// The order both range assignors take members in: Kafka's client
@@ -250,6 +256,12 @@ impl<'a> Universe<'a> {
         self.topics.iter().map(|&(_, p)| p as usize).sum()
     }
 
+    /// A topic partition's place in [`Universe::all`]'s order, from 0: the
+    /// index of tables with an entry per partition.
+    fn flat(&self, (topic, partition): Tp) -> usize {
+        self.topics[..topic as usize].iter().map(|&(_, p)| p as usize).sum::<usize>() + partition as usize
+    }
+
     fn topic_index(&self, name: &str) -> Option<u32> {
         self.topics.iter().position(|&(t, _)| t == name).map(|i| i as u32)
     }
@@ -299,7 +311,7 @@ impl<'a> Universe<'a> {
             for (t, p) in tps {
                 topics.entry(self.name(t).to_string()).or_default().push(p);
             }
-            topics.values_mut().for_each(|ps| ps.sort_unstable());
+            topics.values_mut().for_each(|ps| crate::order::sort_partitions(ps));
             (member.to_string(), topics)
         }))
     }
@@ -373,21 +385,27 @@ fn everyone(members: &[String], topics: &TopicPartitions, previous: &Assignment)
 #[must_use]
 pub fn assign_members(strategy: Strategy, members: &[Member], topics: &TopicPartitions) -> Assignment {
     let names: Vec<&str> = members.iter().map(|m| m.id.as_str()).collect();
-    let distinct: BTreeSet<&str> = crate::order::btree_set(names.iter().copied());
-    assert_eq!(distinct.len(), names.len(), "member ids are distinct");
+    assert!(all_distinct(&names), "member ids are distinct");
     let universe = Universe::new(topics, members);
     let joined: Vec<Joined> = members.iter().map(|m| universe.join(m)).collect();
-    let plan = match strategy {
-        Strategy::Range => eager::range(&universe, &joined),
-        Strategy::RoundRobin => eager::round_robin(&universe, &joined),
-        Strategy::Sticky => sticky::assign(&universe, &joined).assignment,
+    let plan = plan(strategy, &universe, joined);
+    universe.to_assignment(topics, &names, plan)
+}
+
+/// The partitions `strategy` gives each of `members` (indexed alike); for
+/// cooperative-sticky, where its rebalances end (see [`assign_members`]).
+fn plan(strategy: Strategy, universe: &Universe, joined: Vec<Joined>) -> Vec<Vec<Tp>> {
+    match strategy {
+        Strategy::Range => eager::range(universe, &joined),
+        Strategy::RoundRobin => eager::round_robin(universe, &joined),
+        Strategy::Sticky => sticky::assign(universe, &joined).assignment,
         Strategy::CooperativeSticky => {
             let mut round = joined;
             let mut generation = round.iter().map(|m| m.generation).max().unwrap_or(DEFAULT_GENERATION);
             let mut rounds = 0;
             loop {
-                let outcome = sticky::assign(&universe, &round);
-                let first_round = outcome.without_transferring();
+                let outcome = sticky::assign(universe, &round);
+                let first_round = outcome.without_transferring(universe);
                 rounds += 1;
                 // A member that lost something it owned revokes it and rejoins.
                 let revoked = round
@@ -407,8 +425,64 @@ pub fn assign_members(strategy: Strategy, members: &[Member], topics: &TopicPart
                 }
             }
         }
-    };
-    universe.to_assignment(topics, &names, plan)
+    }
+}
+
+/// [`assign`] for a group whose members all subscribe to one topic of
+/// `partitions` partitions, in index form: `owned[m]` is what `members[m]`
+/// owned in the previous generation (all of one generation), and the result
+/// gives each member's partitions, ascending, in `members` order. The same
+/// assignment as [`assign`] of `{topic: partitions}` with those members and
+/// `{member: {topic: owned}}`, without building the maps of names (what the
+/// group coordinator asks of its members' assignors).
+///
+/// # Panics
+///
+/// If `members` repeats a member id, or `owned` is not one list per member.
+#[must_use]
+pub(crate) fn assign_topic(
+    strategy: Strategy,
+    topic: &str,
+    partitions: u32,
+    members: &[&str],
+    owned: &[Vec<u32>],
+) -> Vec<Vec<u32>> {
+    assert!(all_distinct(members), "member ids are distinct");
+    assert_eq!(members.len(), owned.len(), "one owned list per member");
+    // As `Universe::new`: the topic counts if it has partitions and some member subscribes.
+    let topics = if partitions > 0 && !members.is_empty() { vec![(topic, partitions)] } else { Vec::new() };
+    let universe = Universe { topics };
+    let subscription: BTreeSet<String> = crate::order::btree_set([topic.to_string()]);
+    // As `Universe::join` of a member subscribing to the topic, in generation 1.
+    let joined = members
+        .iter()
+        .zip(owned)
+        .map(|(&id, owned)| {
+            let claims: Vec<Tp> = if universe.topics.is_empty() {
+                Vec::new()
+            } else {
+                owned.iter().filter(|&&p| p < partitions).map(|&p| (0, p)).collect()
+            };
+            Joined {
+                dropped: claims.len() < owned.len(),
+                id,
+                instance: None,
+                topics: &subscription,
+                subscribed: vec![true; universe.topics.len()],
+                claims,
+                generation: 1,
+                has_generation: true,
+            }
+        })
+        .collect();
+    plan(strategy, &universe, joined)
+        .into_iter()
+        .map(|tps| {
+            let mut partitions: Vec<u32> = tps.into_iter().map(|(_, p)| p).collect();
+            crate::order::sort_partitions(&mut partitions);
+            partitions
+        })
+        .collect()
 }
 
 /// Cooperative-sticky's first rebalance for `members`: the sticky
@@ -421,12 +495,48 @@ pub fn assign_members(strategy: Strategy, members: &[Member], topics: &TopicPart
 #[must_use]
 pub fn cooperative_first_round_of(members: &[Member], topics: &TopicPartitions) -> Assignment {
     let names: Vec<&str> = members.iter().map(|m| m.id.as_str()).collect();
-    let distinct: BTreeSet<&str> = crate::order::btree_set(names.iter().copied());
-    assert_eq!(distinct.len(), names.len(), "member ids are distinct");
+    assert!(all_distinct(&names), "member ids are distinct");
     let universe = Universe::new(topics, members);
     let joined: Vec<Joined> = members.iter().map(|m| universe.join(m)).collect();
     let outcome = sticky::assign(&universe, &joined);
-    universe.to_assignment(topics, &names, outcome.without_transferring())
+    universe.to_assignment(topics, &names, outcome.without_transferring(&universe))
+}
+
+/// [`cooperative_first_round`] in [`assign_topic`]'s index form: `target[m]`
+/// and `owned[m]` are what `members[m]` gets and owned, all of one topic of
+/// `partitions` partitions; each member keeps the partitions of its target
+/// that no other member owned and that only it claimed.
+///
+/// # Panics
+///
+/// If `owned` is not one list per `target` list.
+#[must_use]
+pub(crate) fn cooperative_first_round_topic(
+    target: &[Vec<u32>],
+    owned: &[Vec<u32>],
+    partitions: u32,
+) -> Vec<Vec<u32>> {
+    assert_eq!(target.len(), owned.len(), "one owned list per member");
+    // By partition: (claims, the last claimant).
+    let mut claims: Vec<(usize, usize)> = vec![(0, 0); partitions as usize];
+    for (m, partitions) in owned.iter().enumerate() {
+        for &p in partitions {
+            if let Some(claim) = claims.get_mut(p as usize) {
+                *claim = (claim.0 + 1, m);
+            }
+        }
+    }
+    target
+        .iter()
+        .enumerate()
+        .map(|(m, partitions)| {
+            let kept = |&&p: &&u32| match claims.get(p as usize) {
+                None | Some((0, _)) => true,
+                Some(&(count, owner)) => count == 1 && owner == m,
+            };
+            partitions.iter().filter(kept).copied().collect()
+        })
+        .collect()
 }
 
 /// Cooperative-sticky's first rebalance: the `target` assignment without
@@ -499,6 +609,49 @@ mod tests {
                 all.sort_unstable();
                 assert_eq!(all, (0..partitions).collect::<Vec<_>>());
             }
+        }
+    }
+
+    /// The index form gives what the maps of names give, for every strategy,
+    /// and so does the cooperative first round, whatever the members owned
+    /// (overlaps, partitions past the count, members that owned nothing).
+    #[test]
+    fn one_topic_index_form_matches_the_maps() {
+        const TOPIC: &str = "orders";
+        let ids = ["c3-x", "c1-b", "c10-a", "c2-y", "c4-z"];
+        let mut seed = 7u64;
+        let mut next = move |bound: u64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) % bound
+        };
+        for case in 0..400 {
+            let count = 1 + case % ids.len();
+            let members: Vec<&str> = ids[..count].to_vec();
+            let partitions = u32::try_from(next(9)).unwrap();
+            let owned: Vec<Vec<u32>> = members
+                .iter()
+                .map(|_| (0..next(4)).map(|_| u32::try_from(next(11)).unwrap()).collect())
+                .collect();
+            let names: Vec<String> = members.iter().map(|m| (*m).to_string()).collect();
+            let topics: TopicPartitions = crate::order::btree_map([(TOPIC.to_string(), partitions)]);
+            let previous: Assignment = crate::order::btree_map(
+                names
+                    .iter()
+                    .zip(&owned)
+                    .map(|(m, o)| (m.clone(), crate::order::btree_map([(TOPIC.to_string(), o.clone())]))),
+            );
+            let of_maps = |result: &Assignment| -> Vec<Vec<u32>> {
+                names.iter().map(|m| result[m][TOPIC].clone()).collect()
+            };
+            for strategy in Strategy::ALL {
+                let expected = of_maps(&assign(strategy, &names, &topics, &previous));
+                let got = assign_topic(strategy, TOPIC, partitions, &members, &owned);
+                assert_eq!(got, expected, "{strategy} case {case}: {owned:?}, {partitions} partitions");
+            }
+            let target = assign(Strategy::Sticky, &names, &topics, &previous);
+            let expected = of_maps(&cooperative_first_round(&target, &previous));
+            let got = cooperative_first_round_topic(&of_maps(&target), &owned, partitions);
+            assert_eq!(got, expected, "first round, case {case}: {owned:?}, {partitions} partitions");
         }
     }
 }

@@ -31,6 +31,13 @@ pub(crate) fn sort_stable_by<T>(items: &mut [T], cmp: impl Fn(&T, &T) -> Orderin
     permute(items, order);
 }
 
+/// Sorts partition numbers ascending: what `items.sort_unstable()` gives (equal
+/// numbers are alike, so stability is moot), through the one sort instead of a
+/// copy of the standard library's unstable sort.
+pub(crate) fn sort_partitions(items: &mut [u32]) {
+    sort_stable_by(items, Ord::cmp);
+}
+
 /// Sorts `items` by `key`, stably: what `items.sort_by_key(key)` gives.
 pub(crate) fn sort_stable_by_key<T, K: Ord>(items: &mut [T], key: impl Fn(&T) -> K) {
     sort_stable_by(items, |a, b| key(a).cmp(&key(b)));

@@ -24,7 +24,10 @@ pub(super) fn build(
 ) -> Outcome {
     let mut builder = Builder::new(universe, members, subscription_order, claims);
     builder.run();
-    let transferring = builder.transferring();
+    let mut transferring = vec![false; universe.total_partitions()];
+    for tp in builder.transferring() {
+        transferring[universe.flat(tp)] = true;
+    }
     Outcome { assignment: builder.assignment, transferring }
 }
 

@@ -9,24 +9,25 @@
 use super::general;
 use super::java;
 use super::{Joined, Tp, Universe};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 
 /// What the assignor decided.
 #[derive(Debug)]
 pub(super) struct Outcome {
     /// Each member's partitions (indexed like `members`).
     pub assignment: Vec<Vec<Tp>>,
-    /// `partitionsTransferringOwnership`: partitions that change owner, which
-    /// the cooperative assignor leaves out of the round.
-    pub transferring: BTreeSet<Tp>,
+    /// `partitionsTransferringOwnership`: whether each partition (by
+    /// [`Universe::flat`] index) changes owner, which the cooperative
+    /// assignor leaves out of the round.
+    pub transferring: Vec<bool>,
 }
 
 impl Outcome {
     /// `CooperativeStickyAssignor.adjustAssignment`: the assignment without what transfers.
-    pub fn without_transferring(&self) -> Vec<Vec<Tp>> {
+    pub fn without_transferring(&self, universe: &Universe) -> Vec<Vec<Tp>> {
         self.assignment
             .iter()
-            .map(|tps| tps.iter().copied().filter(|tp| !self.transferring.contains(tp)).collect())
+            .map(|tps| tps.iter().copied().filter(|&tp| !self.transferring[universe.flat(tp)]).collect())
             .collect()
     }
 }
@@ -35,8 +36,8 @@ impl Outcome {
 pub(super) struct Claims {
     /// `consumerToOwnedPartitions`: what each member may keep.
     pub owned: Vec<Vec<Tp>>,
-    /// `partitionsWithMultiplePreviousOwners`.
-    pub multiple_owners: BTreeSet<Tp>,
+    /// `partitionsWithMultiplePreviousOwners`, by [`Universe::flat`] index.
+    pub multiple_owners: Vec<bool>,
     /// `maxGeneration`.
     // Read by the general path only.
     #[cfg_attr(not(feature = "uneven-subscriptions"), allow(dead_code))]
@@ -46,14 +47,17 @@ pub(super) struct Claims {
 }
 
 /// `allSubscriptionsEqual`, walking the members in `subscription_order`.
-fn all_subscriptions_equal(members: &[Joined], subscription_order: &[usize]) -> Claims {
+/// Claims are of partitions in `universe` (see [`Universe::claims`]).
+fn all_subscriptions_equal(universe: &Universe, members: &[Joined], subscription_order: &[usize]) -> Claims {
     let n = members.len();
+    let total = universe.total_partitions();
     let mut all_equal = true;
     let mut subscribed: Option<&BTreeSet<String>> = None;
     let mut max_generation = super::DEFAULT_GENERATION;
     let mut owned: Vec<Vec<Tp>> = vec![Vec::new(); n];
-    let mut multiple_owners: BTreeSet<Tp> = BTreeSet::new();
-    let mut previous_owner: BTreeMap<Tp, usize> = BTreeMap::new();
+    let mut multiple_owners = vec![false; total];
+    // Each partition's previous owner, by flat index.
+    let mut previous_owner: Vec<Option<usize>> = vec![None; total];
     for &m in subscription_order {
         let member = &members[m];
         match subscribed {
@@ -63,22 +67,23 @@ fn all_subscriptions_equal(members: &[Joined], subscription_order: &[usize]) -> 
         }
         max_generation = max_generation.max(member.generation);
         for &tp in &member.claims {
-            let Some(&other) = previous_owner.get(&tp) else {
+            let at = universe.flat(tp);
+            let Some(other) = previous_owner[at] else {
                 owned[m].push(tp);
-                previous_owner.insert(tp, m);
+                previous_owner[at] = Some(m);
                 continue;
             };
             let other_generation = members[other].generation;
             if member.generation >= other_generation {
                 if member.generation == other_generation {
-                    multiple_owners.insert(tp);
+                    multiple_owners[at] = true;
                 } else {
                     owned[m].push(tp);
                 }
                 if let Some(at) = owned[other].iter().position(|&o| o == tp) {
                     owned[other].remove(at);
                 }
-                previous_owner.insert(tp, m);
+                previous_owner[at] = Some(m);
             }
         }
     }
@@ -90,12 +95,12 @@ fn all_subscriptions_equal(members: &[Joined], subscription_order: &[usize]) -> 
 /// Kafka's `subscriptions` map).
 pub(super) fn assign(universe: &Universe, members: &[Joined]) -> Outcome {
     if members.is_empty() {
-        return Outcome { assignment: Vec::new(), transferring: BTreeSet::new() };
+        return Outcome { assignment: Vec::new(), transferring: vec![false; universe.total_partitions()] };
     }
     // ConsumerCoordinator.onLeaderElected: `subscriptions` is a HashMap filled in JoinGroup order.
     let ids: Vec<&str> = members.iter().map(|m| m.id).collect();
     let subscription_order = java::hash_map_order(&ids);
-    let claims = all_subscriptions_equal(members, &subscription_order);
+    let claims = all_subscriptions_equal(universe, members, &subscription_order);
     // `consumerToOwnedPartitions`, another HashMap, filled in `subscriptions` order.
     let owned_keys: Vec<&str> = subscription_order.iter().map(|&m| ids[m]).collect();
     let owned_order: Vec<usize> =
@@ -122,23 +127,24 @@ fn constrained(universe: &Universe, members: &[&str], owned_order: &[usize], cla
     let n = members.len();
     let Claims { owned, multiple_owners, .. } = claims;
     let mut assignment = vec![Vec::new(); n];
-    let mut transferring = BTreeSet::new();
     let total = universe.total_partitions();
+    // Tables by flat partition index (`Universe::flat`).
+    let mut transferring = vec![false; total];
     let min_quota = total / n;
     let max_quota = total.div_ceil(n);
     let expected_over_min = total % n;
     let mut current_over_min = 0;
     // maybeRevokedPartitions: partition -> the member it was taken from.
-    let mut revoked: BTreeMap<Tp, usize> = BTreeMap::new();
+    let mut revoked: Vec<Option<usize>> = vec![None; total];
     let mut under_min: Vec<usize> = Vec::new();
     let mut exactly_min: VecDeque<usize> = VecDeque::new();
-    let mut assigned: BTreeSet<Tp> = BTreeSet::new();
+    let mut assigned = vec![false; total];
 
     // assignOwnedPartitions: owned partitions sorted by partition, then topic.
     for &c in owned_order {
         let mut mine = owned[c].clone();
         crate::order::sort_stable_by_key(&mut mine, |&(topic, partition)| (partition, topic));
-        mine.retain(|tp| !multiple_owners.contains(tp));
+        mine.retain(|&tp| !multiple_owners[universe.flat(tp)]);
         let keep = if mine.len() < min_quota {
             under_min.push(c);
             mine.len()
@@ -155,12 +161,16 @@ fn constrained(universe: &Universe, members: &[&str], owned_order: &[usize], cla
             min_quota
         };
         assignment[c].extend_from_slice(&mine[..keep]);
-        assigned.extend(&mine[..keep]);
-        revoked.extend(mine[keep..].iter().map(|&tp| (tp, c)));
+        for &tp in &mine[..keep] {
+            assigned[universe.flat(tp)] = true;
+        }
+        for &tp in &mine[keep..] {
+            revoked[universe.flat(tp)] = Some(c);
+        }
     }
 
     // Partitions nobody kept, by topic then partition.
-    let unassigned: Vec<Tp> = universe.all().filter(|tp| !assigned.contains(tp)).collect();
+    let unassigned: Vec<Tp> = universe.all().filter(|&tp| !assigned[universe.flat(tp)]).collect();
     let by_name = |a: &usize, b: &usize| java::compare(members[*a], members[*b]);
     crate::order::sort_stable_by(&mut under_min, by_name);
     crate::order::sort_stable_by(exactly_min.make_contiguous(), by_name);
@@ -181,8 +191,9 @@ fn constrained(universe: &Universe, members: &[&str], owned_order: &[usize], cla
         };
         assignment[consumer].push(tp);
         // assignNewPartition: taken from another member, or claimed by several.
-        if revoked.get(&tp).is_some_and(|&from| from != consumer) || multiple_owners.contains(&tp) {
-            transferring.insert(tp);
+        let at = universe.flat(tp);
+        if revoked[at].is_some_and(|from| from != consumer) || multiple_owners[at] {
+            transferring[at] = true;
         }
         let count = assignment[consumer].len();
         if count == min_quota {

@@ -388,25 +388,17 @@ impl Coordinator {
         }
         const TOPIC: &str = "orders";
         // JoinGroup order: the order members joined (Kafka's leader sees them so).
-        let members: Vec<String> = self.members.iter().map(|m| m.member_id.clone()).collect();
-        let topics: assign::TopicPartitions = crate::order::btree_map([(TOPIC.to_string(), partitions)]);
-        let previous: assign::Assignment = crate::order::btree_map(self.members.iter().map(|m| {
-            (m.member_id.clone(), crate::order::btree_map([(TOPIC.to_string(), m.assignment.clone())]))
-        }));
+        let members: Vec<&str> = self.members.iter().map(|m| m.member_id.as_str()).collect();
+        let owned: Vec<Vec<u32>> = self.members.iter().map(|m| m.assignment.clone()).collect();
         let result = match assignor.strategy() {
-            assign::Strategy::CooperativeSticky => assign::cooperative_first_round(
-                &assign::assign(assign::Strategy::Sticky, &members, &topics, &previous),
-                &previous,
+            assign::Strategy::CooperativeSticky => assign::cooperative_first_round_topic(
+                &assign::assign_topic(assign::Strategy::Sticky, TOPIC, partitions, &members, &owned),
+                &owned,
+                partitions,
             ),
-            strategy => assign::assign(strategy, &members, &topics, &previous),
+            strategy => assign::assign_topic(strategy, TOPIC, partitions, &members, &owned),
         };
-        members
-            .into_iter()
-            .map(|m| {
-                let partitions = result.get(&m).and_then(|t| t.get(TOPIC)).cloned().unwrap_or_default();
-                (m, partitions)
-            })
-            .collect()
+        members.into_iter().zip(result).map(|(m, partitions)| (m.to_string(), partitions)).collect()
     }
 
     /// Member ids in the range assignors' order: static members first, by
