@@ -16,12 +16,35 @@ final class DriverArgs {
     }
   }
 
-  static Map<String, String> parse(String[] args) throws BadArgs {
-    Map<String, String> out = new HashMap<>();
-    for (Map.Entry<String, List<String>> e : parseAll(args).entrySet()) {
-      out.put(e.getKey(), e.getValue().get(e.getValue().size() - 1));
+  /**
+   * A comparison driver's arguments: every value of each name, with {@code --bootstrap},
+   * {@code --offsetlab} and {@code --out} required. Bad arguments print the problem and {@code
+   * usage} (after the program's name) and exit with status 2.
+   */
+  static Map<String, List<String>> forDriver(String program, String usage, String[] args) {
+    try {
+      Map<String, List<String>> opts = parseAll(args);
+      for (String required : List.of("bootstrap", "offsetlab", "out")) {
+        if (!opts.containsKey(required)) throw new BadArgs("missing --" + required);
+      }
+      return opts;
+    } catch (BadArgs e) {
+      System.err.println(program + ": " + e.getMessage());
+      System.err.println("usage: " + program + " " + usage);
+      System.exit(2);
+      throw new IllegalStateException("unreachable");
     }
+  }
+
+  /** The last value of each name in {@code opts}. */
+  static Map<String, String> last(Map<String, List<String>> opts) {
+    Map<String, String> out = new HashMap<>();
+    opts.forEach((name, values) -> out.put(name, values.get(values.size() - 1)));
     return out;
+  }
+
+  static Map<String, String> parse(String[] args) throws BadArgs {
+    return last(parseAll(args));
   }
 
   static Map<String, List<String>> parseAll(String[] args) throws BadArgs {

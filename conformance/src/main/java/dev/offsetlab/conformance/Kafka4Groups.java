@@ -118,18 +118,8 @@ public final class Kafka4Groups {
   }
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> opts;
-    try {
-      opts = DriverArgs.parse(args);
-      for (String required : List.of("bootstrap", "offsetlab", "out")) {
-        if (!opts.containsKey(required)) throw new DriverArgs.BadArgs("missing --" + required);
-      }
-    } catch (DriverArgs.BadArgs e) {
-      System.err.println("Kafka4Groups: " + e.getMessage());
-      System.err.println("usage: Kafka4Groups --bootstrap HOST:PORT --offsetlab BIN [--subset] [--scenario NAME] --out FILE.json");
-      System.exit(2);
-      return;
-    }
+    Map<String, String> opts =
+        DriverArgs.last(DriverArgs.forDriver("Kafka4Groups", "--bootstrap HOST:PORT --offsetlab BIN [--subset] [--scenario NAME] --out FILE.json", args));
     Path out = Path.of(opts.get("out"));
     Path log = out.toAbsolutePath().resolveSibling("kafka4-consumers.log");
     Files.createDirectories(log.getParent());

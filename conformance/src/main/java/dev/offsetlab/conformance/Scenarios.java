@@ -141,21 +141,9 @@ public final class Scenarios implements AutoCloseable {
   }
 
   public static void main(String[] args) {
-    Map<String, List<String>> opts;
-    try {
-      opts = DriverArgs.parseAll(args);
-      for (String required : List.of("bootstrap", "offsetlab", "out")) {
-        if (!opts.containsKey(required)) {
-          throw new DriverArgs.BadArgs("missing --" + required);
-        }
-      }
-    } catch (DriverArgs.BadArgs e) {
-      System.err.println("Scenarios: " + e.getMessage());
-      System.err.println(
-          "usage: Scenarios --bootstrap HOST:PORT --offsetlab BIN [--seed S] [--subset] [--scenario NAME]... [--files DIR] --out FILE.json");
-      System.exit(2);
-      return;
-    }
+    Map<String, List<String>> opts = DriverArgs.forDriver("Scenarios",
+        "--bootstrap HOST:PORT --offsetlab BIN [--seed S] [--subset] [--scenario NAME]... [--files DIR] --out FILE.json",
+        args);
     Long seed = opts.containsKey("seed") ? Long.valueOf(last(opts, "seed")) : null;
     Path out = Path.of(last(opts, "out"));
     Path files = Path.of(opts.containsKey("files") ? last(opts, "files") : "conformance/scenarios");

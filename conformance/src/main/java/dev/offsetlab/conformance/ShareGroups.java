@@ -98,18 +98,8 @@ public final class ShareGroups {
   record Delivery(String member, int partition, long offset, String value, int deliveryCount) {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> opts;
-    try {
-      opts = DriverArgs.parse(args);
-      for (String required : List.of("bootstrap", "offsetlab", "out")) {
-        if (!opts.containsKey(required)) throw new DriverArgs.BadArgs("missing --" + required);
-      }
-    } catch (DriverArgs.BadArgs e) {
-      System.err.println("ShareGroups: " + e.getMessage());
-      System.err.println("usage: ShareGroups --bootstrap HOST:PORT --offsetlab BIN [--subset] --out FILE.json");
-      System.exit(2);
-      return;
-    }
+    Map<String, String> opts =
+        DriverArgs.last(DriverArgs.forDriver("ShareGroups", "--bootstrap HOST:PORT --offsetlab BIN [--subset] --out FILE.json", args));
     List<Map<String, Object>> entries = new ArrayList<>();
     ShareGroups run = new ShareGroups(opts.get("bootstrap"), opts.get("offsetlab"));
     // The built-ins run side by side (each its own topic and group): most of each is waiting for
@@ -315,7 +305,14 @@ public final class ShareGroups {
       List<String> table = new ArrayList<>();
       List<String> notes = new ArrayList<>();
       List<Integer> modelShape = modelShape(modelMembers, partitions);
-      check(differences, table, "members per partition, then partitions per member", modelShape, kafkaShape);
+      // The simple assignor walks members in its HashMap order of member ids (random in Kafka,
+      // seeded in the model) and keeps earlier targets, so which member gets a second partition,
+      // and whether the last slot of a partition is filled, can differ from run to run on the
+      // broker. Compared: the rules every such result keeps; the exact shape is shown.
+      check(differences, table, "the simple assignor's rules (members per partition, partitions per member)",
+          shapeRules(modelShape, consumers, partitions), shapeRules(kafkaShape, consumers, partitions));
+      notes.add(String.format("%-70s offsetlab %s, kafka %s (not compared)",
+          "members per partition, then partitions per member", modelShape, kafkaShape));
       // The epochs, as rules that hold whenever the initialisation completes. The model's joins
       // (all at tick 0, in order) from its events: a bump belongs to a join when the next member
       // to reconcile is one reconciling for the first time (the joiner, its join's answer); any
@@ -569,6 +566,23 @@ public final class ShareGroups {
       perMember.add(count);
     }
     return shapeOf(perPartition, perMember);
+  }
+
+  /**
+   * What every simple assignment of {@code members} on {@code partitions} keeps: each partition
+   * shared by at least {@code max(1, floor(M/P))} and at most {@code ceil(M/P)} members, and each
+   * member holding at least one partition and at most {@code ceil(P/M)} + 1.
+   */
+  private static String shapeRules(List<Integer> shape, int members, int partitions) {
+    int split = shape.indexOf(-1);
+    int most = (members + partitions - 1) / partitions;
+    int least = Math.max(1, members / partitions);
+    boolean perPartition = shape.subList(0, split).stream().allMatch(n -> n >= least && n <= most);
+    int mostPerMember = (partitions + members - 1) / members + 1;
+    List<Integer> perMember = shape.subList(split + 1, shape.size());
+    boolean perMemberOk = perMember.size() == members && perMember.stream().allMatch(n -> n >= 1 && n <= mostPerMember);
+    return "each partition " + least + ".." + most + " members: " + perPartition + "; each member 1.." + mostPerMember
+        + " partitions: " + perMemberOk;
   }
 
   private static List<Integer> shapeOf(int[] perPartition, List<Integer> perMember) {
