@@ -78,6 +78,9 @@ pub enum DescribeView {
     Members,
     /// `--state`: the coordinator, assignor, state and member count.
     State,
+    /// `kafka-topics --describe --topic orders`: each partition's leader,
+    /// replicas and ISR (printed once, before the groups' counters).
+    Topic,
 }
 
 /// `run --offset-dir DIR`: the run keeps positions in consumer-side stores,
@@ -249,6 +252,9 @@ impl Outcome {
             DescribeView::Offsets => offsetlab_engine::describe_offsets(&self.sim, g, verbose),
             DescribeView::Members => offsetlab_engine::describe_members(&self.sim, g, verbose),
             DescribeView::State => offsetlab_engine::describe_state(&self.sim, g, verbose),
+            // The topic's, not a group's: printed once, with the first group.
+            DescribeView::Topic if g == 0 => self.sim.describe_topic(),
+            DescribeView::Topic => String::new(),
         }
     }
 
@@ -471,6 +477,13 @@ struct JsonMetrics {
     redelivered: u64,
     /// Deliveries the handler failed on (poison records).
     failed: u64,
+    /// The producer and the cluster: acknowledged records an election cut
+    /// off, records written twice or after a later-sent one, and produce
+    /// requests refused with NOT_ENOUGH_REPLICAS.
+    acked_lost: u64,
+    producer_duplicates: u64,
+    producer_reordered: u64,
+    writes_refused: u64,
 }
 
 impl From<&Metrics> for JsonMetrics {
@@ -487,6 +500,10 @@ impl From<&Metrics> for JsonMetrics {
             archived: m.archived,
             redelivered: m.redelivered,
             failed: m.failed,
+            acked_lost: m.acked_lost,
+            producer_duplicates: m.producer_duplicates,
+            producer_reordered: m.producer_reordered,
+            writes_refused: m.writes_refused,
         }
     }
 }

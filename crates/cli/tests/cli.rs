@@ -674,3 +674,29 @@ fn a_share_group_prints_kafka_share_groups_views_and_its_counters() {
         "{json}"
     );
 }
+
+/// `run --describe topic` prints `kafka-topics --describe --topic orders`
+/// once; `--json` carries the producer's and the cluster's counters.
+#[test]
+fn run_describes_the_topic_and_reports_what_was_written() {
+    let text = stdout_of(&["run", "--scenario", "unclean-election", "--describe", "topic"]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[2].starts_with("Topic: orders\tTopicId: "), "{text}");
+    assert!(
+        lines[2].ends_with(
+            "\tPartitionCount: 1\tReplicationFactor: 2\tConfigs: unclean.leader.election.enable=true"
+        ),
+        "{text}"
+    );
+    // Broker 1 crashed and was fenced: broker 2 leads alone, after an unclean election.
+    assert_eq!(
+        lines[3], "\tTopic: orders\tPartition: 0\tLeader: 2\tReplicas: 1,2\tIsr: 2\tElr: \tLastKnownElr: ",
+        "{text}"
+    );
+    let json = stdout_of(&["run", "--scenario", "unclean-election", "--json"]);
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let metrics = &value["groups"][0]["metrics"];
+    assert!(metrics["acked_lost"].as_u64().unwrap() >= 1, "{json}");
+    assert_eq!(metrics["producer_duplicates"], 0);
+    assert_eq!(metrics["writes_refused"], 0);
+}

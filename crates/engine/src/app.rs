@@ -26,6 +26,11 @@ pub(crate) struct AppCounters {
     pub double_paid_cents: u64,
     /// Deliveries the handler failed on (poison records).
     pub failed: u64,
+    /// Of `duplicates`: first deliveries of an offset that holds a producer's
+    /// second copy of a record (the consumer side did nothing twice).
+    pub duplicates_from_producer: u64,
+    /// Of `out_of_key_order`: records the producer wrote after a later-sent one.
+    pub out_of_key_order_from_producer: u64,
 }
 
 /// One group's application.
@@ -56,6 +61,14 @@ impl Application {
         let counters = &mut self.counters;
         counters.delivered += 1;
         let mut out_of_key_order = false;
+        // The unique constraint is on the record id: a producer's second copy
+        // at a new offset is a record handled before (its first copy is
+        // earlier in the same partition), though the group reads it once.
+        let from_producer = first && fetched.producer_copy;
+        let first = first && !fetched.producer_copy;
+        if from_producer {
+            counters.duplicates_from_producer += 1;
+        }
         if first {
             counters.distinct_handled += 1;
             let subject = fetched.subject as usize;
@@ -73,6 +86,9 @@ impl Application {
         }
         if out_of_key_order {
             counters.out_of_key_order += 1;
+            if fetched.producer_reordered {
+                counters.out_of_key_order_from_producer += 1;
+            }
         }
         let effect = !idempotent || first;
         if effect {
@@ -137,6 +153,8 @@ mod tests {
             produced_tick: 0,
             poison: false,
             delivery_count: 0,
+            producer_copy: false,
+            producer_reordered: false,
         }
     }
 

@@ -46,6 +46,20 @@ pub mod limits {
     pub const FINDINGS_MAX: usize = 100;
     /// Ticks one `handle_tick` call may advance.
     pub const CATCH_UP_TICKS_MAX: u64 = 1_000_000;
+    /// Brokers in the cluster (`cluster.brokers`).
+    pub const BROKERS_MAX: u32 = 5;
+    /// The cluster's timeouts (replica lag, broker session), in ticks.
+    pub const CLUSTER_TIMEOUT_TICKS_MAX: u64 = 1_000_000;
+    /// acks=all appends waiting for the high watermark, across partitions.
+    pub const PENDING_ACKS_MAX: usize = 100_000;
+    /// Runs of acknowledged offsets the replication model keeps per partition.
+    pub const ACKED_RUNS_MAX: usize = 100_000;
+    /// Records one append (one produce request) may carry.
+    pub const APPEND_RECORDS_MAX: u64 = 100_000;
+    /// Injected produce faults waiting for their request.
+    pub const FAULTS_PENDING_MAX: usize = 64;
+    /// Produce answers on their way back to the producer, across connections.
+    pub const PRODUCE_RESPONSES_MAX: usize = 100_000;
 }
 
 /// When the consumer loop commits its position.
@@ -247,6 +261,10 @@ pub struct Config {
     pub producer: ProducerConfig,
     /// The consumer groups reading the topic, 1 to [`limits::GROUPS_MAX`].
     pub groups: Vec<GroupConfig>,
+    /// Brokers and replication. `None` (left out of the JSON): one broker,
+    /// no replication, as every scenario before there were brokers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterConfig>,
 }
 
 /// A config as JSON has it: the topic's fields, and either one group's
@@ -259,6 +277,7 @@ pub(crate) struct ConfigFile {
     retention_records: Option<u64>,
     producer: Option<ProducerConfig>,
     groups: Option<Vec<GroupConfig>>,
+    cluster: Option<ClusterConfig>,
     consumers: Option<u32>,
     records_per_poll: Option<u32>,
     handle_per_tick: Option<u32>,
@@ -355,6 +374,7 @@ impl TryFrom<ConfigFile> for Config {
             retention_records: file.retention_records.unwrap_or(defaults.retention_records),
             producer: file.producer.unwrap_or(defaults.producer),
             groups,
+            cluster: file.cluster,
         })
     }
 }
@@ -379,6 +399,11 @@ pub struct ProducerConfig {
     /// Records sent every tick ("Keep sending"); 0 = off.
     pub send_per_tick: u32,
     pub keyless: KeylessStrategy,
+    /// The delivery path: batches, acks, retries, idempotence. `None` (left
+    /// out of the JSON): every send is appended at once, as every scenario
+    /// before there was a delivery path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delivery: Option<DeliverySettings>,
 }
 
 impl Default for ProducerConfig {
@@ -389,6 +414,140 @@ impl Default for ProducerConfig {
             hot_key_share_percent: 0,
             send_per_tick: 0,
             keyless: KeylessStrategy::default(),
+            delivery: None,
+        }
+    }
+}
+
+/// The cluster (`config.cluster`): brokers, the topic's replication factor
+/// and the replication settings, with Kafka's names in ticks. In JSON, absent
+/// fields take their default (Kafka 4.4.0's, milliseconds read as ticks of a
+/// second: replica lag 30, broker session 9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self", default, deny_unknown_fields)]
+pub struct ClusterConfig {
+    /// Brokers, node ids 1 to `brokers` (1 to [`limits::BROKERS_MAX`]).
+    pub brokers: u32,
+    /// Replicas per partition, 1 to `brokers`.
+    pub replication_factor: u32,
+    /// `min.insync.replicas`, 1 to `replication_factor`.
+    pub min_insync_replicas: u32,
+    /// `replica.lag.time.max.ms`, in ticks.
+    pub replica_lag_time_max_ticks: u64,
+    /// `broker.session.timeout.ms`, in ticks: a crashed broker is fenced
+    /// (and loses its leaderships) this long after it crashed.
+    pub broker_session_timeout_ticks: u64,
+    /// `unclean.leader.election.enable`.
+    pub unclean_leader_election: bool,
+    /// `eligible.leader.replicas.version=1` (KIP-966; on in a new Kafka 4.4.0 cluster).
+    pub eligible_leader_replicas: bool,
+}
+
+impl Default for ClusterConfig {
+    fn default() -> Self {
+        ClusterConfig {
+            brokers: 3,
+            replication_factor: 3,
+            min_insync_replicas: 1,
+            replica_lag_time_max_ticks: 30,
+            broker_session_timeout_ticks: 9,
+            unclean_leader_election: false,
+            eligible_leader_replicas: true,
+        }
+    }
+}
+
+/// The producer's delivery settings (`config.producer.delivery`), with
+/// Kafka's names in ticks. In JSON, absent fields take their default:
+/// Kafka 4.4.0's, milliseconds read as ticks of a second (request timeout
+/// 30, delivery timeout 120, linger 5 ms and backoffs of 100 ms to 1 s as
+/// 0 and 1 tick), batches of 4 records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self", default, deny_unknown_fields)]
+pub struct DeliverySettings {
+    pub acks: crate::delivery::Acks,
+    /// `enable.idempotence`: left out, Kafka's default (on unless acks is
+    /// not all or retries is 0); set true with either of those is refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enable_idempotence: Option<bool>,
+    /// `max.in.flight.requests.per.connection`.
+    pub max_in_flight: u32,
+    /// `linger.ms`.
+    pub linger_ticks: u64,
+    /// `batch.size`, in records.
+    pub batch_records: u32,
+    pub retries: u32,
+    /// `request.timeout.ms`: the client's, and the acks=all wait the leader allows.
+    pub request_timeout_ticks: u64,
+    /// `delivery.timeout.ms`; left out, 120 raised to linger + request timeout.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delivery_timeout_ticks: Option<u64>,
+    /// `retry.backoff.ms`.
+    pub retry_backoff_ticks: u64,
+    /// `retry.backoff.max.ms`.
+    pub retry_backoff_max_ticks: u64,
+    /// `buffer.memory`, in records.
+    pub buffer_records: u32,
+}
+
+impl Default for DeliverySettings {
+    fn default() -> Self {
+        DeliverySettings {
+            acks: crate::delivery::Acks::All,
+            enable_idempotence: None,
+            max_in_flight: 5,
+            linger_ticks: 0,
+            batch_records: 4,
+            retries: i32::MAX as u32,
+            request_timeout_ticks: 30,
+            delivery_timeout_ticks: None,
+            retry_backoff_ticks: 1,
+            retry_backoff_max_ticks: 1,
+            buffer_records: 10_000,
+        }
+    }
+}
+
+impl DeliverySettings {
+    pub(crate) fn delivery_config(&self) -> crate::client::accumulator::DeliveryConfig {
+        crate::client::accumulator::DeliveryConfig {
+            acks: self.acks,
+            enable_idempotence: self.enable_idempotence,
+            max_in_flight: self.max_in_flight,
+            retries: self.retries,
+            batch_records: self.batch_records,
+            linger_ticks: self.linger_ticks,
+            request_timeout_ticks: self.request_timeout_ticks,
+            delivery_timeout_ticks: self.delivery_timeout_ticks,
+            retry_backoff_ticks: self.retry_backoff_ticks,
+            retry_backoff_max_ticks: self.retry_backoff_max_ticks,
+            buffer_records: self.buffer_records,
+        }
+    }
+}
+
+impl Config {
+    /// The replication model's config: the cluster's, or one broker with
+    /// replication factor 1 when none is given (what `--describe topic`
+    /// shows then).
+    pub(crate) fn replication_config(&self) -> crate::broker::replication::ReplicationConfig {
+        let c = self.cluster.unwrap_or(ClusterConfig {
+            brokers: 1,
+            replication_factor: 1,
+            eligible_leader_replicas: false,
+            ..ClusterConfig::default()
+        });
+        let request_timeout_ticks = self.producer.delivery.unwrap_or_default().request_timeout_ticks;
+        crate::broker::replication::ReplicationConfig {
+            brokers: c.brokers,
+            partitions: self.partitions,
+            replication_factor: c.replication_factor,
+            min_insync_replicas: c.min_insync_replicas,
+            replica_lag_time_max_ticks: c.replica_lag_time_max_ticks,
+            broker_session_timeout_ticks: c.broker_session_timeout_ticks,
+            request_timeout_ticks,
+            unclean_leader_election: c.unclean_leader_election,
+            eligible_leader_replicas: c.eligible_leader_replicas,
         }
     }
 }
@@ -401,6 +560,7 @@ impl Default for Config {
             retention_records: 10_000,
             producer: ProducerConfig::default(),
             groups: vec![GroupConfig::default()],
+            cluster: None,
         }
     }
 }
@@ -522,6 +682,19 @@ impl Config {
         let many = self.groups.len() > 1;
         for (i, group) in self.groups.iter().enumerate() {
             group.validate(many.then_some(i))?;
+        }
+        if let Some(delivery) = &p.delivery {
+            delivery.delivery_config().validate()?;
+        }
+        if self.cluster.is_some() {
+            self.replication_config().validate()?;
+            if self.groups.iter().any(|g| g.protocol == GroupProtocol::Share) {
+                // A share-partition's window does not follow a truncated log.
+                return Err(ConfigError {
+                    field: "cluster",
+                    message: "share groups run on the single-broker model: leave cluster out".into(),
+                });
+            }
         }
         Ok(())
     }

@@ -100,7 +100,8 @@ pub fn describe_offsets(sim: &Sim, g: usize, verbose: bool) -> String {
     ]);
     let mut row = |p: u32, member: Option<&crate::broker::coordinator::Member>| {
         let current = sim.committed_in(g, p);
-        let log_end = sim.log_end(p);
+        // LOG-END-OFFSET is listOffsets(latest): the high watermark.
+        let log_end = sim.high_watermark(p);
         let text = |o: Option<u64>| o.map_or(MISSING.to_string(), |o| o.to_string());
         let client = member.map_or(MISSING.to_string(), |m| m.consumer.to_string());
         table.row(&[

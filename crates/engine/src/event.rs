@@ -322,6 +322,84 @@ pub enum Event {
         offset: u64,
         record_id: u64,
     },
+    /// A broker's process stopped (`crash-broker`).
+    BrokerCrashed {
+        tick: Tick,
+        broker: u32,
+    },
+    /// A broker's process started again (`restart-broker`).
+    BrokerRestarted {
+        tick: Tick,
+        broker: u32,
+    },
+    /// The controller fenced a broker whose session ran out.
+    BrokerFenced {
+        tick: Tick,
+        broker: u32,
+    },
+    /// A restarted broker registered and was unfenced.
+    BrokerUnfenced {
+        tick: Tick,
+        broker: u32,
+    },
+    /// A partition's leader changed: `kind` is clean, elr, last-known-leader,
+    /// unclean or offline; the log was cut back to `truncated_to`, losing
+    /// `lost` records, `lost_acknowledged` of them acknowledged.
+    LeaderElected {
+        tick: Tick,
+        partition: u32,
+        leader: Option<u32>,
+        leader_epoch: u32,
+        kind: &'static str,
+        truncated_to: Option<u64>,
+        lost: u64,
+        lost_acknowledged: u64,
+    },
+    /// The ISR (or ELR) changed without a leader change.
+    IsrChanged {
+        tick: Tick,
+        partition: u32,
+        isr: Vec<u32>,
+        elr: Vec<u32>,
+    },
+    /// The producer sent a batch to the partition's leader.
+    ProduceSent {
+        tick: Tick,
+        partition: u32,
+        broker: u32,
+        batch: u64,
+        records: u32,
+        attempt: u32,
+    },
+    /// The leader's answer reached the producer (`error`: Kafka's name, or none).
+    ProduceAnswered {
+        tick: Tick,
+        partition: u32,
+        broker: u32,
+        error: Option<&'static str>,
+    },
+    /// A fault: the request, or its acknowledgement, was lost on the way.
+    ProduceLost {
+        tick: Tick,
+        partition: u32,
+        broker: u32,
+        what: &'static str,
+    },
+    /// `send()`'s callback: the batch is acknowledged.
+    BatchAcknowledged {
+        tick: Tick,
+        partition: u32,
+        batch: u64,
+        records: u32,
+    },
+    /// `send()`'s callback: the batch failed.
+    BatchFailed {
+        tick: Tick,
+        partition: u32,
+        batch: u64,
+        records: u32,
+        error: &'static str,
+    },
 }
 
 /// A fast, platform-independent 64-bit hash of the event stream: the same
@@ -530,7 +608,18 @@ impl Event {
             | Event::AcknowledgeRefused { tick, .. }
             | Event::LockExpired { tick, .. }
             | Event::Released { tick, .. }
-            | Event::HandlerFailed { tick, .. } => *tick,
+            | Event::HandlerFailed { tick, .. }
+            | Event::BrokerCrashed { tick, .. }
+            | Event::BrokerRestarted { tick, .. }
+            | Event::BrokerFenced { tick, .. }
+            | Event::BrokerUnfenced { tick, .. }
+            | Event::LeaderElected { tick, .. }
+            | Event::IsrChanged { tick, .. }
+            | Event::ProduceSent { tick, .. }
+            | Event::ProduceAnswered { tick, .. }
+            | Event::ProduceLost { tick, .. }
+            | Event::BatchAcknowledged { tick, .. }
+            | Event::BatchFailed { tick, .. } => *tick,
         }
     }
 
@@ -769,6 +858,61 @@ impl Event {
                 h.word(u64::from(consumer.0) << 32 | u64::from(*partition));
                 h.word(*offset);
                 h.word(*record_id);
+            }
+            Event::BrokerCrashed { broker, .. } => h.word(39 << 32 | u64::from(*broker)),
+            Event::BrokerRestarted { broker, .. } => h.word(40 << 32 | u64::from(*broker)),
+            Event::BrokerFenced { broker, .. } => h.word(41 << 32 | u64::from(*broker)),
+            Event::BrokerUnfenced { broker, .. } => h.word(42 << 32 | u64::from(*broker)),
+            Event::LeaderElected {
+                partition,
+                leader,
+                leader_epoch,
+                kind,
+                truncated_to,
+                lost,
+                lost_acknowledged,
+                ..
+            } => {
+                h.word(43);
+                h.word(u64::from(*partition) << 32 | u64::from(leader.unwrap_or(0)));
+                h.word(u64::from(*leader_epoch));
+                h.bytes(kind.as_bytes());
+                h.word(truncated_to.map_or(u64::MAX, |o| o));
+                h.word(*lost);
+                h.word(*lost_acknowledged);
+            }
+            Event::IsrChanged { partition, isr, elr, .. } => {
+                h.word(44);
+                h.word(u64::from(*partition));
+                hash_partitions(h, isr);
+                hash_partitions(h, elr);
+            }
+            Event::ProduceSent { partition, broker, batch, records, attempt, .. } => {
+                h.word(45);
+                h.word(u64::from(*partition) << 32 | u64::from(*broker));
+                h.word(*batch);
+                h.word(u64::from(*records) << 32 | u64::from(*attempt));
+            }
+            Event::ProduceAnswered { partition, broker, error, .. } => {
+                h.word(46);
+                h.word(u64::from(*partition) << 32 | u64::from(*broker));
+                h.bytes(error.unwrap_or("").as_bytes());
+            }
+            Event::ProduceLost { partition, broker, what, .. } => {
+                h.word(47);
+                h.word(u64::from(*partition) << 32 | u64::from(*broker));
+                h.bytes(what.as_bytes());
+            }
+            Event::BatchAcknowledged { partition, batch, records, .. } => {
+                h.word(48);
+                h.word(u64::from(*partition) << 32 | u64::from(*records));
+                h.word(*batch);
+            }
+            Event::BatchFailed { partition, batch, records, error, .. } => {
+                h.word(49);
+                h.word(u64::from(*partition) << 32 | u64::from(*records));
+                h.word(*batch);
+                h.bytes(error.as_bytes());
             }
         }
     }

@@ -22,16 +22,20 @@ pub enum Topic {
     Operations,
     /// Kafka 4's consumer protocol and static membership.
     Kafka4Groups,
+    /// What gets written: the producer's acks, retries and idempotence, and
+    /// the replicas' elections.
+    Written,
 }
 
 impl Topic {
-    pub const ALL: [Topic; 6] = [
+    pub const ALL: [Topic; 7] = [
         Topic::KeysAndOrder,
         Topic::DeliveryGuarantees,
         Topic::Rebalances,
         Topic::OffsetStorage,
         Topic::Operations,
         Topic::Kafka4Groups,
+        Topic::Written,
     ];
 
     /// The heading the page shows.
@@ -44,6 +48,7 @@ impl Topic {
             Topic::OffsetStorage => "Offset storage",
             Topic::Operations => "Operations",
             Topic::Kafka4Groups => "Kafka 4's groups",
+            Topic::Written => "What gets written",
         }
     }
 }
@@ -86,11 +91,19 @@ pub enum Metric {
     Redelivered,
     /// Deliveries the handler failed on.
     Failed,
+    /// Acknowledged records an election cut off the log.
+    AckedLost,
+    /// Records the producer wrote twice.
+    ProducerDuplicates,
+    /// Records the producer wrote after a later-sent one.
+    ProducerReordered,
+    /// Produce requests refused with NOT_ENOUGH_REPLICAS.
+    WritesRefused,
 }
 
 impl Metric {
     /// Every metric, in declaration order.
-    pub const ALL: [Metric; 25] = [
+    pub const ALL: [Metric; 29] = [
         Metric::Produced,
         Metric::Delivered,
         Metric::Duplicates,
@@ -116,6 +129,10 @@ impl Metric {
         Metric::Archived,
         Metric::Redelivered,
         Metric::Failed,
+        Metric::AckedLost,
+        Metric::ProducerDuplicates,
+        Metric::ProducerReordered,
+        Metric::WritesRefused,
     ];
 
     /// Its name in scenario JSON (`never_processed`).
@@ -147,6 +164,10 @@ impl Metric {
             Metric::Archived => "archived",
             Metric::Redelivered => "redelivered",
             Metric::Failed => "failed",
+            Metric::AckedLost => "acked_lost",
+            Metric::ProducerDuplicates => "producer_duplicates",
+            Metric::ProducerReordered => "producer_reordered",
+            Metric::WritesRefused => "writes_refused",
         }
     }
 
@@ -180,6 +201,10 @@ impl Metric {
             Metric::Archived => m.archived,
             Metric::Redelivered => m.redelivered,
             Metric::Failed => m.failed,
+            Metric::AckedLost => m.acked_lost,
+            Metric::ProducerDuplicates => m.producer_duplicates,
+            Metric::ProducerReordered => m.producer_reordered,
+            Metric::WritesRefused => m.writes_refused,
         }
     }
 }

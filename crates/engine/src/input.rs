@@ -188,6 +188,33 @@ pub enum Input {
     DuplicateInstance {
         consumer: ConsumerId,
     },
+    /// A broker's process stops (needs a cluster): it stops answering and
+    /// fetching at once; the controller fences it when its session runs out
+    /// and elects new leaders for what it led.
+    CrashBroker {
+        broker: u32,
+    },
+    /// A crashed broker's process starts again; it registers once the
+    /// controller has fenced its previous incarnation.
+    RestartBroker {
+        broker: u32,
+    },
+    /// The next acknowledgement from partition P's leader is lost (needs the
+    /// delivery path): the batch is written, the producer does not hear it.
+    LoseNextAck {
+        partition: u32,
+    },
+    /// The next produce request to partition P is lost before the broker
+    /// (needs the delivery path): nothing of it is written.
+    LoseNextRequest {
+        partition: u32,
+    },
+    /// A follower on `broker` copies at most `fetch_per_tick` records a tick
+    /// (0: it stops fetching and falls out of the ISR after the lag time).
+    SlowFollower {
+        broker: u32,
+        fetch_per_tick: u64,
+    },
     /// The assignor (and so the protocol) for the next rebalances; refused during one.
     Assignor {
         /// The group it applies to (the first group when left out).
@@ -241,6 +268,18 @@ pub enum InputError {
         group: String,
         input: &'static str,
     },
+    /// A cluster or delivery input where the config has none.
+    NoCluster {
+        input: &'static str,
+    },
+    NoSuchBroker {
+        broker: u32,
+    },
+    /// The broker is not in the state the input needs (`wanted`).
+    BrokerState {
+        broker: u32,
+        wanted: &'static str,
+    },
 }
 
 impl fmt::Display for InputError {
@@ -281,6 +320,12 @@ impl fmt::Display for InputError {
                 f,
                 "{group} is a share group: {input} does not apply (its records are acknowledged one by one, not committed as offsets)"
             ),
+            InputError::NoCluster { input } => write!(
+                f,
+                "{input} needs the producer's delivery path: give config.cluster or config.producer.delivery"
+            ),
+            InputError::NoSuchBroker { broker } => write!(f, "no broker {broker}"),
+            InputError::BrokerState { broker, wanted } => write!(f, "broker {broker} is not {wanted}"),
         }
     }
 }

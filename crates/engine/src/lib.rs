@@ -21,6 +21,7 @@ mod client;
 /// Scenario JSON through serde (field paths, positions, bounds) and shareable links.
 pub mod codec;
 mod config;
+mod delivery;
 mod describe;
 mod event;
 mod guide;
@@ -49,7 +50,9 @@ pub use config::{
     AcknowledgementMode, Assignor, CheckpointWrites, CommitMode, Config, ConfigError, GroupProtocol,
     PositionModel, ProducerConfig, RemoteAssignor, ShareAutoOffsetReset, limits,
 };
+pub use config::{ClusterConfig, DeliverySettings};
 pub use config::{GroupConfig, GroupSettings};
+pub use delivery::Acks;
 pub use describe::{
     DescribeView, describe, describe_group, describe_members, describe_offsets, describe_state, describe_view,
 };

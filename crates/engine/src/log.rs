@@ -16,6 +16,20 @@ pub(crate) struct Record {
     pub keyed: bool,
     /// Every application's handler fails on it (`Input::SendPoison`).
     pub poison: bool,
+    /// Written again by the producer: its id was already in the partition's
+    /// log when it was appended (a retry without idempotence).
+    pub producer_copy: bool,
+    /// Appended after a later-sent record of the partition (a retry that
+    /// overtook nothing but was overtaken), and not a copy.
+    pub producer_reordered: bool,
+}
+
+impl Record {
+    /// The producer wrote it out of its send order or twice: only then may
+    /// its id be below an earlier offset's.
+    pub fn out_of_send_order(&self) -> bool {
+        self.producer_copy || self.producer_reordered
+    }
 }
 
 /// A log of `T` from `log_start`: the topic's partitions hold records, each
@@ -165,6 +179,30 @@ impl<T: Clone> Chunks<T> {
         debug_assert_eq!(self.skip + self.len, self.chunks.iter().map(|c| c.len()).sum::<usize>());
     }
 
+    /// Keeps the first `n` items (at most all): whole chunks at the back go
+    /// at once; the chunk the cut falls in is copied only if a snapshot
+    /// shares it (copy-on-write, as every other write).
+    pub fn truncate_back(&mut self, n: usize) {
+        if n >= self.len {
+            return;
+        }
+        self.len = n;
+        let keep = self.skip + n;
+        if n == 0 {
+            self.chunks.clear();
+            self.skip = 0;
+            return;
+        }
+        let chunks = keep.div_ceil(CHUNK_RECORDS);
+        self.chunks.truncate(chunks);
+        let within = keep - (chunks - 1) * CHUNK_RECORDS;
+        let last = self.chunks.back_mut().expect("a chunk holds the kept items");
+        if last.len() > within {
+            Rc::make_mut(last).truncate(within);
+        }
+        debug_assert_eq!(self.skip + self.len, self.chunks.iter().map(|c| c.len()).sum::<usize>());
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         self.chunks.iter().flat_map(|c| c.iter()).skip(self.skip)
     }
@@ -236,6 +274,18 @@ impl<T: Clone> PartitionLog<T> {
         self.log_start = (self.log_start + n).max(offset);
     }
 
+    /// Deletes everything at or past `offset` (a new leader's log is
+    /// shorter: leader-epoch truncation). A cut before the log start empties
+    /// the log and moves its start back there, so the log end is the cut.
+    pub fn truncate_to(&mut self, offset: u64) {
+        if offset < self.log_start {
+            self.records.truncate_back(0);
+            self.log_start = offset;
+            return;
+        }
+        self.records.truncate_back((offset - self.log_start) as usize);
+    }
+
     /// The offsets `from..to` clamped to what the log still holds.
     pub fn present(&self, from: u64, to: u64) -> std::ops::Range<u64> {
         from.max(self.log_start)..to.min(self.log_end()).max(from.max(self.log_start))
@@ -247,8 +297,9 @@ impl PartitionLog<Record> {
     #[inline]
     pub fn append(&mut self, record: Record) -> u64 {
         if let Some(last) = self.records.back() {
-            // Rule 1: offsets and production order both strictly increase.
-            assert!(last.id < record.id, "records append in production order");
+            // Rule 1: offsets and production order both strictly increase,
+            // unless the producer's delivery path wrote it twice or out of order.
+            assert!(last.id < record.id || record.out_of_send_order(), "records append in production order");
         }
         self.push(record)
     }
@@ -262,6 +313,28 @@ mod tests {
     use super::*;
 
     /// `Chunks` behaves as a `VecDeque`, and a clone is unaffected by later writes.
+    #[test]
+    fn truncate_to_cuts_the_back_and_copies_only_a_shared_cut_chunk() {
+        let mut log: PartitionLog<u32> = PartitionLog::default();
+        for i in 0..600 {
+            log.push(i);
+        }
+        log.delete_before(10);
+        let snapshot = log.clone();
+        log.truncate_to(300);
+        assert_eq!((log.log_start, log.log_end()), (10, 300));
+        assert_eq!(log.get(299), Some(&299));
+        assert_eq!(log.get(300), None);
+        assert_eq!(log.records.shared_chunks(&snapshot.records), 1, "the first chunk stays shared");
+        assert_eq!(snapshot.log_end(), 600, "the snapshot keeps its records");
+        log.push(7);
+        assert_eq!(log.get(300), Some(&7));
+        log.truncate_to(5);
+        assert_eq!((log.log_start, log.log_end()), (5, 5));
+        log.truncate_to(512);
+        assert_eq!(log.log_end(), 5, "a cut past the end changes nothing");
+    }
+
     #[test]
     fn chunks_behave_as_a_deque_and_clones_are_independent() {
         let mut chunks = Chunks::default();

@@ -190,6 +190,23 @@ impl GroupObserver {
         }
     }
 
+    /// The topic's partition was cut back to `offset` (a new leader's
+    /// shorter log): the marks past it go with the records, and what was
+    /// counted never processed among them no longer exists to be processed.
+    pub fn handle_truncated(&mut self, partition: u32, offset: u64) {
+        let p = partition as usize;
+        let gone: Vec<u64> = self.lost[p].range(offset..).copied().collect();
+        if !gone.is_empty() {
+            let lost = Rc::make_mut(&mut self.lost[p]);
+            for o in &gone {
+                lost.remove(o);
+            }
+            self.never_processed -= gone.len() as u64;
+        }
+        self.marks[p].truncate_to(offset);
+        self.handled_end[p] = self.handled_end[p].min(offset);
+    }
+
     /// The application handles `fetched`; returns whether the group handles it
     /// for the first time.
     pub fn handle_delivered(&mut self, fetched: &Fetched) -> bool {
@@ -363,6 +380,8 @@ mod tests {
             produced_tick: 0,
             poison: false,
             delivery_count: 0,
+            producer_copy: false,
+            producer_reordered: false,
         }
     }
 

@@ -302,6 +302,12 @@ pub const BUILTINS: &[(&str, &str)] = builtins![
     "share-group-busy",
     "share-poison-record",
     "share-lock-timeout",
+    "acks1-leader-crash",
+    "acks-all-survives",
+    "retry-without-idempotence",
+    "idempotent-producer",
+    "inflight-reorders",
+    "unclean-election",
 ];
 
 /// The built-ins' names, in listing order.

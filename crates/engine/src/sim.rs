@@ -22,6 +22,7 @@ use crate::view::ExpansionView;
 use std::collections::VecDeque;
 
 mod consumers;
+mod delivery;
 mod group;
 mod protocol;
 mod read;
@@ -92,6 +93,9 @@ pub struct Sim {
     events: VecDeque<Event>,
     events_dropped: u64,
     trace: TraceHasher,
+    /// The producer's delivery path and the cluster, when the config has a
+    /// cluster or a delivery section; `None`: sends are appended at once.
+    delivery: Option<Box<delivery::DeliveryPath>>,
 }
 
 /// The PRNG stream of group `g`'s member ids. The first group's is the one
@@ -141,6 +145,11 @@ impl Sim {
             events: VecDeque::new(),
             events_dropped: 0,
             trace: TraceHasher::default(),
+            delivery: if config.cluster.is_some() || config.producer.delivery.is_some() {
+                Some(Box::new(delivery::DeliveryPath::new(&config)?))
+            } else {
+                None
+            },
             config,
         };
         for g in 0..n {
@@ -371,6 +380,17 @@ impl Sim {
                 let g = self.group_index(group.as_deref())?;
                 self.begin_restart(g, reset)?;
             }
+            Input::CrashBroker { broker } => self.crash_broker(broker)?,
+            Input::RestartBroker { broker } => self.restart_broker(broker)?,
+            Input::LoseNextAck { partition } => self.inject_fault(
+                crate::client::accumulator::ProduceFault::LoseNextAck { partition },
+                "lose-next-ack",
+            )?,
+            Input::LoseNextRequest { partition } => self.inject_fault(
+                crate::client::accumulator::ProduceFault::LoseNextRequest { partition },
+                "lose-next-request",
+            )?,
+            Input::SlowFollower { broker, fetch_per_tick } => self.slow_follower(broker, fetch_per_tick)?,
         }
         Ok(())
     }
@@ -463,7 +483,15 @@ impl Sim {
     /// Advances the simulation to tick `now`, one step per tick.
     ///
     /// One step routes, in this order: the producer's sends to the topic
-    /// (and every group's observer); each coordinator's expired sessions; each
+    /// (and every group's observer) — or, with a delivery path (a cluster or
+    /// a producer delivery section): the producer's delivery and request
+    /// timeouts, the leaders' answers owed from earlier ticks (in request
+    /// order per connection), the tick's sends into batches, each drained
+    /// produce request to its partition's leader (an injected fault, the
+    /// idempotence check, the append with acks and min ISR, the records to
+    /// the leader's log), the cluster's tick (fencing, follower fetches, ISR
+    /// changes, elections and the truncation they cause, acks=all answers),
+    /// the batches' outcomes; then each coordinator's expired sessions; each
     /// consumer's loop in card order (fetches from the topic, records to its
     /// application and observer, commits to its group's offsets); each
     /// group's rebalance completion; removal of departed cards; each group's
@@ -486,9 +514,15 @@ impl Sim {
 
     fn step(&mut self) {
         self.now += 1;
+        if self.delivery.is_some() {
+            self.delivery_begin_tick();
+        }
         let rate = self.producer.settings.send_per_tick;
         if rate > 0 {
             self.produce(rate, false);
+        }
+        if self.delivery.is_some() {
+            self.delivery_end_tick();
         }
         for g in 0..self.groups.len() {
             self.expire_sessions(g);
@@ -520,12 +554,18 @@ impl Sim {
         assert!(count <= limits::SEND_RATE_MAX.max(limits::SEND_COUNT_MAX));
         for _ in 0..count {
             let send = self.producer.poll_send();
+            if self.delivery.is_some() {
+                self.send_to_accumulator(send, poison);
+                continue;
+            }
             let record = Record {
                 id: send.id,
                 produced_tick: self.now,
                 subject: send.subject,
                 keyed: send.keyed,
                 poison,
+                producer_copy: false,
+                producer_reordered: false,
             };
             // The observers' marks trail the log: a new record has the default mark.
             let offset = self.topic.handle_produce(send.partition, record);
@@ -564,6 +604,13 @@ impl Sim {
     /// run. Keys remap for future records (old records stay where they are),
     /// and every group with members rebalances to take the new partitions.
     fn add_partitions(&mut self, count: u32) -> Result<(), InputError> {
+        if self.delivery.is_some() {
+            // The replication model's partitions are fixed at start.
+            return Err(InputError::OutOfRange {
+                field: "count",
+                message: "a topic on the delivery path keeps its partitions".into(),
+            });
+        }
         let from = self.topic.partition_count();
         let to = from.saturating_add(count);
         let out_of_range = |e: ConfigError| InputError::OutOfRange { field: "count", message: e.message };
@@ -621,6 +668,18 @@ impl Sim {
     /// With a message naming the broken invariant.
     pub fn check_invariants(&self) {
         self.topic.check();
+        if let Some(path) = &self.delivery {
+            path.check();
+            for p in 0..self.topic.partition_count() {
+                let end = self.topic.log_end(p);
+                assert_eq!(
+                    path.replication.log_end(p),
+                    end,
+                    "P{p}: the topic's log is the longest replica's"
+                );
+                assert!(self.high_watermark(p) <= end, "P{p}: the high watermark is within the log");
+            }
+        }
         for g in 0..self.groups.len() {
             self.coordinators[g].check_one_owner();
             for p in 0..self.topic.partition_count() {

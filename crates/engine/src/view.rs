@@ -309,6 +309,27 @@ pub struct Metrics {
     pub redelivered: u64,
     /// Deliveries the application's handler failed on (poison records).
     pub failed: u64,
+    /// Records the producer was told were written (acks=1 on the leader's
+    /// append, acks=all once the high watermark passed them) that a leader
+    /// election later cut off the log. The topic's, not a group's.
+    pub acked_lost: u64,
+    /// Records the producer wrote a second time: appended while the same
+    /// record id was already in the partition's log (a retry after a lost
+    /// acknowledgement, without idempotence). The topic's.
+    pub producer_duplicates: u64,
+    /// Records appended after a record of the same partition the producer
+    /// sent later (a retried batch overtaken by the ones behind it; copies
+    /// are counted as duplicates, not here). The topic's.
+    pub producer_reordered: u64,
+    /// Produce requests the leader refused with `NOT_ENOUGH_REPLICAS`
+    /// (acks=all with the ISR below `min.insync.replicas`). The topic's.
+    pub writes_refused: u64,
+    /// Of `duplicates`: deliveries of a producer's second copy (the group
+    /// read that offset once; the producer wrote the record twice). The rest
+    /// are the consumer side's (replays after a crash, a reset, a rebalance).
+    pub duplicates_from_producer: u64,
+    /// Of `out_of_key_order`: records the producer wrote after a later-sent one.
+    pub out_of_key_order_from_producer: u64,
 }
 
 /// The effect of restarting one partition from an offset (see [`crate::Sim::restart_preview`]).

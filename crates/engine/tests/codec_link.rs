@@ -79,6 +79,11 @@ fn every_input_has_a_short_form() {
         (Input::AddPartitions { count: 3 }, "add-partitions.3"),
         (Input::KillBeforeCommit { consumer: c }, "kill-before-commit.c2"),
         (Input::DuplicateInstance { consumer: c }, "duplicate-instance.c2"),
+        (Input::CrashBroker { broker: 2 }, "crash-broker.2"),
+        (Input::RestartBroker { broker: 2 }, "restart-broker.2"),
+        (Input::LoseNextAck { partition: 1 }, "lose-next-ack.1"),
+        (Input::LoseNextRequest { partition: 0 }, "lose-next-request.0"),
+        (Input::SlowFollower { broker: 3, fetch_per_tick: 0 }, "slow-follower.3.0"),
         (Input::RollingUpdate { group: None, consumers: vec![] }, "rolling-update"),
         (Input::RollingUpdate { group: None, consumers: vec![ConsumerId(1), c] }, "rolling-update.c1+c2"),
         (
@@ -177,7 +182,7 @@ fn bad_inputs_are_named() {
         ("3.crash.c99x", "input 1 (\"crash.c99x\"): consumer: a consumer is named c1, c2, …; got \"c99x\""),
         (
             "0.send.1_2.fly",
-            "input 2 (\"fly\"): unknown input \"fly\"; the inputs are send, keep-sending, use-keys, key-count, hot-key, pause, resume, crash, stop, start, add-consumer, remove-consumer, records-per-poll, handle-per-tick, commit, idempotent, reset-offsets, restart-from, position-store, peek, load-checkpoint, add-partitions, kill-before-commit, rolling-update, assignor, duplicate-instance",
+            "input 2 (\"fly\"): unknown input \"fly\"; the inputs are send, keep-sending, use-keys, key-count, hot-key, pause, resume, crash, stop, start, add-consumer, remove-consumer, records-per-poll, handle-per-tick, commit, idempotent, reset-offsets, restart-from, position-store, peek, load-checkpoint, add-partitions, kill-before-commit, rolling-update, assignor, duplicate-instance, crash-broker, restart-broker, lose-next-ack, lose-next-request, slow-follower",
         ),
         ("0.send", "input 1 (\"send\"): missing field `count`"),
         ("0.send.1.2", "input 1 (\"send.1.2\"): send takes 1 argument(s), got 2"),

@@ -72,7 +72,7 @@ fn bad_input_gets_an_exact_message() {
         ),
         (
             r#"{"name": "x", "config": {"producer": {"keys": 4}}}"#,
-            r#"config.producer.keys: unknown field `keys`, expected one of `use_keys`, `key_count`, `hot_key_share_percent`, `send_per_tick`, `keyless` (line 1, column 44)"#,
+            r#"config.producer.keys: unknown field `keys`, expected one of `use_keys`, `key_count`, `hot_key_share_percent`, `send_per_tick`, `keyless`, `delivery` (line 1, column 44)"#,
         ),
         (
             r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "send", "count": 1, "extra": 2}}]}"#,
@@ -170,7 +170,7 @@ fn bad_input_gets_an_exact_message() {
         ),
         (
             r#"{"name": "x", "guide": {"topic": "keys", "story": "s", "outcome": {"when": [], "says": "x"}}}"#,
-            r#"guide.topic: unknown variant `keys`, expected one of `keys-and-order`, `delivery-guarantees`, `rebalances`, `offset-storage`, `operations`, `kafka4-groups` (line 1, column 39)"#,
+            r#"guide.topic: unknown variant `keys`, expected one of `keys-and-order`, `delivery-guarantees`, `rebalances`, `offset-storage`, `operations`, `kafka4-groups`, `written` (line 1, column 39)"#,
         ),
         (r#"{"summary": "x"}"#, r#"missing field `name` (line 1, column 16)"#),
         // Missing and repeated fields.

@@ -168,3 +168,32 @@ fn share_group_members_and_state() {
     "#]]
     .assert_eq(&offsetlab_engine::describe_state(&s, 0, false));
 }
+
+/// `kafka-topics --describe --topic orders`: one broker and replication
+/// factor 1 without a cluster; with one, the leaders, replicas and ISR after
+/// a leader crash (broker 1 fenced, P0 led by broker 2).
+#[test]
+fn the_topic_description_follows_the_cluster() {
+    let s = sim(Config { partitions: 2, ..Config::default() });
+    expect![[r#"
+        Topic: orders	TopicId: oV1MInhzQ_KK7PysN189dA	PartitionCount: 2	ReplicationFactor: 1	Configs: 
+        	Topic: orders	Partition: 0	Leader: 1	Replicas: 1	Isr: 1	Elr: 	LastKnownElr: 
+        	Topic: orders	Partition: 1	Leader: 1	Replicas: 1	Isr: 1	Elr: 	LastKnownElr: 
+    "#]]
+    .assert_eq(&s.describe_topic());
+    let config: Config = serde_json::from_str(
+        r#"{"seed": 11, "partitions": 2, "cluster": {"brokers": 3, "replication_factor": 3,
+            "min_insync_replicas": 2, "broker_session_timeout_ticks": 2}}"#,
+    )
+    .unwrap();
+    let mut s = Sim::new(config).unwrap();
+    s.handle_tick(1);
+    s.handle_input(Input::CrashBroker { broker: 1 }).unwrap();
+    s.handle_tick(5);
+    expect![[r#"
+        Topic: orders	TopicId: oV1MInhzQ_KK7PysN189dA	PartitionCount: 2	ReplicationFactor: 3	Configs: min.insync.replicas=2
+        	Topic: orders	Partition: 0	Leader: 2	Replicas: 1,2,3	Isr: 2,3	Elr: 	LastKnownElr: 
+        	Topic: orders	Partition: 1	Leader: 2	Replicas: 2,3,1	Isr: 2,3	Elr: 	LastKnownElr: 
+    "#]]
+    .assert_eq(&s.describe_topic());
+}

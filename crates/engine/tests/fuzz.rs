@@ -342,8 +342,10 @@ impl Gen {
                 hot_key_share_percent: u8::try_from(self.num(0, 100, 255)).expect("a u8"),
                 send_per_tick: self.costly32(0, SEND_RATE_MAX),
                 keyless,
+                delivery: None,
             },
             groups,
+            cluster: None,
         };
         // `num` strays past the limits on its own; a good config is brought back inside.
         if !bad {

@@ -164,7 +164,9 @@ fn config() -> impl Strategy<Value = Config> {
                     } else {
                         KeylessStrategy::Sticky { batch_records: batch }
                     },
+                    delivery: None,
                 },
+                cluster: None,
             },
         )
 }

@@ -53,27 +53,17 @@ mod describe;
 pub(crate) use describe::{PartitionDescription, TopicDescription, describe_topic};
 
 use crate::config::ConfigError;
+pub(crate) use crate::delivery::{Acks, ProduceError};
 use std::collections::{BTreeMap, VecDeque};
 
 /// A broker's node id, 1 to [`BROKERS_MAX`].
 pub(crate) type BrokerId = u32;
 
-/// Brokers in the cluster.
-pub(crate) const BROKERS_MAX: u32 = 5;
-/// Partitions of the topic (as `config::limits::PARTITIONS_MAX`).
-pub(crate) const PARTITIONS_MAX: u32 = crate::config::limits::PARTITIONS_MAX;
-/// Outputs waiting for `poll_event`; older ones are dropped (and counted) past this.
-pub(crate) const EVENTS_QUEUED_MAX: usize = 100_000;
-/// acks=all appends waiting for the HW, across partitions.
-pub(crate) const PENDING_ACKS_MAX: usize = 100_000;
-/// Runs of acknowledged offsets kept per partition (above the lowest replica's
-/// LEO, below which nothing can be lost): a run ends where an offset was not
-/// acknowledged (acks=0, or an acks=all append that failed).
-pub(crate) const ACKED_RUNS_MAX: usize = 100_000;
-/// Records one append may carry.
-pub(crate) const APPEND_RECORDS_MAX: u64 = 100_000;
-/// Ticks for the timeouts (lag, session, request).
-pub(crate) const TIMEOUT_TICKS_MAX: u64 = 1_000_000;
+// The bounds live in `config::limits`, with every other bound of the engine.
+pub(crate) use crate::config::limits::{
+    ACKED_RUNS_MAX, APPEND_RECORDS_MAX, BROKERS_MAX, CLUSTER_TIMEOUT_TICKS_MAX as TIMEOUT_TICKS_MAX,
+    EVENTS_QUEUED_MAX, PARTITIONS_MAX, PENDING_ACKS_MAX,
+};
 
 /// The cluster's and the topic's replication settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,28 +126,23 @@ impl ReplicationConfig {
             }
             Ok(())
         }
-        range("replication.brokers", self.brokers.into(), 1, BROKERS_MAX.into())?;
-        range("replication.partitions", self.partitions.into(), 1, PARTITIONS_MAX.into())?;
-        range("replication.replication_factor", self.replication_factor.into(), 1, self.brokers.into())?;
+        range("cluster.brokers", self.brokers.into(), 1, BROKERS_MAX.into())?;
+        range("partitions", self.partitions.into(), 1, PARTITIONS_MAX.into())?;
+        range("cluster.replication_factor", self.replication_factor.into(), 1, self.brokers.into())?;
         range(
-            "replication.min_insync_replicas",
+            "cluster.min_insync_replicas",
             self.min_insync_replicas.into(),
             1,
             self.replication_factor.into(),
         )?;
+        range("cluster.replica_lag_time_max_ticks", self.replica_lag_time_max_ticks, 1, TIMEOUT_TICKS_MAX)?;
         range(
-            "replication.replica_lag_time_max_ticks",
-            self.replica_lag_time_max_ticks,
-            1,
-            TIMEOUT_TICKS_MAX,
-        )?;
-        range(
-            "replication.broker_session_timeout_ticks",
+            "cluster.broker_session_timeout_ticks",
             self.broker_session_timeout_ticks,
             0,
             TIMEOUT_TICKS_MAX,
         )?;
-        range("replication.request_timeout_ticks", self.request_timeout_ticks, 1, TIMEOUT_TICKS_MAX)?;
+        range("producer.delivery.request_timeout_ticks", self.request_timeout_ticks, 1, TIMEOUT_TICKS_MAX)?;
         Ok(())
     }
 
@@ -176,40 +161,6 @@ impl ReplicationConfig {
         }
         configs
     }
-}
-
-/// The producer's `acks`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Acks {
-    /// `acks=0`: no answer at all.
-    Zero,
-    /// `acks=1`: answered once the leader appended.
-    One,
-    /// `acks=all` (-1): answered once the HW passed the append.
-    All,
-}
-
-/// Why a produce failed, by Kafka's error names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ProduceError {
-    /// The partition has no leader (the producer's metadata says
-    /// `LEADER_NOT_AVAILABLE`; it does not send).
-    LeaderNotAvailable,
-    /// The leader's process is down: the connection fails (`NetworkException`).
-    /// Also an acks=all produce waiting on a leader that crashed.
-    NetworkException,
-    /// The broker does not lead the partition (any more): a restarted broker
-    /// that has not registered yet, or an acks=all produce whose leader
-    /// changed while it waited.
-    NotLeaderOrFollower,
-    /// acks=all and the ISR is smaller than `min.insync.replicas`: refused
-    /// before the append (`Partition.appendRecordsToLeader`).
-    NotEnoughReplicas,
-    /// acks=all, appended, the HW passed it, but by then the ISR had shrunk
-    /// below `min.insync.replicas` (`checkEnoughReplicasReachOffset`).
-    NotEnoughReplicasAfterAppend,
-    /// acks=all and the HW did not reach the append within the request timeout.
-    RequestTimedOut,
 }
 
 /// An append the leader took.
@@ -657,7 +608,7 @@ impl Replication {
             return Err(ProduceError::NetworkException);
         }
         if !state.serving() {
-            return Err(ProduceError::NotLeaderOrFollower);
+            return Err(ProduceError::NotLeaderOrFollower { leader: None });
         }
         // `appendRecordsToLeader`: acks=all is refused before the append when
         // the ISR is below min.insync.replicas; acks 0 and 1 are not checked.
@@ -1025,7 +976,7 @@ impl Replication {
     fn take_over(&mut self, p: usize, kind: ElectionKind, now_tick: u64) {
         let partition = p as u32;
         // Produces waiting on the old leader are answered NOT_LEADER_OR_FOLLOWER.
-        self.fail_pending(|a| a.partition == partition, ProduceError::NotLeaderOrFollower);
+        self.fail_pending(|a| a.partition == partition, ProduceError::NotLeaderOrFollower { leader: None });
         let part = &mut self.partitions[p];
         let mut election = Election {
             partition,
@@ -1164,7 +1115,7 @@ impl Replication {
                 && part.leader.is_some_and(|l| self.broker(l).serving());
             // `checkEnoughReplicasReachOffset`.
             let result = if !leading {
-                Some(Err(ProduceError::NotLeaderOrFollower))
+                Some(Err(ProduceError::NotLeaderOrFollower { leader: None }))
             } else if part.high_watermark >= ack.end_offset {
                 Some(if part.isr.len() >= min_isr {
                     Ok(())

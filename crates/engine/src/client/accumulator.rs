@@ -89,22 +89,8 @@
 use crate::broker::producer_state::{IdempotentBatch, ProducerId, increment_sequence};
 use crate::client::producer::Send;
 use crate::config::{ConfigError, check_range, limits};
+use crate::delivery::{Acks, ProduceError};
 use std::collections::{BTreeMap, VecDeque};
-
-/// `acks`: what the leader waits for before it answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) enum Acks {
-    /// `acks=0`: no answer at all. The batch counts as acknowledged when the
-    /// request is sent, without an offset; nothing is ever retried.
-    Zero,
-    /// `acks=1`: the leader's own write.
-    Leader,
-    /// `acks=all` (Kafka's default since 3.0): every in-sync replica; the
-    /// leader refuses with `NOT_ENOUGH_REPLICAS` while the ISR is smaller than
-    /// `min.insync.replicas`.
-    #[default]
-    All,
-}
 
 /// The producer's delivery settings, with Kafka's names in ticks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,19 +161,24 @@ impl DeliveryConfig {
     /// name the field.
     pub(crate) fn validate(&self) -> Result<Resolved, ConfigError> {
         use limits::*;
-        check_range("producer.max_in_flight", self.max_in_flight, 1, PRODUCER_MAX_IN_FLIGHT_MAX)?;
-        check_range("producer.batch_records", self.batch_records, 1, PRODUCER_BATCH_RECORDS_MAX)?;
-        check_range("producer.buffer_records", self.buffer_records, 1, PRODUCER_BUFFER_RECORDS_MAX)?;
-        check_range("producer.linger_ticks", self.linger_ticks, 0, PRODUCER_TIMEOUT_TICKS_MAX)?;
+        check_range("producer.delivery.max_in_flight", self.max_in_flight, 1, PRODUCER_MAX_IN_FLIGHT_MAX)?;
+        check_range("producer.delivery.batch_records", self.batch_records, 1, PRODUCER_BATCH_RECORDS_MAX)?;
+        check_range("producer.delivery.buffer_records", self.buffer_records, 1, PRODUCER_BUFFER_RECORDS_MAX)?;
+        check_range("producer.delivery.linger_ticks", self.linger_ticks, 0, PRODUCER_TIMEOUT_TICKS_MAX)?;
         check_range(
-            "producer.request_timeout_ticks",
+            "producer.delivery.request_timeout_ticks",
             self.request_timeout_ticks,
             1,
             PRODUCER_TIMEOUT_TICKS_MAX,
         )?;
-        check_range("producer.retry_backoff_ticks", self.retry_backoff_ticks, 0, PRODUCER_TIMEOUT_TICKS_MAX)?;
         check_range(
-            "producer.retry_backoff_max_ticks",
+            "producer.delivery.retry_backoff_ticks",
+            self.retry_backoff_ticks,
+            0,
+            PRODUCER_TIMEOUT_TICKS_MAX,
+        )?;
+        check_range(
+            "producer.delivery.retry_backoff_max_ticks",
             self.retry_backoff_max_ticks,
             0,
             PRODUCER_TIMEOUT_TICKS_MAX,
@@ -196,10 +187,15 @@ impl DeliveryConfig {
         let floor = self.linger_ticks + self.request_timeout_ticks;
         let delivery_timeout_ticks = match self.delivery_timeout_ticks {
             Some(ticks) => {
-                check_range("producer.delivery_timeout_ticks", ticks, 1, PRODUCER_TIMEOUT_TICKS_MAX)?;
+                check_range(
+                    "producer.delivery.delivery_timeout_ticks",
+                    ticks,
+                    1,
+                    PRODUCER_TIMEOUT_TICKS_MAX,
+                )?;
                 if ticks < floor {
                     return Err(ConfigError {
-                        field: "producer.delivery_timeout_ticks",
+                        field: "producer.delivery.delivery_timeout_ticks",
                         message: format!(
                             "should be equal to or larger than linger_ticks + request_timeout_ticks ({floor}), got {ticks}"
                         ),
@@ -216,7 +212,7 @@ impl DeliveryConfig {
         if idempotent && self.retries == 0 {
             if explicit {
                 return Err(ConfigError {
-                    field: "producer.retries",
+                    field: "producer.delivery.retries",
                     message: "must be non-zero when using the idempotent producer".into(),
                 });
             }
@@ -225,7 +221,7 @@ impl DeliveryConfig {
         if self.enable_idempotence != Some(false) && self.acks != Acks::All {
             if explicit {
                 return Err(ConfigError {
-                    field: "producer.acks",
+                    field: "producer.delivery.acks",
                     message: "must be all in order to use the idempotent producer".into(),
                 });
             }
@@ -235,7 +231,7 @@ impl DeliveryConfig {
         // (its config value, before the quiet switch-off above).
         if self.enable_idempotence != Some(false) && self.max_in_flight > MAX_IN_FLIGHT_FOR_IDEMPOTENCE {
             return Err(ConfigError {
-                field: "producer.max_in_flight",
+                field: "producer.delivery.max_in_flight",
                 message: format!(
                     "must be at most {MAX_IN_FLIGHT_FOR_IDEMPOTENCE} to use the idempotent producer \
                      (set enable_idempotence to false for more), got {}",
@@ -281,38 +277,6 @@ pub(crate) struct ProduceRequest {
     pub records: Vec<u64>,
     /// Retries before this one (0 for the first send).
     pub attempt: u32,
-}
-
-/// Why a produce request did not succeed: the leader's error codes, and the
-/// two the client makes up itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ProduceError {
-    /// `NOT_ENOUGH_REPLICAS` (acks=all, ISR below `min.insync.replicas`):
-    /// nothing written. Retriable.
-    NotEnoughReplicas,
-    /// `NOT_ENOUGH_REPLICAS_AFTER_APPEND`: written by the leader, then the
-    /// ISR shrank before acks=all completed. Retriable: the retry writes it
-    /// again unless the producer is idempotent.
-    NotEnoughReplicasAfterAppend,
-    /// `NOT_LEADER_OR_FOLLOWER`, with the new leader when the response names
-    /// it (KIP-951). Retriable; nothing written.
-    NotLeaderOrFollower { leader: Option<u32> },
-    /// `OUT_OF_ORDER_SEQUENCE_NUMBER` (idempotence): nothing written.
-    OutOfOrderSequence,
-    /// `INVALID_PRODUCER_EPOCH` (idempotence, a stale epoch): not retriable.
-    InvalidProducerEpoch,
-    /// No response within `request_timeout_ticks` (the client's
-    /// `REQUEST_TIMED_OUT`): the connection is closed. Retriable.
-    RequestTimedOut,
-    /// The connection to the broker broke (`NETWORK_EXCEPTION`). Retriable.
-    NetworkException,
-}
-
-impl ProduceError {
-    /// Kafka's `RetriableException` subclasses.
-    fn retriable(self) -> bool {
-        !matches!(self, ProduceError::OutOfOrderSequence | ProduceError::InvalidProducerEpoch)
-    }
 }
 
 /// The leader's answer to a request.
@@ -1495,30 +1459,30 @@ mod tests {
         let field = |c: DeliveryConfig| c.validate().unwrap_err().field;
         let d = DeliveryConfig::default();
         assert_eq!(d.validate(), Ok(Resolved { idempotent: true, delivery_timeout_ticks: 120_000 }));
-        assert_eq!(field(DeliveryConfig { max_in_flight: 6, ..d }), "producer.max_in_flight");
+        assert_eq!(field(DeliveryConfig { max_in_flight: 6, ..d }), "producer.delivery.max_in_flight");
         assert_eq!(
-            field(DeliveryConfig { max_in_flight: 6, acks: Acks::Leader, ..d }),
-            "producer.max_in_flight",
+            field(DeliveryConfig { max_in_flight: 6, acks: Acks::One, ..d }),
+            "producer.delivery.max_in_flight",
             "refused unless idempotence is set off, as in Kafka 4.x"
         );
         assert!(DeliveryConfig { max_in_flight: 6, enable_idempotence: Some(false), ..d }.validate().is_ok());
         assert_eq!(
-            field(DeliveryConfig { enable_idempotence: Some(true), acks: Acks::Leader, ..d }),
-            "producer.acks"
+            field(DeliveryConfig { enable_idempotence: Some(true), acks: Acks::One, ..d }),
+            "producer.delivery.acks"
         );
         assert_eq!(
             field(DeliveryConfig { enable_idempotence: Some(true), retries: 0, ..d }),
-            "producer.retries"
+            "producer.delivery.retries"
         );
         assert_eq!(
-            DeliveryConfig { acks: Acks::Leader, ..d }.validate().map(|r| r.idempotent),
+            DeliveryConfig { acks: Acks::One, ..d }.validate().map(|r| r.idempotent),
             Ok(false),
             "left at its default, idempotence quietly turns off"
         );
         assert_eq!(DeliveryConfig { retries: 0, ..d }.validate().map(|r| r.idempotent), Ok(false));
         assert_eq!(
             field(DeliveryConfig { delivery_timeout_ticks: Some(30_004), ..d }),
-            "producer.delivery_timeout_ticks"
+            "producer.delivery.delivery_timeout_ticks"
         );
         assert_eq!(
             DeliveryConfig { request_timeout_ticks: 200_000, ..d }
@@ -1527,15 +1491,18 @@ mod tests {
             Ok(200_005),
             "the default is raised to linger + request timeout"
         );
-        assert_eq!(field(DeliveryConfig { max_in_flight: 0, ..d }), "producer.max_in_flight");
-        assert_eq!(field(DeliveryConfig { batch_records: 0, ..d }), "producer.batch_records");
-        assert_eq!(field(DeliveryConfig { request_timeout_ticks: 0, ..d }), "producer.request_timeout_ticks");
+        assert_eq!(field(DeliveryConfig { max_in_flight: 0, ..d }), "producer.delivery.max_in_flight");
+        assert_eq!(field(DeliveryConfig { batch_records: 0, ..d }), "producer.delivery.batch_records");
         assert_eq!(
-            DeliveryConfig { enable_idempotence: Some(true), acks: Acks::Leader, ..d }
+            field(DeliveryConfig { request_timeout_ticks: 0, ..d }),
+            "producer.delivery.request_timeout_ticks"
+        );
+        assert_eq!(
+            DeliveryConfig { enable_idempotence: Some(true), acks: Acks::One, ..d }
                 .validate()
                 .unwrap_err()
                 .to_string(),
-            "config.producer.acks: must be all in order to use the idempotent producer"
+            "config.producer.delivery.acks: must be all in order to use the idempotent producer"
         );
     }
 

@@ -24,6 +24,10 @@ pub(crate) struct Fetched {
     /// Share groups: the broker's delivery count of this acquisition (1 on
     /// the first); 0 for the other protocols.
     pub delivery_count: u8,
+    /// The producer wrote this copy again (its id is earlier in the partition).
+    pub producer_copy: bool,
+    /// The producer wrote it after a later-sent record of the partition.
+    pub producer_reordered: bool,
 }
 
 /// A checkpoint write under way: these positions land at `done_at`.

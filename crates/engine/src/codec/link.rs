@@ -389,6 +389,11 @@ const INPUTS: &[(&str, &[(&str, Arg)])] = &[
     ("rolling-update", &[("consumers", Arg::Consumers)]),
     ("assignor", &[("assignor", Arg::Text)]),
     ("duplicate-instance", &[CONSUMER]),
+    ("crash-broker", &[("broker", Arg::Uint)]),
+    ("restart-broker", &[("broker", Arg::Uint)]),
+    ("lose-next-ack", &[("partition", Arg::Uint)]),
+    ("lose-next-request", &[("partition", Arg::Uint)]),
+    ("slow-follower", &[("broker", Arg::Uint), ("fetch_per_tick", Arg::Uint)]),
 ];
 
 fn inputs_text(inputs: &[(u64, Input)], last: u64) -> String {

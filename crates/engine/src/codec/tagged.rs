@@ -24,7 +24,8 @@
 
 use super::nested;
 use crate::config::{
-    Assignor, CheckpointWrites, CommitMode, ConfigFile, GroupConfig, PositionModel, ProducerConfig,
+    Assignor, CheckpointWrites, ClusterConfig, CommitMode, ConfigFile, DeliverySettings, GroupConfig,
+    PositionModel, ProducerConfig,
 };
 use crate::guide::{Condition, Guide, Outcome};
 use crate::input::{ConsumerId, Input, ResetSpec};
@@ -314,6 +315,22 @@ enum InputDef {
         group: Option<String>,
         assignor: Assignor,
     },
+    CrashBroker {
+        broker: u32,
+    },
+    RestartBroker {
+        broker: u32,
+    },
+    LoseNextAck {
+        partition: u32,
+    },
+    LoseNextRequest {
+        partition: u32,
+    },
+    SlowFollower {
+        broker: u32,
+        fetch_per_tick: u64,
+    },
 }
 
 #[derive(serde::Deserialize)]
@@ -432,4 +449,15 @@ macro_rules! objects {
     )*};
 }
 
-objects!(Scenario, TimedInput, ConfigFile, GroupConfig, ProducerConfig, Guide, Outcome, Condition);
+objects!(
+    Scenario,
+    TimedInput,
+    ConfigFile,
+    GroupConfig,
+    ProducerConfig,
+    ClusterConfig,
+    DeliverySettings,
+    Guide,
+    Outcome,
+    Condition
+);

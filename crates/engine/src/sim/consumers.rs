@@ -213,9 +213,16 @@ impl Sim {
             self.consumers[c].step = LoopStep::Idle;
             return;
         }
+        // Consumers read below the high watermark (the log end without a cluster).
         let topic = &self.topic;
-        let plan = self.consumers[c]
-            .poll_fetch(|p| (topic.log_start(p), topic.log_end(p)), settings.records_per_poll);
+        let hw: Vec<u64> = match &self.delivery {
+            Some(path) => (0..topic.partition_count()).map(|p| path.replication.high_watermark(p)).collect(),
+            None => Vec::new(),
+        };
+        let plan = self.consumers[c].poll_fetch(
+            |p| (topic.log_start(p), hw.get(p as usize).copied().unwrap_or_else(|| topic.log_end(p))),
+            settings.records_per_poll,
+        );
         let consumer = self.consumers[c].id;
         let mut fetched_any = false;
         for step in plan {
@@ -235,6 +242,8 @@ impl Sim {
                         produced_tick: r.produced_tick,
                         poison: r.poison,
                         delivery_count: 0,
+                        producer_copy: r.producer_copy,
+                        producer_reordered: r.producer_reordered,
                     });
                     self.consumers[c].handle_fetched(records);
                     self.emit(Event::Fetched { tick: now, consumer, partition, from, to });

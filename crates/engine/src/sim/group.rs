@@ -191,7 +191,8 @@ impl Sim {
         self.validate_reset(reset)?;
         let mut targets = Vec::new();
         for p in 0..self.topic.partition_count() {
-            let (start, end) = (self.topic.log_start(p), self.topic.log_end(p));
+            // `--to-latest` is listOffsets(latest): the high watermark.
+            let (start, end) = (self.topic.log_start(p), self.high_watermark(p));
             let clamp = |o: u64| o.clamp(start, end);
             let target = match reset {
                 ResetSpec::Earliest => Some(start),
@@ -373,7 +374,8 @@ impl Sim {
 
     /// Log end − the position held (from the log start before any).
     pub(crate) fn lag_of(&self, g: usize, partition: u32) -> u64 {
-        let (start, end) = (self.topic.log_start(partition), self.topic.log_end(partition));
+        // Lag is measured to the high watermark (listOffsets(latest)).
+        let (start, end) = (self.topic.log_start(partition), self.high_watermark(partition));
         // A share group's records done inside its window are not lag either.
         let done = self.share_partition(g, partition).map_or(0, |sp| sp.done_count());
         (end - self.held_position(g, partition).1.unwrap_or(start).min(end)).saturating_sub(done)

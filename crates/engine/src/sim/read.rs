@@ -101,6 +101,12 @@ impl Sim {
             archived: observer.archived,
             redelivered: observer.redelivered,
             failed: app.failed,
+            acked_lost: self.delivery.as_ref().map_or(0, |d| d.counters.acked_lost),
+            producer_duplicates: self.delivery.as_ref().map_or(0, |d| d.counters.producer_duplicates),
+            producer_reordered: self.delivery.as_ref().map_or(0, |d| d.counters.producer_reordered),
+            writes_refused: self.delivery.as_ref().map_or(0, |d| d.counters.writes_refused),
+            duplicates_from_producer: app.duplicates_from_producer,
+            out_of_key_order_from_producer: app.out_of_key_order_from_producer,
         }
     }
 

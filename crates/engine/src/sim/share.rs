@@ -193,6 +193,8 @@ impl Sim {
                     produced_tick: r.produced_tick,
                     poison: r.poison,
                     delivery_count: a.delivery_count,
+                    producer_copy: false,
+                    producer_reordered: false,
                 }]);
                 records.push((a.offset, a.delivery_count));
             }

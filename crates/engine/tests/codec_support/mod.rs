@@ -118,7 +118,14 @@ pub fn config() -> impl Strategy<Value = Config> {
         ],
     )
         .prop_map(|(use_keys, key_count, hot_key_share_percent, send_per_tick, keyless)| {
-            ProducerConfig { use_keys, key_count, hot_key_share_percent, send_per_tick, keyless }
+            ProducerConfig {
+                use_keys,
+                key_count,
+                hot_key_share_percent,
+                send_per_tick,
+                keyless,
+                delivery: None,
+            }
         });
     let group = (
         (0..=CONSUMERS_MAX, 1..=RECORDS_PER_POLL_MAX, 1..=HANDLE_PER_TICK_MAX, commit(), any::<bool>()),
@@ -197,6 +204,7 @@ pub fn config() -> impl Strategy<Value = Config> {
                     ..g
                 })
                 .collect(),
+            cluster: None,
         })
 }
 

@@ -371,14 +371,14 @@ fn a_restart_waits_for_the_controller_to_fence_the_old_session() {
 #[test]
 fn bad_settings_are_refused_naming_the_field() {
     let field = |c: ReplicationConfig| Replication::new(c).unwrap_err().field;
-    assert_eq!(field(ReplicationConfig::new(6, 1, 1)), "replication.brokers");
-    assert_eq!(field(ReplicationConfig::new(0, 1, 1)), "replication.brokers");
-    assert_eq!(field(ReplicationConfig::new(3, 0, 1)), "replication.partitions");
-    assert_eq!(field(ReplicationConfig::new(3, 1, 4)), "replication.replication_factor");
-    assert_eq!(field(cluster(3, 1, 2, 3)), "replication.min_insync_replicas");
-    assert_eq!(field(cluster(3, 1, 2, 0)), "replication.min_insync_replicas");
+    assert_eq!(field(ReplicationConfig::new(6, 1, 1)), "cluster.brokers");
+    assert_eq!(field(ReplicationConfig::new(0, 1, 1)), "cluster.brokers");
+    assert_eq!(field(ReplicationConfig::new(3, 0, 1)), "partitions");
+    assert_eq!(field(ReplicationConfig::new(3, 1, 4)), "cluster.replication_factor");
+    assert_eq!(field(cluster(3, 1, 2, 3)), "cluster.min_insync_replicas");
+    assert_eq!(field(cluster(3, 1, 2, 0)), "cluster.min_insync_replicas");
     let lag = ReplicationConfig { replica_lag_time_max_ticks: 0, ..cluster(3, 1, 2, 1) };
-    assert_eq!(field(lag), "replication.replica_lag_time_max_ticks");
+    assert_eq!(field(lag), "cluster.replica_lag_time_max_ticks");
 }
 
 /// Random sequences of appends, fetch steps, crashes and restarts (proptest

@@ -1,0 +1,171 @@
+//! The producer's delivery path and the cluster (issue 14): each new
+//! built-in's outcome, the paired one's opposite, and the faults' inputs.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+use offsetlab_engine::{Config, Event, Input, InputError, Metrics, Sim, builtin};
+
+/// Runs a built-in; its outcome check holds, and when the learner has a
+/// step, the guided run without it does not reach the outcome.
+fn run(name: &str) -> (Sim, Metrics) {
+    let scenario = builtin(name).expect("built-in");
+    let mut sim = scenario.run(None, None).expect("runs");
+    sim.check_invariants();
+    let guide = scenario.guide.as_ref().expect("a guide");
+    assert!(guide.outcome.check(&sim).is_some(), "{name}: the full run reaches the outcome");
+    if scenario.timeline.iter().any(|t| t.learner) {
+        let guided = scenario.guided().run(None, None).expect("runs");
+        guided.check_invariants();
+        assert!(guide.outcome.check(&guided).is_none(), "{name}: without the learner's step, no outcome");
+    }
+    while sim.poll_event().is_some() {}
+    let metrics = sim.metrics();
+    (sim, metrics)
+}
+
+#[test]
+fn acks_1_loses_acknowledged_records_when_the_leader_crashes() {
+    let (_, m) = run("acks1-leader-crash");
+    assert!(m.acked_lost >= 1, "{m:?}");
+    assert_eq!(m.writes_refused, 0);
+}
+
+#[test]
+fn acks_all_with_min_isr_2_survives_the_same_crash() {
+    let (sim, m) = run("acks-all-survives");
+    assert_eq!(m.acked_lost, 0, "{m:?}");
+    assert_eq!(m.producer_duplicates, 0);
+    // Every record sent reached the application, once.
+    assert_eq!(m.delivered, m.produced, "{m:?}");
+    assert_eq!(m.duplicates, 0);
+    let _ = sim;
+}
+
+#[test]
+fn a_retry_without_idempotence_writes_the_batch_twice() {
+    let (_, m) = run("retry-without-idempotence");
+    assert!(m.producer_duplicates >= 1, "{m:?}");
+    // The consumer read each offset once: the duplicates are the producer's.
+    assert_eq!(m.duplicates, m.duplicates_from_producer, "{m:?}");
+    assert!(m.duplicates >= 1);
+}
+
+#[test]
+fn the_idempotent_producer_writes_the_same_retry_once() {
+    let (_, m) = run("idempotent-producer");
+    assert_eq!(m.producer_duplicates, 0, "{m:?}");
+    assert_eq!(m.duplicates, 0);
+    assert_eq!(m.delivered, m.produced);
+}
+
+#[test]
+fn five_in_flight_without_idempotence_reorder_a_retried_batch() {
+    let (_, m) = run("inflight-reorders");
+    assert!(m.producer_reordered >= 1, "{m:?}");
+    assert_eq!(m.producer_duplicates, 0, "a lost request wrote nothing");
+}
+
+#[test]
+fn an_unclean_election_loses_acknowledged_records() {
+    let (_, m) = run("unclean-election");
+    assert!(m.acked_lost >= 1, "{m:?}");
+}
+
+#[test]
+fn cluster_inputs_are_refused_without_a_cluster() {
+    let mut sim = Sim::new(Config::default()).unwrap();
+    for input in [
+        Input::CrashBroker { broker: 1 },
+        Input::RestartBroker { broker: 1 },
+        Input::LoseNextAck { partition: 0 },
+        Input::LoseNextRequest { partition: 0 },
+        Input::SlowFollower { broker: 1, fetch_per_tick: 0 },
+    ] {
+        assert!(matches!(sim.handle_input(input), Err(InputError::NoCluster { .. })));
+    }
+}
+
+fn cluster_sim() -> Sim {
+    let config: Config = serde_json::from_str(
+        r#"{"partitions": 2, "consumers": 1, "cluster": {"brokers": 3, "replication_factor": 2},
+            "producer": {"delivery": {"acks": "all", "linger_ticks": 0}}}"#,
+    )
+    .unwrap();
+    Sim::new(config).unwrap()
+}
+
+#[test]
+fn broker_inputs_check_the_broker_and_its_state() {
+    let mut sim = cluster_sim();
+    assert!(matches!(
+        sim.handle_input(Input::CrashBroker { broker: 4 }),
+        Err(InputError::NoSuchBroker { .. })
+    ));
+    assert!(matches!(
+        sim.handle_input(Input::RestartBroker { broker: 1 }),
+        Err(InputError::BrokerState { .. })
+    ));
+    sim.handle_input(Input::CrashBroker { broker: 1 }).unwrap();
+    assert!(matches!(
+        sim.handle_input(Input::CrashBroker { broker: 1 }),
+        Err(InputError::BrokerState { .. })
+    ));
+    assert!(matches!(
+        sim.handle_input(Input::LoseNextAck { partition: 2 }),
+        Err(InputError::NoSuchPartition { partition: 2 })
+    ));
+    assert!(
+        sim.handle_input(Input::AddPartitions { count: 1 }).is_err(),
+        "the cluster's partitions are fixed"
+    );
+}
+
+#[test]
+fn a_leader_crash_elects_a_new_leader_and_records_keep_flowing() {
+    let mut sim = cluster_sim();
+    sim.handle_input(Input::KeepSending { per_tick: 1 }).unwrap();
+    sim.handle_tick(10);
+    sim.handle_input(Input::CrashBroker { broker: 1 }).unwrap();
+    sim.handle_tick(60);
+    sim.handle_input(Input::RestartBroker { broker: 1 }).unwrap();
+    sim.handle_tick(120);
+    sim.check_invariants();
+    let mut elected = 0;
+    let mut crashed = 0;
+    while let Some(event) = sim.poll_event() {
+        match event {
+            Event::LeaderElected { kind, .. } => {
+                assert_eq!(kind, "clean");
+                elected += 1;
+            }
+            Event::BrokerCrashed { broker, .. } => {
+                assert_eq!(broker, 1);
+                crashed += 1;
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(crashed, 1);
+    assert!(elected >= 1, "broker 1 led P0: a new leader was elected");
+    let m = sim.metrics();
+    assert_eq!(m.acked_lost, 0, "acks=all, clean elections");
+    assert_eq!(m.producer_duplicates, 0, "idempotent by default");
+    assert!(m.delivered > 100, "{m:?}");
+}
+
+#[test]
+fn unknown_and_bad_cluster_fields_are_refused_with_their_name() {
+    let unknown = serde_json::from_str::<Config>(r#"{"cluster": {"brokerz": 3}}"#).unwrap_err();
+    assert!(unknown.to_string().contains("brokerz"), "{unknown}");
+    let config: Config =
+        serde_json::from_str(r#"{"cluster": {"brokers": 2, "replication_factor": 3}}"#).unwrap();
+    let bad = Sim::new(config).unwrap_err();
+    assert_eq!(bad.field, "cluster.replication_factor");
+    let config: Config =
+        serde_json::from_str(r#"{"producer": {"delivery": {"acks": "1", "enable_idempotence": true}}}"#)
+            .unwrap();
+    assert_eq!(Sim::new(config).unwrap_err().field, "producer.delivery.acks");
+}
