@@ -277,6 +277,7 @@ pub(crate) struct ConfigFile {
     retention_records: Option<u64>,
     producer: Option<ProducerConfig>,
     groups: Option<Vec<GroupConfig>>,
+    #[cfg_attr(not(feature = "cluster"), serde(deserialize_with = "refuse_without_cluster"))]
     cluster: Option<ClusterConfig>,
     consumers: Option<u32>,
     records_per_poll: Option<u32>,
@@ -386,6 +387,21 @@ impl<'de> Deserialize<'de> for Config {
     }
 }
 
+/// What a build without the `cluster` feature (the page's) says of
+/// `config.cluster` and `config.producer.delivery`, read or built.
+#[cfg(not(feature = "cluster"))]
+pub(crate) const NO_CLUSTER: &str = "this build has no brokers or producer delivery path (the page leaves \
+                                      them out for its size budget): run the scenario with `offsetlab run`";
+
+/// Reads a `cluster` or `delivery` section in a build without the `cluster`
+/// feature: refused with [`NO_CLUSTER`], so that the section's own reader is
+/// not in the page.
+#[cfg(not(feature = "cluster"))]
+fn refuse_without_cluster<'de, D: serde::Deserializer<'de>, T>(d: D) -> Result<Option<T>, D::Error> {
+    serde::de::IgnoredAny::deserialize(d)?;
+    Err(serde::de::Error::custom(NO_CLUSTER))
+}
+
 /// The producer `orders-api`. In JSON, absent fields take their default.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(remote = "Self", default, deny_unknown_fields)]
@@ -403,6 +419,7 @@ pub struct ProducerConfig {
     /// out of the JSON): every send is appended at once, as every scenario
     /// before there was a delivery path.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(not(feature = "cluster"), serde(deserialize_with = "refuse_without_cluster"))]
     pub delivery: Option<DeliverySettings>,
 }
 
@@ -683,9 +700,13 @@ impl Config {
         for (i, group) in self.groups.iter().enumerate() {
             group.validate(many.then_some(i))?;
         }
+        // Without the `cluster` feature the reader refuses both sections, and the `Sim` refuses
+        // a config built with them: their checks would only weigh on the page.
+        #[cfg(feature = "cluster")]
         if let Some(delivery) = &p.delivery {
             delivery.delivery_config().validate()?;
         }
+        #[cfg(feature = "cluster")]
         if self.cluster.is_some() {
             self.replication_config().validate()?;
             if self.groups.iter().any(|g| g.protocol == GroupProtocol::Share) {

@@ -264,8 +264,8 @@ impl Scenario {
 
 /// Embeds `scenarios/NAME.json` for each name, in the order given.
 macro_rules! builtins {
-    ($($name:literal),* $(,)?) => {
-        &[$(($name, include_str!(concat!("../scenarios/", $name, ".json")))),*]
+    ($($(#[$attr:meta])* $name:literal),* $(,)?) => {
+        &[$($(#[$attr])* ($name, include_str!(concat!("../scenarios/", $name, ".json")))),*]
     };
 }
 
@@ -302,11 +302,17 @@ pub const BUILTINS: &[(&str, &str)] = builtins![
     "share-group-busy",
     "share-poison-record",
     "share-lock-timeout",
+    #[cfg(feature = "cluster")]
     "acks1-leader-crash",
+    #[cfg(feature = "cluster")]
     "acks-all-survives",
+    #[cfg(feature = "cluster")]
     "retry-without-idempotence",
+    #[cfg(feature = "cluster")]
     "idempotent-producer",
+    #[cfg(feature = "cluster")]
     "inflight-reorders",
+    #[cfg(feature = "cluster")]
     "unclean-election",
 ];
 

@@ -95,7 +95,7 @@ pub struct Sim {
     trace: TraceHasher,
     /// The producer's delivery path and the cluster, when the config has a
     /// cluster or a delivery section; `None`: sends are appended at once.
-    delivery: Option<Box<delivery::DeliveryPath>>,
+    delivery: Option<delivery::Slot>,
 }
 
 /// The PRNG stream of group `g`'s member ids. The first group's is the one
@@ -146,7 +146,7 @@ impl Sim {
             events_dropped: 0,
             trace: TraceHasher::default(),
             delivery: if config.cluster.is_some() || config.producer.delivery.is_some() {
-                Some(Box::new(delivery::DeliveryPath::new(&config)?))
+                Some(delivery::open(&config)?)
             } else {
                 None
             },

@@ -89,7 +89,53 @@ pub(crate) struct DeliveryPath {
     pub counters: DeliveryCounters,
 }
 
+/// Where the `Sim` keeps its delivery path. A build without the `cluster`
+/// feature (the page's: ARCHITECTURE.md says why) has no path: the slot's type
+/// is then uninhabited, `Option<Slot>` is always `None`, and the compiler
+/// drops every use of the path, the replication model and the accumulator.
+#[cfg(feature = "cluster")]
+pub(crate) type Slot = Box<DeliveryPath>;
+#[cfg(not(feature = "cluster"))]
+pub(crate) type Slot = Absent;
+
+/// No delivery path can exist in this build.
+#[cfg(not(feature = "cluster"))]
+#[derive(Debug, Clone)]
+pub(crate) enum Absent {}
+
+#[cfg(not(feature = "cluster"))]
+impl std::ops::Deref for Absent {
+    type Target = DeliveryPath;
+
+    fn deref(&self) -> &DeliveryPath {
+        match *self {}
+    }
+}
+
+#[cfg(not(feature = "cluster"))]
+impl std::ops::DerefMut for Absent {
+    fn deref_mut(&mut self) -> &mut DeliveryPath {
+        match *self {}
+    }
+}
+
+/// The delivery path for a config that has a cluster or a delivery section.
+pub(crate) fn open(config: &crate::config::Config) -> Result<Slot, crate::config::ConfigError> {
+    #[cfg(feature = "cluster")]
+    {
+        DeliveryPath::new(config).map(Box::new)
+    }
+    #[cfg(not(feature = "cluster"))]
+    {
+        Err(crate::config::ConfigError {
+            field: if config.cluster.is_some() { "cluster" } else { "producer.delivery" },
+            message: crate::config::NO_CLUSTER.into(),
+        })
+    }
+}
+
 impl DeliveryPath {
+    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
     pub(crate) fn new(config: &crate::config::Config) -> Result<Self, crate::config::ConfigError> {
         let replication = Replication::new(config.replication_config())?;
         let delivery = config.producer.delivery.unwrap_or_default();

@@ -6,9 +6,18 @@ use yew::prelude::*;
 const ITEMS: [(&str, &[&str]); 12] = [
     (
         "Brokers, replication and acks",
-        &["The tapes behave as one broker's log that never fails. Real partitions are replicated: \
-           a leader and followers on different brokers, and the producer's acks together with the \
-           topic's min.insync.replicas decide when a write counts as done."],
+        &[
+            "The tapes behave as one broker's log that never fails. Real partitions are \
+             replicated: a leader and followers on different brokers, and the producer's acks \
+             together with the topic's min.insync.replicas decide when a write counts as done.",
+            "The offsetlab command models that part too: brokers that crash and restart, the ISR \
+             and the high watermark, clean and unclean leader elections, and the producer's \
+             batches, retries and idempotence. Try offsetlab run --scenario acks1-leader-crash \
+             (acknowledged records lost), acks-all-survives, retry-without-idempotence, \
+             idempotent-producer, inflight-reorders or unclean-election, and \
+             offsetlab run --describe topic. This page leaves it out for now: with it, the page \
+             would be over its download budget.",
+        ],
     ),
     (
         "Ticks, not milliseconds",
