@@ -54,6 +54,10 @@ pub mod limits {
     pub const PENDING_ACKS_MAX: usize = 100_000;
     /// Runs of acknowledged offsets the replication model keeps per partition.
     pub const ACKED_RUNS_MAX: usize = 100_000;
+    /// Record batches a partition remembers the ends of, above its slowest
+    /// replica's log end. Past it the oldest ends are forgotten: a follower
+    /// that far behind copies the batches below the first end kept as one.
+    pub const BATCH_ENDS_MAX: usize = 100_000;
     /// Records one append (one produce request) may carry.
     pub const APPEND_RECORDS_MAX: u64 = 100_000;
     /// Injected produce faults waiting for their request.

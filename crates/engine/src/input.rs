@@ -210,7 +210,8 @@ pub enum Input {
         partition: u32,
     },
     /// A follower on `broker` copies at most `fetch_per_tick` records a tick
-    /// (0: it stops fetching and falls out of the ISR after the lag time).
+    /// (0: it stops fetching and falls out of the ISR after the lag time), in
+    /// whole record batches and at least one, as Kafka's fetch returns them.
     SlowFollower {
         broker: u32,
         fetch_per_tick: u64,

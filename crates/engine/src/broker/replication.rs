@@ -54,15 +54,15 @@ pub(crate) use describe::{PartitionDescription, TopicDescription, describe_topic
 
 use crate::config::ConfigError;
 pub(crate) use crate::delivery::{Acks, ProduceError};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A broker's node id, 1 to [`BROKERS_MAX`].
 pub(crate) type BrokerId = u32;
 
 // The bounds live in `config::limits`, with every other bound of the engine.
 pub(crate) use crate::config::limits::{
-    ACKED_RUNS_MAX, APPEND_RECORDS_MAX, BROKERS_MAX, CLUSTER_TIMEOUT_TICKS_MAX as TIMEOUT_TICKS_MAX,
-    EVENTS_QUEUED_MAX, PARTITIONS_MAX, PENDING_ACKS_MAX,
+    ACKED_RUNS_MAX, APPEND_RECORDS_MAX, BATCH_ENDS_MAX, BROKERS_MAX,
+    CLUSTER_TIMEOUT_TICKS_MAX as TIMEOUT_TICKS_MAX, EVENTS_QUEUED_MAX, PARTITIONS_MAX, PENDING_ACKS_MAX,
 };
 
 /// The cluster's and the topic's replication settings.
@@ -278,6 +278,12 @@ struct PartitionState {
     /// Acknowledged offsets as runs `start → end` (exclusive), for counting
     /// what an election cuts off.
     acked: BTreeMap<u64, u64>,
+    /// Where each record batch the leader appended ends, above the slowest
+    /// replica's LEO. A follower copies whole batches, as Kafka's fetch
+    /// returns them (at least one, even past the fetch's size limit), so
+    /// every replica's LEO is a batch end: an election never leaves half a
+    /// batch, whose producer sequence the new leader would not know.
+    batch_ends: BTreeSet<u64>,
 }
 
 impl PartitionState {
@@ -330,7 +336,8 @@ impl PartitionState {
         lost
     }
 
-    /// Forgets runs below every replica's LEO: no election can cut them.
+    /// Forgets runs and batch ends at or below every replica's LEO: no
+    /// election can cut them, no follower fetches from below them.
     fn prune_acknowledged(&mut self) {
         let floor = self.replicas.iter().map(|r| r.leo).min().unwrap_or(0);
         while let Some((&s, &e)) = self.acked.first_key_value()
@@ -338,6 +345,22 @@ impl PartitionState {
         {
             self.acked.remove(&s);
         }
+        while self.batch_ends.first().is_some_and(|&end| end <= floor) {
+            self.batch_ends.pop_first();
+        }
+    }
+
+    /// Records a fetch from `fetch_offset` copies with at most `max_records`:
+    /// whole batches up to `max_records`, and always the first one.
+    fn fetch_size(&self, fetch_offset: u64, max_records: u64) -> u64 {
+        let mut copied = 0;
+        for &end in self.batch_ends.range(fetch_offset + 1..) {
+            if copied > 0 && end - fetch_offset > max_records {
+                break;
+            }
+            copied = end - fetch_offset;
+        }
+        copied
     }
 }
 
@@ -455,6 +478,7 @@ impl Replication {
                     high_watermark: 0,
                     leader_epoch_start_offset: 0,
                     acked: BTreeMap::new(),
+                    batch_ends: BTreeSet::new(),
                 }
             })
             .collect();
@@ -619,6 +643,10 @@ impl Replication {
         let base_offset = part.replica(leader).expect("the leader is a replica").leo;
         let end_offset = base_offset + records;
         part.replica_mut(leader).expect("the leader is a replica").leo = end_offset;
+        part.batch_ends.insert(end_offset);
+        if part.batch_ends.len() > BATCH_ENDS_MAX {
+            part.batch_ends.pop_first();
+        }
         if acks == Acks::One {
             part.acknowledge(base_offset, end_offset);
         }
@@ -727,8 +755,8 @@ impl Replication {
         }
         // The response carries the records from the fetch offset on.
         let part = &mut self.partitions[p];
+        let copied = part.fetch_size(fetch_offset, max_records);
         let replica = part.replica_mut(broker).expect("checked above");
-        let copied = (leader_leo - fetch_offset).min(max_records);
         replica.leo += copied;
         part.prune_acknowledged();
         self.complete_pending(now_tick);
@@ -999,6 +1027,7 @@ impl Replication {
                 part.high_watermark = part.high_watermark.min(new_leo);
             }
             part.leader_epoch_start_offset = new_leo;
+            part.batch_ends.retain(|&end| end <= new_leo);
             let isr = part.isr.clone();
             for replica in &mut part.replicas {
                 replica.leo = replica.leo.min(new_leo);
@@ -1211,6 +1240,21 @@ impl Replication {
             assert!(part.leader_epoch <= part.partition_epoch, "P{p}: a leader change is a partition change");
             if let Some((_, &end)) = part.acked.last_key_value() {
                 assert!(end <= part.log_end(), "P{p}: acknowledged offsets are in the log");
+            }
+            assert!(part.batch_ends.len() <= BATCH_ENDS_MAX, "P{p}: batch ends are bounded");
+            assert!(
+                part.batch_ends.last().is_none_or(|&end| end == part.log_end()),
+                "P{p}: the log ends a batch"
+            );
+            if part.batch_ends.len() < BATCH_ENDS_MAX {
+                let first_end = part.batch_ends.first().copied().unwrap_or(u64::MAX);
+                for r in &part.replicas {
+                    assert!(
+                        r.leo < first_end || part.batch_ends.contains(&r.leo),
+                        "P{p}: broker {}'s log ends a batch",
+                        r.broker
+                    );
+                }
             }
         }
         for b in &self.brokers {

@@ -188,15 +188,38 @@ fn a_slow_follower_leaves_the_isr_and_catches_up() {
     let mut r = Replication::new(cluster(2, 1, 2, 1)).unwrap();
     r.set_fetch_rate(2, 1);
     for tick in 1..=60 {
+        // A fetch carries at least one whole batch: one batch a tick against two.
+        r.handle_append(0, 3, Acks::One, tick).unwrap();
         r.handle_append(0, 3, Acks::One, tick).unwrap();
         r.handle_tick(tick);
         r.check();
     }
-    assert_eq!(r.isr(0), [1], "one record a tick against three");
+    assert_eq!(r.isr(0), [1], "one batch a tick against two");
     r.set_fetch_rate(2, u64::MAX);
     run(&mut r, 61, 62);
     assert_eq!(r.isr(0), [1, 2]);
     assert_eq!(r.last_caught_up_tick(0, 2), Some(62));
+}
+
+#[test]
+fn a_follower_copies_whole_batches_so_an_election_never_splits_one() {
+    let mut r = Replication::new(cluster(2, 1, 2, 1)).unwrap();
+    r.set_fetch_rate(2, 0);
+    r.handle_append(0, 2, Acks::One, 1).unwrap();
+    r.handle_append(0, 3, Acks::One, 1).unwrap();
+    r.handle_append(0, 1, Acks::One, 1).unwrap();
+    // At most 1 record a fetch: the first batch (2) all the same, as Kafka returns at least one.
+    assert_eq!(r.handle_fetch_step(0, 2, 1, 2), 2);
+    assert_eq!(r.replica_log_end(0, 2), Some(2));
+    // At most 3: the next batch (3) fits, the one after it would not.
+    assert_eq!(r.handle_fetch_step(0, 2, 3, 3), 3);
+    assert_eq!(r.replica_log_end(0, 2), Some(5));
+    // The leader crashes before broker 2 copies the last batch: the new
+    // leader's log ends at a batch, never inside one.
+    r.handle_crash(1, 4);
+    run(&mut r, 4, 20);
+    assert_eq!(r.leader(0), Some(2));
+    assert_eq!(r.log_end(0), 5);
 }
 
 /// The built-in `unclean-election`: the only live replica is out of sync;
@@ -454,7 +477,10 @@ mod sequences {
                     Step::Fetch { partition, broker, max } => {
                         if broker <= config.brokers {
                             let copied = r.handle_fetch_step(partition, broker, max, now);
-                            prop_assert!(copied <= max);
+                            // Whole batches within `max`, or the first batch
+                            // alone when it is larger (appends here carry at
+                            // most 3); `check` asserts every LEO ends a batch.
+                            prop_assert!(copied <= max.max(3), "{} copied with at most {}", copied, max);
                         }
                     }
                     Step::Rate { broker, rate } => r.set_fetch_rate(broker, rate),
