@@ -52,8 +52,9 @@ enum Command {
     /// Run a scenario headless and print the group's offsets and the counters.
     ///
     /// Prints `scenario NAME seed S ticks T`, the `kafka-consumer-groups
-    /// --describe` table, then one counter per line; with --json, one JSON object.
-    /// A scenario with a guide ends with its outcome check: `outcome: reproduced:
+    /// --describe` table, then one counter per line, and with brokers or a producer delivery
+    /// path a `producer` block (acked then lost, written twice, reordered, writes refused); with
+    /// --json, one JSON object. A scenario with a guide ends with its outcome check: `outcome: reproduced:
     /// WHAT IT SAYS` or `outcome: not reproduced (THE FIRST FAILING CONDITION)`.
     Run(RunArgs),
     /// Run a scenario headless, then booblik's split check: every record

@@ -217,6 +217,12 @@ const COUNTERS: [&str; 8] = [
     "generation",
 ];
 
+/// The producer's counters (`--json`: acked_lost, producer_duplicates,
+/// producer_reordered, writes_refused): acknowledged then cut by an election,
+/// written twice by a retry, written out of order by a retry, refused with
+/// NOT_ENOUGH_REPLICAS.
+const PRODUCER_COUNTERS: [&str; 4] = ["acked then lost", "written twice", "reordered", "writes refused"];
+
 impl Outcome {
     /// A finished run of `loaded`, with its guide's outcome check and the offsets view.
     fn of(loaded: Loaded, seed: u64, ticks: u64, sim: Sim) -> Outcome {
@@ -286,6 +292,16 @@ impl Outcome {
             }
             if m.failed > 0 {
                 let _ = writeln!(out, "{:<17}{}", "failed", m.failed);
+            }
+        }
+        // The producer's side, once for the topic, when the run has brokers or a delivery path.
+        let config = self.sim.config();
+        if config.cluster.is_some() || config.producer.delivery.is_some() {
+            let m = self.sim.metrics();
+            let values = [m.acked_lost, m.producer_duplicates, m.producer_reordered, m.writes_refused];
+            out.push_str("\nproducer\n");
+            for (label, value) in PRODUCER_COUNTERS.iter().zip(values) {
+                let _ = writeln!(out, "{label:<17}{value}");
             }
         }
         if let Some(resumed) = &self.resumed {

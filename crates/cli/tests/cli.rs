@@ -693,6 +693,14 @@ fn run_describes_the_topic_and_reports_what_was_written() {
         lines[3], "\tTopic: orders\tPartition: 0\tLeader: 2\tReplicas: 1,2\tIsr: 2\tElr: \tLastKnownElr: ",
         "{text}"
     );
+    // The producer's counters follow the group's, once for the topic.
+    let producer = text.lines().skip_while(|l| *l != "producer").collect::<Vec<_>>();
+    assert_eq!(producer.len(), 6, "producer, four counters, the outcome: {text}");
+    let acked_lost: u64 = producer[1].strip_prefix("acked then lost").unwrap().trim().parse().unwrap();
+    assert!(acked_lost >= 1, "{text}");
+    assert_eq!(&producer[2..5], ["written twice    0", "reordered        0", "writes refused   0"], "{text}");
+    // A run without brokers or a delivery path has no such block.
+    assert!(!stdout_of(&["run", "--scenario", "default"]).lines().any(|l| l == "producer"));
     let json = stdout_of(&["run", "--scenario", "unclean-election", "--json"]);
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
     let metrics = &value["groups"][0]["metrics"];
