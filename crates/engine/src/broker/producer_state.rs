@@ -46,7 +46,7 @@
 
 #![cfg_attr(not(test), allow(dead_code))]
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 /// Batches whose metadata a leader keeps per producer
 /// (`ProducerStateEntry.NUM_BATCHES_TO_RETAIN`): why an idempotent producer
@@ -123,8 +123,9 @@ struct Entry {
 /// One partition's producer state; see the module documentation.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct ProducerStates {
-    /// By producer id (a `BTreeMap`: no hash order anywhere).
-    producers: BTreeMap<ProducerId, Entry>,
+    /// In the order the producers first wrote (no hash order anywhere); at
+    /// most [`PRODUCERS_MAX`], so a scan finds one.
+    producers: Vec<(ProducerId, Entry)>,
 }
 
 impl ProducerStates {
@@ -132,9 +133,13 @@ impl ProducerStates {
         Self::default()
     }
 
+    fn entry(&self, producer_id: ProducerId) -> Option<&Entry> {
+        self.producers.iter().find(|(id, _)| *id == producer_id).map(|(_, entry)| entry)
+    }
+
     /// The checks a leader makes before appending `batch` from a client.
     pub(crate) fn check(&self, batch: &IdempotentBatch) -> Result<Check, SequenceError> {
-        let Some(entry) = self.producers.get(&batch.producer_id) else {
+        let Some(entry) = self.entry(batch.producer_id) else {
             // No state: any sequence starts the producer afresh (KIP-360).
             return Ok(Check::Append);
         };
@@ -176,10 +181,15 @@ impl ProducerStates {
             first_offset: base_offset,
             last_offset: base_offset + u64::from(batch.record_count) - 1,
         };
-        let entry = self
-            .producers
-            .entry(batch.producer_id)
-            .or_insert_with(|| Entry { epoch: batch.epoch, batches: VecDeque::new() });
+        let at = match self.producers.iter().position(|(id, _)| *id == batch.producer_id) {
+            Some(at) => at,
+            None => {
+                self.producers
+                    .push((batch.producer_id, Entry { epoch: batch.epoch, batches: VecDeque::new() }));
+                self.producers.len() - 1
+            }
+        };
+        let entry = &mut self.producers[at].1;
         if entry.epoch != batch.epoch {
             // A new epoch forgets the old one's batches (`maybeUpdateProducerEpoch`).
             entry.epoch = batch.epoch;
@@ -199,24 +209,25 @@ impl ProducerStates {
     /// The log was truncated to `offset` (everything at or past it is gone):
     /// the state forgets the batches written there.
     pub(crate) fn truncate_to(&mut self, offset: u64) {
-        for entry in self.producers.values_mut() {
+        for (_, entry) in &mut self.producers {
             while entry.batches.back().is_some_and(|b| b.last_offset >= offset) {
                 entry.batches.pop_back();
             }
         }
-        self.producers.retain(|_, entry| !entry.batches.is_empty());
+        self.producers.retain(|(_, entry)| !entry.batches.is_empty());
         self.check_invariants();
     }
 
     /// The producer's epoch and last sequence, if the leader knows it.
     pub(crate) fn last_sequence(&self, producer_id: ProducerId) -> Option<(u32, i32)> {
-        let entry = self.producers.get(&producer_id)?;
+        let entry = self.entry(producer_id)?;
         entry.batches.back().map(|b| (entry.epoch, b.last_sequence))
     }
 
     fn check_invariants(&self) {
         assert!(self.producers.len() <= PRODUCERS_MAX, "producer state is bounded");
-        for entry in self.producers.values() {
+        for (i, (id, entry)) in self.producers.iter().enumerate() {
+            assert!(self.producers[..i].iter().all(|(other, _)| other != id), "one entry per producer");
             assert!(
                 (1..=BATCHES_RETAINED).contains(&entry.batches.len()),
                 "an entry keeps 1 to {BATCHES_RETAINED} batches"

@@ -54,7 +54,7 @@ pub(crate) use describe::{PartitionDescription, TopicDescription, describe_topic
 
 use crate::config::ConfigError;
 pub(crate) use crate::delivery::{Acks, ProduceError};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 /// A broker's node id, 1 to [`BROKERS_MAX`].
 pub(crate) type BrokerId = u32;
@@ -275,15 +275,17 @@ struct PartitionState {
     high_watermark: u64,
     /// The leader's LEO when it took over: a follower joins the ISR only past it.
     leader_epoch_start_offset: u64,
-    /// Acknowledged offsets as runs `start → end` (exclusive), for counting
-    /// what an election cuts off.
-    acked: BTreeMap<u64, u64>,
+    /// Acknowledged offsets as disjoint runs `(start, end)` (end exclusive),
+    /// in offset order, for counting what an election cuts off. (A sorted
+    /// deque rather than a map: runs mostly grow at the log end and leave at
+    /// the front, and the page's wasm carries less code.)
+    acked: VecDeque<(u64, u64)>,
     /// Where each record batch the leader appended ends, above the slowest
     /// replica's LEO. A follower copies whole batches, as Kafka's fetch
     /// returns them (at least one, even past the fetch's size limit), so
     /// every replica's LEO is a batch end: an election never leaves half a
     /// batch, whose producer sequence the new leader would not know.
-    batch_ends: BTreeSet<u64>,
+    batch_ends: VecDeque<u64>,
 }
 
 impl PartitionState {
@@ -305,32 +307,30 @@ impl PartitionState {
             return;
         }
         let (mut start, mut end) = (from, to);
-        // Merge with a run that touches or overlaps on either side.
-        if let Some((&s, &e)) = self.acked.range(..=start).next_back()
-            && e >= start
-        {
-            start = s;
-            end = end.max(e);
-            self.acked.remove(&s);
+        // The runs that touch or overlap [from, to) merge with it: those from
+        // the first ending at or after `from` to the last starting at or before `to`.
+        let first = self.acked.partition_point(|&(_, e)| e < from);
+        let last = self.acked.partition_point(|&(s, _)| s <= to);
+        if first < last {
+            start = start.min(self.acked[first].0);
+            end = end.max(self.acked[last - 1].1);
+            self.acked.drain(first..last);
         }
-        while let Some((&s, &e)) = self.acked.range(start..=end).next() {
-            end = end.max(e);
-            self.acked.remove(&s);
-        }
-        self.acked.insert(start, end);
+        self.acked.insert(first, (start, end));
         assert!(self.acked.len() <= ACKED_RUNS_MAX, "acknowledged runs are bounded");
     }
 
     /// Removes and counts the acknowledged offsets at or past `offset`.
     fn cut_acknowledged(&mut self, offset: u64) -> u64 {
         let mut lost = 0;
-        let tail: Vec<(u64, u64)> =
-            self.acked.range(..).filter(|&(_, &e)| e > offset).map(|(&s, &e)| (s, e)).collect();
-        for (s, e) in tail {
-            self.acked.remove(&s);
+        while let Some(&(s, e)) = self.acked.back()
+            && e > offset
+        {
+            self.acked.pop_back();
             lost += e - s.max(offset);
             if s < offset {
-                self.acked.insert(s, offset);
+                self.acked.push_back((s, offset));
+                break;
             }
         }
         lost
@@ -340,13 +340,11 @@ impl PartitionState {
     /// election can cut them, no follower fetches from below them.
     fn prune_acknowledged(&mut self) {
         let floor = self.replicas.iter().map(|r| r.leo).min().unwrap_or(0);
-        while let Some((&s, &e)) = self.acked.first_key_value()
-            && e <= floor
-        {
-            self.acked.remove(&s);
+        while self.acked.front().is_some_and(|&(_, e)| e <= floor) {
+            self.acked.pop_front();
         }
-        while self.batch_ends.first().is_some_and(|&end| end <= floor) {
-            self.batch_ends.pop_first();
+        while self.batch_ends.front().is_some_and(|&end| end <= floor) {
+            self.batch_ends.pop_front();
         }
     }
 
@@ -354,7 +352,8 @@ impl PartitionState {
     /// whole batches up to `max_records`, and always the first one.
     fn fetch_size(&self, fetch_offset: u64, max_records: u64) -> u64 {
         let mut copied = 0;
-        for &end in self.batch_ends.range(fetch_offset + 1..) {
+        let first = self.batch_ends.partition_point(|&end| end <= fetch_offset);
+        for &end in self.batch_ends.range(first..) {
             if copied > 0 && end - fetch_offset > max_records {
                 break;
             }
@@ -477,8 +476,8 @@ impl Replication {
                     last_known_elr: Vec::new(),
                     high_watermark: 0,
                     leader_epoch_start_offset: 0,
-                    acked: BTreeMap::new(),
-                    batch_ends: BTreeSet::new(),
+                    acked: VecDeque::new(),
+                    batch_ends: VecDeque::new(),
                 }
             })
             .collect();
@@ -643,9 +642,10 @@ impl Replication {
         let base_offset = part.replica(leader).expect("the leader is a replica").leo;
         let end_offset = base_offset + records;
         part.replica_mut(leader).expect("the leader is a replica").leo = end_offset;
-        part.batch_ends.insert(end_offset);
+        // Appends end past every kept end: the deque stays sorted.
+        part.batch_ends.push_back(end_offset);
         if part.batch_ends.len() > BATCH_ENDS_MAX {
-            part.batch_ends.pop_first();
+            part.batch_ends.pop_front();
         }
         if acks == Acks::One {
             part.acknowledge(base_offset, end_offset);
@@ -1027,7 +1027,8 @@ impl Replication {
                 part.high_watermark = part.high_watermark.min(new_leo);
             }
             part.leader_epoch_start_offset = new_leo;
-            part.batch_ends.retain(|&end| end <= new_leo);
+            let kept = part.batch_ends.partition_point(|&end| end <= new_leo);
+            part.batch_ends.truncate(kept);
             let isr = part.isr.clone();
             for replica in &mut part.replicas {
                 replica.leo = replica.leo.min(new_leo);
@@ -1238,19 +1239,27 @@ impl Replication {
                 );
             }
             assert!(part.leader_epoch <= part.partition_epoch, "P{p}: a leader change is a partition change");
-            if let Some((_, &end)) = part.acked.last_key_value() {
+            assert!(
+                part.acked.iter().zip(part.acked.iter().skip(1)).all(|(a, b)| a.0 < a.1 && a.1 < b.0),
+                "P{p}: acknowledged runs are disjoint, apart and in order"
+            );
+            if let Some(&(_, end)) = part.acked.back() {
                 assert!(end <= part.log_end(), "P{p}: acknowledged offsets are in the log");
             }
             assert!(part.batch_ends.len() <= BATCH_ENDS_MAX, "P{p}: batch ends are bounded");
             assert!(
-                part.batch_ends.last().is_none_or(|&end| end == part.log_end()),
+                part.batch_ends.iter().zip(part.batch_ends.iter().skip(1)).all(|(a, b)| a < b),
+                "P{p}: batch ends increase"
+            );
+            assert!(
+                part.batch_ends.back().is_none_or(|&end| end == part.log_end()),
                 "P{p}: the log ends a batch"
             );
             if part.batch_ends.len() < BATCH_ENDS_MAX {
-                let first_end = part.batch_ends.first().copied().unwrap_or(u64::MAX);
+                let first_end = part.batch_ends.front().copied().unwrap_or(u64::MAX);
                 for r in &part.replicas {
                     assert!(
-                        r.leo < first_end || part.batch_ends.contains(&r.leo),
+                        r.leo < first_end || part.batch_ends.binary_search(&r.leo).is_ok(),
                         "P{p}: broker {}'s log ends a batch",
                         r.broker
                     );

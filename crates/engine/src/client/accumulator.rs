@@ -90,7 +90,8 @@ use crate::broker::producer_state::{IdempotentBatch, ProducerId, increment_seque
 use crate::client::producer::Send;
 use crate::config::{ConfigError, check_range, limits};
 use crate::delivery::{Acks, ProduceError};
-use std::collections::{BTreeMap, VecDeque};
+use litemap::LiteMap;
+use std::collections::VecDeque;
 
 /// The producer's delivery settings, with Kafka's names in ticks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -404,7 +405,7 @@ struct PartitionState {
     last_acked_sequence: Option<i32>,
     /// Batches drained and not finished, by (epoch, base sequence):
     /// `inflightBatchesBySequence`, retries waiting in the queue included.
-    unfinished: BTreeMap<(u32, i32), BatchId>,
+    unfinished: LiteMap<(u32, i32), BatchId>,
     /// Batches that may have been written expired: no new batch is drained
     /// until the sequence is settled (`partitionsWithUnresolvedSequences`).
     unresolved: Option<i32>,
@@ -911,7 +912,7 @@ impl Accumulator {
             }
             // `startSequencesAtBeginning`.
             let ids: Vec<BatchId> = self.partitions[p].unfinished.values().copied().collect();
-            let mut unfinished = BTreeMap::new();
+            let mut unfinished = LiteMap::new();
             let mut seq = 0;
             for id in ids {
                 let epoch = self.epoch;
@@ -1553,7 +1554,7 @@ mod tests {
             let mut acc = Accumulator::new(cfg, PID, 2, &[Some(0), Some(1), Some(0)]).unwrap();
             let mut cluster = Cluster::new(3);
             let mut next_id = 0;
-            let mut sent_tick = BTreeMap::new();
+            let mut sent_tick = std::collections::BTreeMap::new();
             let mut now = 0;
             for step in steps {
                 let mut sends = Vec::new();

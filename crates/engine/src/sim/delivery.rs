@@ -19,7 +19,8 @@ use crate::delivery::{Acks, ProduceError};
 use crate::event::{Event, Tick};
 use crate::input::InputError;
 use crate::log::Record;
-use std::collections::{BTreeMap, VecDeque};
+use litemap::LiteMap;
+use std::collections::VecDeque;
 
 /// The producer's id: Kafka's comes from the controller's id blocks; one
 /// producer runs, so any fixed value does.
@@ -80,10 +81,10 @@ pub(crate) struct DeliveryPath {
     /// written, their answers lost), until the producer closes it.
     stalled: Vec<Option<bool>>,
     /// Records sent and not yet acknowledged or failed, by id.
-    sent: BTreeMap<u64, Sent>,
+    sent: LiteMap<u64, Sent>,
     /// Per partition, ids in the log whose batch has no outcome yet (only
     /// those can be written again), with how many copies the log holds.
-    written: Vec<BTreeMap<u64, u32>>,
+    written: Vec<LiteMap<u64, u32>>,
     /// Per partition, the highest record id in the log.
     highest: Vec<Option<u64>>,
     pub counters: DeliveryCounters,
@@ -151,8 +152,8 @@ impl DeliveryPath {
             owed: vec![VecDeque::new(); brokers as usize],
             faults: Vec::new(),
             stalled: vec![None; brokers as usize],
-            sent: BTreeMap::new(),
-            written: vec![BTreeMap::new(); partitions],
+            sent: LiteMap::new(),
+            written: vec![LiteMap::new(); partitions],
             highest: vec![None; partitions],
             counters: DeliveryCounters::default(),
         })
