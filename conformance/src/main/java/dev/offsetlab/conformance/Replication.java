@@ -63,8 +63,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       timeout and a 60 s delivery timeout, sends the first records; each must be acknowledged,
  *       and the high watermark must reach their end (every follower has them);
  *   <li>the followers' JVMs are paused (SIGSTOP): they fetch nothing but stay in the ISR, and the
- *       pause is shorter than the broker session, so nobody is fenced for it; the next records
- *       are sent, and what is acknowledged within {@link #PAUSE_WAIT_MS} is noted;
+ *       pause is shorter than the broker session, so nobody is fenced for it; after {@link
+ *       #STALL_SETTLE_MS} (the fetches they left waiting on the leader are answered empty, so none
+ *       carries the next records to them) the next records are sent, and what is acknowledged
+ *       within {@link #PAUSE_WAIT_MS} is noted;
  *   <li>the leader's JVM is killed (SIGKILL), then the followers continue (SIGCONT); once the
  *       leader's session runs out the controller elects a follower from the ISR (a clean election:
  *       unclean election is off); the producer's pending sends retry or fail;
