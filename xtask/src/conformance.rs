@@ -12,21 +12,32 @@
 //!    `dev.offsetlab.conformance.ShareGroups` runs the share-group built-ins on it with
 //!    `KafkaShareConsumer`s; `dev.offsetlab.conformance.Kafka4Groups` runs the consumer-protocol
 //!    and static-member built-ins on it, one consumer JVM per member.
-//! 5. The broker is stopped, and the programs' entries are merged into
-//!    target/conformance/report.json and report.md and printed.
+//! 5. The broker is stopped.
+//! 6. A three-node KRaft cluster starts ([`cluster`]: three combined broker+controller nodes with
+//!    small heaps, on free loopback ports, log directories under target/conformance/cluster/,
+//!    each node's output in cluster/nodeN.log) and `dev.offsetlab.conformance.Replication` tells
+//!    the replication stories on it, `acks1-leader-crash` then `acks-all-survives` (the same in
+//!    the subset: together about a minute and a half), pausing the followers and killing the
+//!    leader by the pids the harness gives it; the node a story killed is started again before
+//!    the next. The cluster is stopped.
+//! 7. The programs' entries are merged into target/conformance/report.json and report.md and
+//!    printed.
 //!
-//! The comparisons together are bounded by [`FULL_LIMIT`] ([`SUBSET_LIMIT`] with `--subset`);
-//! a program still running then is killed and counts as failed. The command fails if a program
-//! failed or an entry is `different`, naming the seed to rerun with. A program whose source is
-//! not in conformance/src yet is skipped with a printed line (and the broker is not started
-//! when Scenarios is skipped).
+//! The comparisons together, the cluster phase included, are bounded by [`FULL_LIMIT`]
+//! ([`SUBSET_LIMIT`] with `--subset`); a program still running then is killed and counts as
+//! failed. The command fails if a program failed or an entry is `different`, naming the seed to
+//! rerun with. A program whose source is not in conformance/src yet is skipped with a printed
+//! line (and the broker is not started when Scenarios is skipped).
 //!
 //! The broker is stopped on every path: [`Broker`] is a guard whose `Drop` stops it (SIGTERM,
 //! then SIGKILL after [`STOP_GRACE`]), so an error, a failing comparison or a panic (xtask
-//! unwinds) all stop it. If xtask itself dies without unwinding (Ctrl-C, SIGKILL), the JVMs it
-//! started are launched through util-linux's `setpriv --pdeathsig TERM`, so the kernel sends them
-//! SIGTERM when xtask dies; a Ctrl-C also reaches them directly, as they share the terminal's
-//! process group. Without setpriv (not Linux), a printed line says that only the guard remains.
+//! unwinds) all stop it; the cluster's nodes likewise ([`cluster::Cluster`], which first
+//! continues a node a killed `Replication` left paused). If xtask itself dies without unwinding
+//! (Ctrl-C, SIGKILL), the JVMs it started are launched through util-linux's `setpriv --pdeathsig
+//! TERM`, so the kernel sends them SIGTERM when xtask dies (and `Replication`'s shutdown hook
+//! continues the nodes it paused, which would otherwise hold that SIGTERM); a Ctrl-C also reaches
+//! them directly, as they share the terminal's process group. Without setpriv (not Linux), a
+//! printed line says that only the guard remains.
 
 use std::ffi::OsString;
 use std::fs::{self, File};
@@ -40,6 +51,8 @@ use crate::pins;
 use crate::report::{self, Entry, ProgramRun, ProgramStatus, Report, Verdict};
 use crate::run::{self, Ctx, Result, probe, step};
 use crate::setup;
+
+mod cluster;
 
 /// How long the broker may take from its start until it serves.
 pub const READY_LIMIT: Duration = Duration::from_secs(90);
@@ -180,9 +193,18 @@ pub fn run(ctx: &Ctx, options: &Options, setup: bool) -> Result {
         }
     }
 
+    // The replication stories on a three-node cluster, once the single broker has stopped.
+    match missing_source(ctx, "Replication") {
+        Some(why) => skip(&mut programs, "Replication", why),
+        None => {
+            let outcome = cluster::replication(&java, &dir, &offsetlab_arg, deadline);
+            record(&mut files, &mut programs, "Replication", outcome);
+        }
+    }
+
     let entries: Vec<Entry> = files.into_iter().flatten().collect();
     if let Err(name) = report::unique_names(&entries) {
-        return Err(format!("the Assignors and Scenarios files both name `{name}` (seed {seed})"));
+        return Err(format!("two programs' entries files both name `{name}` (seed {seed})"));
     }
     let report = Report {
         kafka_version: &kafka_version,
@@ -403,14 +425,22 @@ fn relative(ctx: &Ctx, path: &Path) -> String {
     path.strip_prefix(&ctx.root).unwrap_or(path).display().to_string()
 }
 
-/// Two distinct free loopback ports (the broker's and its controller's): bound at once on
-/// 127.0.0.1:0, then released for the broker to take.
+/// Two distinct free loopback ports (the broker's and its controller's).
 fn free_ports() -> Result<(u16, u16)> {
-    let bind = || TcpListener::bind("127.0.0.1:0").map_err(|e| format!("cannot bind 127.0.0.1:0: {e}"));
-    let (a, b) = (bind()?, bind()?);
-    let port =
-        |l: &TcpListener| l.local_addr().map(|a| a.port()).map_err(|e| format!("no local address: {e}"));
-    Ok((port(&a)?, port(&b)?))
+    let ports = free_port_list(2)?;
+    Ok((ports[0], ports[1]))
+}
+
+/// `count` distinct free loopback ports: all bound at once on 127.0.0.1:0, then released for the
+/// JVMs to take.
+fn free_port_list(count: usize) -> Result<Vec<u16>> {
+    let listeners = (0..count)
+        .map(|_| TcpListener::bind("127.0.0.1:0").map_err(|e| format!("cannot bind 127.0.0.1:0: {e}")))
+        .collect::<Result<Vec<_>>>()?;
+    listeners
+        .iter()
+        .map(|l| l.local_addr().map(|a| a.port()).map_err(|e| format!("no local address: {e}")))
+        .collect()
 }
 
 /// The single-node KRaft broker's configuration: broker and controller in one process, both on
@@ -454,6 +484,20 @@ group.consumer.assignment.interval.ms=0
     )
 }
 
+/// Runs Kafka's storage tool (`kafka-storage`) with `args`: what it printed.
+fn storage_tool(java: &Java, args: &[&str]) -> Result<String> {
+    let mut cmd = java.cmd(&[], false, "kafka.tools.StorageTool");
+    cmd.args(args);
+    let line = format!("kafka.tools.StorageTool {}", args.join(" "));
+    let output = cmd.output().map_err(|e| format!("cannot start {line}: {e}"))?;
+    let said = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    if !output.status.success() {
+        let err = String::from_utf8_lossy(&output.stderr);
+        return Err(format!("{line} failed ({}):\n{said}\n{}", output.status, err.trim()));
+    }
+    Ok(said)
+}
+
 /// A running broker, stopped when dropped.
 #[derive(Debug)]
 struct Broker {
@@ -477,21 +521,9 @@ impl Broker {
         let properties = kafka.join("server.properties");
         write(&properties, &server_properties(port, controller_port, &logs))?;
 
-        let storage = |args: &[&str]| {
-            let mut cmd = java.cmd(&[], false, "kafka.tools.StorageTool");
-            cmd.args(args);
-            let line = format!("kafka.tools.StorageTool {}", args.join(" "));
-            let output = cmd.output().map_err(|e| format!("cannot start {line}: {e}"))?;
-            let said = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-            if !output.status.success() {
-                let err = String::from_utf8_lossy(&output.stderr);
-                return Err(format!("{line} failed ({}):\n{said}\n{}", output.status, err.trim()));
-            }
-            Ok(said)
-        };
-        let cluster_id = storage(&["random-uuid"])?;
+        let cluster_id = storage_tool(java, &["random-uuid"])?;
         let config = properties.display().to_string();
-        storage(&["format", "-t", &cluster_id, "-c", &config])?;
+        storage_tool(java, &["format", "-t", &cluster_id, "-c", &config])?;
         println!("formatted {} (cluster {cluster_id})", relative(java.ctx, &logs));
 
         let log = dir.join("broker.log");

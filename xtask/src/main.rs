@@ -8,8 +8,9 @@
 //! * `cargo xtask bench-page [busy|max|sustained|all]…`: set up, build the release page, measure
 //!   its frame rate under load (and, sustained, its memory).
 //! * `cargo xtask conformance [--subset] [--seed N]`: set up Java and Maven, then run offsetlab's
-//!   assignors and scenarios against a real Apache Kafka broker on 127.0.0.1 (see
-//!   [`conformance`]), writing target/conformance/report.json and report.md.
+//!   assignors and scenarios against a real Apache Kafka broker on 127.0.0.1, and the replication
+//!   stories against a three-node cluster there (see [`conformance`]), writing
+//!   target/conformance/report.json and report.md.
 //!
 //! Downloads happen only through crates.io (`cargo install`, `cargo fetch`), the npm registry
 //! (`npm ci`), Debian apt and Maven Central (`mvn`); trunk itself runs offline.
@@ -38,10 +39,12 @@ commands:
                        set up Java and Maven, build offsetlab and the conformance project,
                        then compare offsetlab with Apache Kafka (the version conformance/pom.xml
                        pins): the assignors, then the scenarios against a single-node KRaft
-                       broker started on 127.0.0.1 for the run and stopped after it. Writes
+                       broker started on 127.0.0.1 for the run and stopped after it, then the
+                       replication stories against a three-node KRaft cluster, likewise. Writes
                        target/conformance/report.json and report.md (broker output:
-                       target/conformance/broker.log); fails if an entry is different or a
-                       comparison program fails. --subset: the short scenario set
+                       target/conformance/broker.log and cluster/nodeN.log); fails if an
+                       entry is different or a comparison program fails. --subset: the short
+                       scenario set
                        (8 minutes at most; cargo xtask test runs it); --seed: the seed
                        (default: from the clock, printed)
   bench-page [MODE…]   set up the tools, build the release page and measure it in headless

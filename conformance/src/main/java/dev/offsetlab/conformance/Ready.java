@@ -11,11 +11,13 @@ import org.apache.kafka.clients.admin.DescribeClusterResult;
 import org.apache.kafka.common.Node;
 
 /**
- * Waits until a broker serves: exits 0 as soon as {@code Admin.describeCluster} names at least one
- * node and an active controller, 1 if that has not happened by the deadline, 2 on bad arguments.
+ * Waits until a broker serves: exits 0 as soon as {@code Admin.describeCluster} names at least
+ * {@code --brokers} nodes (1 by default; it names the unfenced brokers) and an active controller, 1
+ * if that has not happened by the deadline, 2 on bad arguments.
  *
- * <p>Usage: {@code Ready --bootstrap 127.0.0.1:<port> --timeout-ms <ms>}. Used by {@code cargo
- * xtask conformance} between starting the broker and running the comparisons.
+ * <p>Usage: {@code Ready --bootstrap 127.0.0.1:<port>[,…] [--brokers N] --timeout-ms <ms>}. Used by
+ * {@code cargo xtask conformance} between starting the broker (or the three-node cluster, with
+ * {@code --brokers 3}) and running the comparisons.
  */
 public final class Ready {
   private Ready() {}
@@ -23,6 +25,7 @@ public final class Ready {
   public static void main(String[] args) throws InterruptedException {
     String bootstrap = null;
     long timeoutMs = 90_000;
+    int brokers = 1;
     try {
       for (int i = 0; i < args.length; i += 2) {
         String value = i + 1 < args.length ? args[i + 1] : null;
@@ -32,6 +35,7 @@ public final class Ready {
         switch (args[i]) {
           case "--bootstrap" -> bootstrap = value;
           case "--timeout-ms" -> timeoutMs = Long.parseLong(value);
+          case "--brokers" -> brokers = Integer.parseInt(value);
           default -> throw new IllegalArgumentException("unknown option " + args[i]);
         }
       }
@@ -40,7 +44,7 @@ public final class Ready {
       }
     } catch (IllegalArgumentException e) {
       System.err.println("Ready: " + e.getMessage());
-      System.err.println("usage: Ready --bootstrap host:port [--timeout-ms ms]");
+      System.err.println("usage: Ready --bootstrap host:port[,…] [--brokers N] [--timeout-ms ms]");
       System.exit(2);
     }
 
@@ -60,14 +64,16 @@ public final class Ready {
               admin.describeCluster(new DescribeClusterOptions().timeoutMs(5000));
           Collection<Node> nodes = cluster.nodes().get();
           Node controller = cluster.controller().get();
-          if (!nodes.isEmpty() && controller != null && !controller.isEmpty()) {
+          if (nodes.size() >= Math.max(1, brokers) && controller != null && !controller.isEmpty()) {
             long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             System.out.printf(
                 "broker ready: cluster %s, %d node(s), controller %d (after %d ms of probing)%n",
                 cluster.clusterId().get(), nodes.size(), controller.id(), ms);
             System.exit(0);
           }
-          last = "the cluster has no nodes or no active controller yet";
+          last = String.format(
+              "%d of %d broker(s) unfenced, controller %s",
+              nodes.size(), brokers, controller == null || controller.isEmpty() ? "none yet" : controller.id());
         } catch (ExecutionException e) {
           last = String.valueOf(e.getCause());
         }
