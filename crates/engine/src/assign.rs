@@ -554,7 +554,7 @@ pub(crate) fn cooperative_first_round_topic(
 #[must_use]
 pub fn cooperative_first_round(target: &Assignment, previous: &Assignment) -> Assignment {
     // (topic, partition) -> (claims by current members, the last claimant).
-    let mut claims: BTreeMap<(&str, u32), (usize, &str)> = BTreeMap::new();
+    let mut claims: litemap::LiteMap<(&str, u32), (usize, &str)> = litemap::LiteMap::new();
     for (member, topics) in previous.iter().filter(|(m, _)| target.contains_key(*m)) {
         for (topic, partitions) in topics {
             for &p in partitions {

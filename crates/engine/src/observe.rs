@@ -11,7 +11,7 @@ use crate::event::Tick;
 use crate::input::ConsumerId;
 use crate::log::PartitionLog;
 use crate::view::{Finding, FindingKind, LagSample};
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 /// Samples of lag and age kept per partition.
@@ -44,7 +44,9 @@ pub(crate) struct GroupObserver {
     marks: Vec<PartitionLog<Mark>>,
     /// Offsets of retained records marked lost, per partition: the split
     /// check lists them without scanning the logs. Shared with snapshots until it changes.
-    lost: Vec<Rc<BTreeSet<u64>>>,
+    /// Sorted: offsets join near the end as the group moves on and leave at
+    /// the front with retention, so a deque keeps both cheap.
+    lost: Vec<Rc<VecDeque<u64>>>,
     pub never_processed: u64,
     pub lost_to_retention: u64,
     /// Per partition, one past the highest offset handled: the last known position.
@@ -111,7 +113,7 @@ impl GroupObserver {
     }
 
     /// Offsets of retained records the group moved past unhandled.
-    pub fn lost_offsets(&self, partition: u32) -> &BTreeSet<u64> {
+    pub fn lost_offsets(&self, partition: u32) -> &VecDeque<u64> {
         &self.lost[partition as usize]
     }
 
@@ -125,7 +127,7 @@ impl GroupObserver {
         for offset in marks.present(marks.log_start, deleted.new_log_start) {
             let mark = marks.get(offset).expect("present");
             if mark.lost {
-                Rc::make_mut(&mut self.lost[p]).remove(&offset);
+                remove_sorted(Rc::make_mut(&mut self.lost[p]), offset);
             }
             if mark.handled == 0 && mark.in_flight == 0 && !mark.lost {
                 lost += 1;
@@ -186,7 +188,7 @@ impl GroupObserver {
         if unhandled {
             self.marks[p].get_mut(offset).expect("present").lost = true;
             self.never_processed += 1;
-            Rc::make_mut(&mut self.lost[p]).insert(offset);
+            insert_sorted(Rc::make_mut(&mut self.lost[p]), offset);
         }
     }
 
@@ -195,13 +197,11 @@ impl GroupObserver {
     /// counted never processed among them no longer exists to be processed.
     pub fn handle_truncated(&mut self, partition: u32, offset: u64) {
         let p = partition as usize;
-        let gone: Vec<u64> = self.lost[p].range(offset..).copied().collect();
-        if !gone.is_empty() {
-            let lost = Rc::make_mut(&mut self.lost[p]);
-            for o in &gone {
-                lost.remove(o);
-            }
-            self.never_processed -= gone.len() as u64;
+        let kept = self.lost[p].partition_point(|&o| o < offset);
+        let gone = self.lost[p].len() - kept;
+        if gone > 0 {
+            Rc::make_mut(&mut self.lost[p]).truncate(kept);
+            self.never_processed -= gone as u64;
         }
         self.marks[p].truncate_to(offset);
         self.handled_end[p] = self.handled_end[p].min(offset);
@@ -219,7 +219,7 @@ impl GroupObserver {
                 if mark.lost {
                     mark.lost = false;
                     self.never_processed -= 1;
-                    Rc::make_mut(&mut self.lost[p]).remove(&fetched.offset);
+                    remove_sorted(Rc::make_mut(&mut self.lost[p]), fetched.offset);
                 }
                 mark.handled == 1
             }
@@ -247,7 +247,7 @@ impl GroupObserver {
         if mark.handled == 0 && committed.is_some_and(|o| fetched.offset < o) && !mark.lost {
             mark.lost = true;
             self.never_processed += 1;
-            Rc::make_mut(&mut self.lost[p]).insert(fetched.offset);
+            insert_sorted(Rc::make_mut(&mut self.lost[p]), fetched.offset);
         }
     }
 
@@ -263,7 +263,7 @@ impl GroupObserver {
                     if marks.get(o).is_some_and(|m| m.lost) {
                         marks.get_mut(o).expect("present").lost = false;
                         self.never_processed -= 1;
-                        Rc::make_mut(&mut self.lost[p]).remove(&o);
+                        remove_sorted(Rc::make_mut(&mut self.lost[p]), o);
                     }
                 }
             }
@@ -275,7 +275,7 @@ impl GroupObserver {
                     if marks.get(o).is_some_and(|m| m.handled == 0 && m.in_flight == 0 && !m.lost) {
                         marks.get_mut(o).expect("present").lost = true;
                         self.never_processed += 1;
-                        Rc::make_mut(&mut self.lost[p]).insert(o);
+                        insert_sorted(Rc::make_mut(&mut self.lost[p]), o);
                     }
                 }
             }
@@ -356,10 +356,28 @@ impl GroupObserver {
                 in_flight += usize::from(m.in_flight);
             }
             assert_eq!(lost_here, self.lost[p].len(), "P{p}: the lost set matches the marks");
+            assert!(
+                self.lost[p].iter().zip(self.lost[p].iter().skip(1)).all(|(a, b)| a < b),
+                "P{p}: the lost set is sorted"
+            );
             lost_present += lost_here as u64;
         }
         assert!(self.never_processed >= lost_present, "never processed counts every lost record");
         in_flight
+    }
+}
+
+/// Adds `offset` to a sorted set of offsets (nothing if it is there).
+fn insert_sorted(set: &mut VecDeque<u64>, offset: u64) {
+    if let Err(at) = set.binary_search(&offset) {
+        set.insert(at, offset);
+    }
+}
+
+/// Takes `offset` out of a sorted set of offsets (nothing if it is not there).
+fn remove_sorted(set: &mut VecDeque<u64>, offset: u64) {
+    if let Ok(at) = set.binary_search(&offset) {
+        set.remove(at);
     }
 }
 
