@@ -12,11 +12,10 @@ const ITEMS: [(&str, &[&str]); 12] = [
              together with the topic's min.insync.replicas decide when a write counts as done.",
             "The offsetlab command models that part too: brokers that crash and restart, the ISR \
              and the high watermark, clean and unclean leader elections, and the producer's \
-             batches, retries and idempotence. Try offsetlab run --scenario acks1-leader-crash \
-             (acknowledged records lost), acks-all-survives, retry-without-idempotence, \
-             idempotent-producer, inflight-reorders or unclean-election, and \
-             offsetlab run --describe topic. This page leaves it out for now: with it, the page \
-             would be over its download budget.",
+             batches, retries and idempotence. Its built-in scenarios acks1-leader-crash (it loses \
+             acknowledged records) and acks-all-survives (it does not), retry-without-idempotence, \
+             idempotent-producer, inflight-reorders and unclean-election tell that story. This \
+             page leaves it out for now: with it, the page would be over its download budget.",
         ],
     ),
     (
