@@ -557,34 +557,13 @@ impl Broker {
 
     /// Runs Ready until it says the broker serves, the broker exits, or [`READY_LIMIT`] passes.
     fn wait_ready(&mut self, java: &Java, started: Instant) -> Result {
-        let deadline = started + READY_LIMIT;
         let bootstrap = format!("127.0.0.1:{}", self.port);
-        let timeout_ms = READY_LIMIT.as_millis().to_string();
-        let mut ready = java.cmd(&[], true, &format!("{PACKAGE}.Ready"));
-        ready.args(["--bootstrap", &bootstrap, "--timeout-ms", &timeout_ms]);
-        let mut ready = ready.spawn().map_err(|e| format!("cannot start Ready: {e}"))?;
-        // A little past the limit, for Ready to say why itself.
-        let hard = deadline + Duration::from_secs(5);
-        let outcome = loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                break Err(format!("the broker exited ({status}) before it served"));
+        await_ready(java, &bootstrap, 1, started + READY_LIMIT, "the broker", || {
+            match self.child.try_wait() {
+                Ok(Some(status)) => Some(format!("the broker exited ({status}) before it served")),
+                _ => None,
             }
-            match ready.try_wait() {
-                Ok(Some(status)) if status.success() => break Ok(()),
-                Ok(Some(status)) => {
-                    break Err(format!("the broker did not serve within {READY_LIMIT:?} (Ready: {status})"));
-                }
-                _ if Instant::now() >= hard => {
-                    break Err(format!("the broker did not serve within {READY_LIMIT:?}"));
-                }
-                _ => thread::sleep(Duration::from_millis(100)),
-            }
-        };
-        if outcome.is_err() {
-            let _ = ready.kill();
-        }
-        let _ = ready.wait();
-        outcome
+        })
     }
 
     /// Stops the broker: SIGTERM (a controlled shutdown), then SIGKILL after [`STOP_GRACE`]. An
@@ -632,6 +611,46 @@ impl Drop for Broker {
             eprintln!("{why}");
         }
     }
+}
+
+/// Runs Ready against `bootstrap` until it says `brokers` brokers serve (unfenced), `exited`
+/// names a process that is gone, or `deadline` passes; Ready gets a little longer to say why
+/// itself. `what` names the broker or the cluster in the messages.
+fn await_ready(
+    java: &Java,
+    bootstrap: &str,
+    brokers: usize,
+    deadline: Instant,
+    what: &str,
+    mut exited: impl FnMut() -> Option<String>,
+) -> Result {
+    let limit = deadline.saturating_duration_since(Instant::now());
+    let timeout_ms = limit.as_millis().to_string();
+    let mut ready = java.cmd(&[], true, &format!("{PACKAGE}.Ready"));
+    ready.args(["--bootstrap", bootstrap, "--timeout-ms", &timeout_ms]);
+    if brokers > 1 {
+        ready.args(["--brokers", &brokers.to_string()]);
+    }
+    let mut ready = ready.spawn().map_err(|e| format!("cannot start Ready: {e}"))?;
+    let hard = deadline + Duration::from_secs(5);
+    let outcome = loop {
+        if let Some(why) = exited() {
+            break Err(why);
+        }
+        match ready.try_wait() {
+            Ok(Some(status)) if status.success() => break Ok(()),
+            Ok(Some(status)) => {
+                break Err(format!("{what} did not serve within {limit:.1?} (Ready: {status})"));
+            }
+            _ if Instant::now() >= hard => break Err(format!("{what} did not serve within {limit:.1?}")),
+            _ => thread::sleep(Duration::from_millis(100)),
+        }
+    };
+    if outcome.is_err() {
+        let _ = ready.kill();
+    }
+    let _ = ready.wait();
+    outcome
 }
 
 #[cfg(test)]

@@ -188,6 +188,14 @@ impl Sim {
         self.events_dropped
     }
 
+    /// Moves consumer `c`'s position on `p` from `from` back to `to` (a
+    /// shorter log, or one reset under it) and says so.
+    pub(super) fn reset_position(&mut self, c: usize, p: u32, from: u64, to: u64) {
+        self.consumers[c].positions[p as usize] = Some(to);
+        let consumer = self.consumers[c].id;
+        self.emit(Event::PositionReset { tick: self.now, consumer, partition: p, from, to });
+    }
+
     fn emit(&mut self, event: Event) {
         event.hash_into(&mut self.trace);
         if self.events.len() == limits::EVENTS_QUEUED_MAX {
@@ -456,16 +464,7 @@ impl Sim {
                 for p in 0..self.topic.partition_count() {
                     let Some(at) = self.consumers[c].positions[p as usize] else { continue };
                     if at > self.topic.log_end(p) {
-                        let to = self.topic.log_start(p);
-                        self.consumers[c].positions[p as usize] = Some(to);
-                        let consumer = self.consumers[c].id;
-                        self.emit(Event::PositionReset {
-                            tick: self.now,
-                            consumer,
-                            partition: p,
-                            from: at,
-                            to,
-                        });
+                        self.reset_position(c, p, at, self.topic.log_start(p));
                     }
                 }
             }

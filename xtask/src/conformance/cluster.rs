@@ -25,12 +25,11 @@ use std::fs::{self, File, OpenOptions};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
-use std::thread;
 use std::time::{Duration, Instant};
 
 use super::{
-    Java, PACKAGE, READY_LIMIT, STOP_GRACE, comparison, free_port_list, relative, storage_tool, wait_until,
-    write,
+    Java, READY_LIMIT, STOP_GRACE, await_ready, comparison, free_port_list, relative, storage_tool,
+    wait_until, write,
 };
 use crate::report::Entry;
 use crate::run::{self, Result, step};
@@ -220,38 +219,16 @@ impl Cluster {
     /// comparisons' deadline) passes.
     fn wait_ready(&mut self, java: &Java, started: Instant) -> Result {
         let deadline = (started + READY_LIMIT).min(self.deadline);
-        let limit = deadline.saturating_duration_since(Instant::now());
-        let timeout_ms = limit.as_millis().to_string();
-        let brokers = NODES.to_string();
-        let mut ready = java.cmd(&[], true, &format!("{PACKAGE}.Ready"));
-        ready.args(["--bootstrap", &self.bootstrap(), "--brokers", &brokers, "--timeout-ms", &timeout_ms]);
-        let mut ready = ready.spawn().map_err(|e| format!("cannot start Ready: {e}"))?;
-        let hard = deadline + Duration::from_secs(5);
-        let outcome = loop {
-            if let Some(exited) = self.nodes.iter_mut().find_map(|n| match n.child.try_wait() {
+        let bootstrap = self.bootstrap();
+        let nodes = &mut self.nodes;
+        await_ready(java, &bootstrap, usize::from(NODES), deadline, "the cluster", || {
+            nodes.iter_mut().find_map(|n| match n.child.try_wait() {
                 Ok(Some(status)) => {
                     Some(format!("node {} exited ({status}) before the cluster served", n.id))
                 }
                 _ => None,
-            }) {
-                break Err(exited);
-            }
-            match ready.try_wait() {
-                Ok(Some(status)) if status.success() => break Ok(()),
-                Ok(Some(status)) => {
-                    break Err(format!("the cluster did not serve within {limit:.1?} (Ready: {status})"));
-                }
-                _ if Instant::now() >= hard => {
-                    break Err(format!("the cluster did not serve within {limit:.1?}"));
-                }
-                _ => thread::sleep(Duration::from_millis(100)),
-            }
-        };
-        if outcome.is_err() {
-            let _ = ready.kill();
-        }
-        let _ = ready.wait();
-        outcome
+            })
+        })
     }
 
     /// Stops every node still running: SIGTERM to all, then SIGKILL to those still there after

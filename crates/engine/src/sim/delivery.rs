@@ -520,15 +520,7 @@ impl Sim {
             self.consumers[c].batch.retain(|f| f.partition != p || f.offset < offset);
             let Some(at) = self.consumers[c].positions[p as usize] else { continue };
             if at > offset {
-                self.consumers[c].positions[p as usize] = Some(offset);
-                let consumer = self.consumers[c].id;
-                self.emit(Event::PositionReset {
-                    tick: self.now,
-                    consumer,
-                    partition: p,
-                    from: at,
-                    to: offset,
-                });
+                self.reset_position(c, p, at, offset);
             }
         }
         for g in 0..self.groups.len() {
