@@ -14,8 +14,11 @@
 //! - A write (data or marker) with an epoch older than the one the partition
 //!   last saw from the producer is refused (`INVALID_PRODUCER_EPOCH`, which
 //!   Kafka answers instead of `PRODUCER_FENCED` since 2.7): a marker with a
-//!   bumped epoch fences the instance that wrote the transaction. A plain
-//!   write while the producer's transaction is ongoing is `INVALID_TXN_STATE`.
+//!   bumped epoch fences the instance that wrote the transaction. With
+//!   transaction version 2 a marker's epoch must be strictly newer
+//!   (KIP-1228, Kafka 4.2: the coordinator bumps before every marker, so one
+//!   at the current epoch is late or a duplicate). A plain write while the
+//!   producer's transaction is ongoing is `INVALID_TXN_STATE`.
 //! - A completed transaction stays unstable until the high watermark passes
 //!   its marker (`unreplicatedTxns`, `onHighWatermarkUpdated`).
 //! - The last stable offset (LSO) is the high watermark, or the first offset
@@ -51,6 +54,7 @@
 #![cfg_attr(not(test), allow(dead_code))]
 
 use crate::broker::producer_state::{PRODUCERS_MAX, ProducerId};
+use crate::broker::transaction::TransactionVersion;
 pub(crate) use crate::config::limits::ABORTED_TXNS_MAX;
 use std::collections::VecDeque;
 
@@ -140,10 +144,11 @@ impl PartitionTxns {
         self.producers.iter().find(|p| p.producer_id == producer_id)
     }
 
-    /// `checkProducerEpoch`, shared by data and markers.
-    fn check_epoch(&self, producer_id: ProducerId, epoch: u32) -> Result<(), TxnWriteError> {
+    /// `checkProducerEpoch`, shared by data (`strict` false) and markers
+    /// (`strict` under transaction version 2, KIP-1228).
+    fn check_epoch(&self, producer_id: ProducerId, epoch: u32, strict: bool) -> Result<(), TxnWriteError> {
         match self.producer(producer_id) {
-            Some(p) if epoch < p.epoch => {
+            Some(p) if epoch < p.epoch || (strict && epoch == p.epoch) => {
                 Err(TxnWriteError::InvalidProducerEpoch { current: p.epoch, got: epoch })
             }
             Some(_) => Ok(()),
@@ -160,7 +165,7 @@ impl PartitionTxns {
         epoch: u32,
         transactional: bool,
     ) -> Result<(), TxnWriteError> {
-        self.check_epoch(producer_id, epoch)?;
+        self.check_epoch(producer_id, epoch, false)?;
         let ongoing = self.producer(producer_id).is_some_and(|p| p.current_txn_first_offset.is_some());
         if ongoing && !transactional {
             return Err(TxnWriteError::InvalidTxnState);
@@ -212,17 +217,20 @@ impl PartitionTxns {
     }
 
     /// Writes a COMMIT (`aborted` false) or ABORT marker of `producer_id` at
-    /// `offset` (`appendEndTxnMarker`). Answers whether it ended a transaction
-    /// with data here; a marker for a producer with none still takes its offset.
+    /// `offset` (`appendEndTxnMarker`), sent by a coordinator running
+    /// `version` (`WriteTxnMarkers` v2 carries it). Answers whether it ended a
+    /// transaction with data here; a marker for a producer with none still
+    /// takes its offset.
     pub(crate) fn append_marker(
         &mut self,
         producer_id: ProducerId,
         epoch: u32,
         aborted: bool,
         offset: u64,
+        version: TransactionVersion,
     ) -> Result<bool, TxnWriteError> {
         assert!(offset >= self.log_end, "markers are appended at the log end");
-        self.check_epoch(producer_id, epoch)?;
+        self.check_epoch(producer_id, epoch, version == TransactionVersion::V2)?;
         let p = self.entry(producer_id);
         // The marker's epoch becomes the producer's (`update`): with
         // transaction version 2 it is the bumped one, which fences the writes
@@ -395,11 +403,14 @@ mod tests {
     struct Log {
         txns: PartitionTxns,
         entries: Vec<LogEntry>,
+        version: TransactionVersion,
     }
 
     impl Log {
+        /// A transaction version 1 partition, whose markers may repeat the
+        /// data's epoch.
         fn new() -> Self {
-            Log { txns: PartitionTxns::new(0), entries: Vec::new() }
+            Log { txns: PartitionTxns::new(0), entries: Vec::new(), version: TransactionVersion::V1 }
         }
 
         fn write(
@@ -419,7 +430,7 @@ mod tests {
 
         fn marker(&mut self, producer: ProducerId, epoch: u32, aborted: bool) -> Result<u64, TxnWriteError> {
             let offset = self.entries.len() as u64;
-            self.txns.append_marker(producer, epoch, aborted, offset)?;
+            self.txns.append_marker(producer, epoch, aborted, offset, self.version)?;
             self.entries.push(LogEntry::Marker);
             Ok(offset)
         }
@@ -502,12 +513,31 @@ mod tests {
         assert_eq!(log.write(A, 4, true, 1), Ok(2), "the producer's next transaction");
     }
 
+    /// KIP-1228: under transaction version 2 a marker at the epoch the
+    /// partition already has is late or a duplicate, and refused; under
+    /// version 1 the marker repeats the data's epoch.
+    #[test]
+    fn version_2_markers_must_bump_the_epoch() {
+        let mut log = Log { version: TransactionVersion::V2, ..Log::new() };
+        log.write(A, 3, true, 1).unwrap();
+        assert_eq!(log.marker(A, 3, false), Err(TxnWriteError::InvalidProducerEpoch { current: 3, got: 3 }));
+        assert_eq!(log.marker(A, 4, false), Ok(1));
+        assert_eq!(
+            log.marker(A, 4, false),
+            Err(TxnWriteError::InvalidProducerEpoch { current: 4, got: 4 }),
+            "a duplicate"
+        );
+        let mut v1 = Log::new();
+        v1.write(A, 3, true, 1).unwrap();
+        assert_eq!(v1.marker(A, 3, false), Ok(1));
+    }
+
     /// A marker for a partition the producer wrote nothing to still takes an
     /// offset (Kafka writes it) but ends no transaction and indexes nothing.
     #[test]
     fn an_empty_marker_takes_an_offset_and_indexes_nothing() {
         let mut log = Log::new();
-        assert_eq!(log.txns.append_marker(A, 0, true, 0), Ok(false));
+        assert_eq!(log.txns.append_marker(A, 0, true, 0, TransactionVersion::V1), Ok(false));
         log.entries.push(LogEntry::Marker);
         log.hw_to_end();
         assert_eq!(log.txns.aborted_in(0, 1).count(), 0);

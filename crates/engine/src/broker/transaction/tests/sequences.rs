@@ -87,6 +87,7 @@ struct Partition {
 }
 
 struct Harness {
+    version: TransactionVersion,
     c: TransactionCoordinator,
     parts: Vec<Partition>,
     instances: Vec<Instance>,
@@ -105,6 +106,7 @@ struct Harness {
 impl Harness {
     fn new(version: TransactionVersion) -> Self {
         Harness {
+            version,
             c: TransactionCoordinator::new(TxnCoordinatorConfig {
                 transaction_version: version,
                 max_timeout_ticks: 100,
@@ -223,14 +225,18 @@ impl Harness {
                     match output {
                         TxnOutput::WriteMarker { target, marker, result } => {
                             if let TxnTarget::Partition(p) = target {
+                                let version = self.version;
                                 let part = &mut self.parts[p as usize];
                                 let offset = part.entries.len() as u64;
                                 let aborted = result == TxnResult::Abort;
-                                assert!(
-                                    part.txns
-                                        .append_marker(marker.producer_id, marker.epoch, aborted, offset)
-                                        .is_ok()
+                                let written = part.txns.append_marker(
+                                    marker.producer_id,
+                                    marker.epoch,
+                                    aborted,
+                                    offset,
+                                    version,
                                 );
+                                assert!(written.is_ok(), "a coordinator's marker is never refused");
                                 part.entries.push(LogEntry::Marker);
                                 part.owner.push(None);
                             }
