@@ -32,10 +32,12 @@
 //!   (`pendingTransactionalOffsetCommits`) until the transaction's marker
 //!   reaches the group's offsets partition: committed on COMMIT, dropped on
 //!   ABORT. A member whose generation (classic) or member epoch (consumer
-//!   protocol) is not the group's current one is refused (`ILLEGAL_GENERATION`
-//!   / `STALE_MEMBER_EPOCH`, here [`TxnError::IllegalGeneration`]): a member
-//!   fenced by a rebalance cannot commit offsets of partitions it may no
-//!   longer own. The caller passes both values.
+//!   protocol) is not the group's current one is refused with
+//!   `ILLEGAL_GENERATION` ([`TxnError::IllegalGeneration`];
+//!   `OffsetMetadataManager.validateTransactionalOffsetCommit` turns the
+//!   consumer protocol's `STALE_MEMBER_EPOCH` into it, as the API has no such
+//!   code): a member fenced by a rebalance cannot commit offsets of partitions
+//!   it may no longer own (KIP-447). The caller passes both values.
 //! - `EndTxn` ([`TransactionCoordinator::handle_end_txn`], `endTransaction`
 //!   and `endTransactionWithTV1`): `Ongoing` → `PrepareCommit` or
 //!   `PrepareAbort`; a marker goes to each partition and group in the
@@ -213,8 +215,8 @@ pub(crate) enum TxnError {
     ConcurrentTransactions,
     /// `INVALID_TXN_STATE`: the request does not fit the transaction's state.
     InvalidTxnState,
-    /// `ILLEGAL_GENERATION` (classic) or `STALE_MEMBER_EPOCH` (consumer
-    /// protocol): `TxnOffsetCommit` from a member of an older generation.
+    /// `ILLEGAL_GENERATION`: `TxnOffsetCommit` from a member of an older
+    /// generation (classic) or member epoch (consumer protocol).
     IllegalGeneration,
     /// The model's bound: [`TRANSACTIONAL_IDS_MAX`] ids, or more partitions,
     /// groups or offsets than a transaction holds. Kafka has no such error.
