@@ -210,6 +210,10 @@ pub(crate) enum TxnError {
     /// `PRODUCER_FENCED`: not the transactional id's current epoch; a newer
     /// instance initialised, or the coordinator aborted on a timeout.
     ProducerFenced,
+    /// `INVALID_PRODUCER_EPOCH`: what a produce request is answered when the
+    /// leader's `AddPartitionsToTxn` on its behalf was `PRODUCER_FENCED`
+    /// ([`TxnError::on_produce`]).
+    InvalidProducerEpoch,
     /// `CONCURRENT_TRANSACTIONS`: a commit or abort is being completed (its
     /// markers are not all written); retriable.
     ConcurrentTransactions,
@@ -221,6 +225,20 @@ pub(crate) enum TxnError {
     /// The model's bound: [`TRANSACTIONAL_IDS_MAX`] ids, or more partitions,
     /// groups or offsets than a transaction holds. Kafka has no such error.
     LimitExceeded,
+}
+
+impl TxnError {
+    /// The error a produce request gets when the partition leader's
+    /// `AddPartitionsToTxn` (version 2's implicit add, or version 1's
+    /// verification) failed with `self`: `AddPartitionsToTxnManager` answers
+    /// `INVALID_PRODUCER_EPOCH` for `PRODUCER_FENCED`, which producers expect
+    /// there, and passes the others on.
+    pub(crate) fn on_produce(self) -> TxnError {
+        match self {
+            TxnError::ProducerFenced => TxnError::InvalidProducerEpoch,
+            other => other,
+        }
+    }
 }
 
 /// What the caller routes.

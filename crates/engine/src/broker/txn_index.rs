@@ -37,8 +37,13 @@
 //! checks a batch here first (the epoch, as Kafka's `checkProducerEpoch`
 //! comes before `checkSequence`), then there, then appends to both.
 //!
-//! Calling contract: for a data batch [`PartitionTxns::check_data`], then the
-//! sequence checks, then the append to the log at its end and
+//! Calling contract: for a data batch [`PartitionTxns::check_data`] (the
+//! epoch first, as `maybeStartTransactionVerification` refuses an old epoch
+//! before it asks the coordinator); for a transactional batch whose producer
+//! has no transaction of its epoch here ([`PartitionTxns::in_transaction`])
+//! the coordinator's `AddPartitionsToTxn` (its `PRODUCER_FENCED` answered to
+//! the producer as `INVALID_PRODUCER_EPOCH`, `TxnError::on_produce`); then
+//! the sequence checks, then the append to the log at its end and
 //! [`PartitionTxns::append_data`]; for a marker [`PartitionTxns::append_marker`]
 //! at the log end (it checks, and writes nothing on an error). Offsets passed
 //! increase. [`PartitionTxns::set_high_watermark`] whenever the HW moves,

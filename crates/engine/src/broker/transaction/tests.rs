@@ -354,5 +354,120 @@ fn valid_previous_states_are_kafkas() {
     assert_eq!(allowed(CompleteAbort), [PrepareAbort]);
 }
 
+/// Issue 15's story end to end, the coordinator and the `payouts`
+/// partition wired as a leader would: the application reads `orders`, writes
+/// payouts and commits its offsets in a transaction; its next transaction
+/// dies with it and the timeout aborts it; a zombie's late writes are
+/// refused; `read_committed` sees only the committed payouts, and the
+/// output's offsets have gaps where the markers are.
+#[test]
+fn consume_transform_produce_with_a_crash_and_a_zombie() {
+    use crate::broker::txn_index::{IsolationLevel, LogEntry, PartitionTxns, TxnWriteError};
+    let version = TransactionVersion::V2;
+    let mut c = coordinator(version);
+    let mut payouts = PartitionTxns::new(0);
+    let mut log: Vec<LogEntry> = Vec::new();
+    let mut committed_offsets = Vec::new();
+
+    // Produces `records` payouts as the leader of payouts-0 would.
+    let produce = |c: &mut TransactionCoordinator,
+                   payouts: &mut PartitionTxns,
+                   log: &mut Vec<LogEntry>,
+                   p: ProducerIdAndEpoch,
+                   records: u64,
+                   now: u64|
+     -> Result<u64, TxnError> {
+        payouts.check_data(p.producer_id, p.epoch, true).map_err(|_| TxnError::InvalidProducerEpoch)?;
+        if !payouts.in_transaction(p.producer_id, p.epoch) {
+            c.handle_add_partitions(ID, p, &[0], now).map_err(TxnError::on_produce)?;
+        }
+        let base = log.len() as u64;
+        payouts.append_data(p.producer_id, p.epoch, true, base, records);
+        log.extend((0..records).map(|_| LogEntry::Transactional(p.producer_id)));
+        Ok(base)
+    };
+    // Routes the coordinator's outputs: markers to payouts-0 (and the group).
+    let route = |c: &mut TransactionCoordinator,
+                 payouts: &mut PartitionTxns,
+                 log: &mut Vec<LogEntry>,
+                 committed: &mut Vec<(u32, u64)>| {
+        while let Some(output) = c.poll_output() {
+            match output {
+                TxnOutput::WriteMarker { target, marker, result } => {
+                    if target == TxnTarget::Partition(0) {
+                        let offset = log.len() as u64;
+                        let aborted = result == TxnResult::Abort;
+                        payouts
+                            .append_marker(marker.producer_id, marker.epoch, aborted, offset, version)
+                            .unwrap();
+                        log.push(LogEntry::Marker);
+                    }
+                    c.handle_marker_written(marker.producer_id, target);
+                }
+                TxnOutput::CommitOffsets { offsets, .. } => committed.extend(offsets),
+                TxnOutput::TimedOut { .. } => {}
+            }
+        }
+        payouts.set_high_watermark(log.len() as u64);
+    };
+
+    // Transaction 1: orders 0..3 become payouts 0..3, committed with the
+    // consumer's position (orders-0 at 3).
+    let first = c.handle_init_producer_id(ID, 10, None, 0).unwrap();
+    assert_eq!(produce(&mut c, &mut payouts, &mut log, first, 3, 1), Ok(0));
+    c.handle_add_offsets(ID, first, 0, 1).unwrap();
+    c.handle_txn_offset_commit(ID, first, 0, 1, 1, &[(0, 3)]).unwrap();
+    let second = c.handle_end_txn(ID, first, TxnResult::Commit, 2).unwrap();
+    route(&mut c, &mut payouts, &mut log, &mut committed_offsets);
+    assert_eq!(committed_offsets, [(0, 3)]);
+
+    // Transaction 2: two payouts, then the process dies before committing.
+    assert_eq!(produce(&mut c, &mut payouts, &mut log, second, 2, 3), Ok(4), "the marker took offset 3");
+    c.handle_add_offsets(ID, second, 0, 3).unwrap();
+    c.handle_txn_offset_commit(ID, second, 0, 1, 1, &[(0, 5)]).unwrap();
+    route(&mut c, &mut payouts, &mut log, &mut committed_offsets);
+    assert_eq!(payouts.last_stable_offset(), 4, "read_committed waits at the open transaction");
+    for now in 4..=13 {
+        c.handle_tick(now);
+    }
+    route(&mut c, &mut payouts, &mut log, &mut committed_offsets);
+    assert_eq!(state(&c), TxnState::Ongoing, "13 is not past 3 + 10");
+    c.handle_tick(14);
+    route(&mut c, &mut payouts, &mut log, &mut committed_offsets);
+    assert_eq!(state(&c), TxnState::CompleteAbort);
+    assert_eq!(committed_offsets, [(0, 3)], "the aborted transaction's offsets are never committed");
+
+    // The dead instance, back as a zombie, is refused: at payouts-0 by the
+    // abort marker's epoch, at a new partition by the coordinator.
+    assert_eq!(produce(&mut c, &mut payouts, &mut log, second, 1, 16), Err(TxnError::InvalidProducerEpoch));
+    assert!(matches!(
+        payouts.check_data(second.producer_id, second.epoch, true),
+        Err(TxnWriteError::InvalidProducerEpoch { .. })
+    ));
+    assert_eq!(
+        c.handle_add_partitions(ID, second, &[1], 16).map_err(TxnError::on_produce),
+        Err(TxnError::InvalidProducerEpoch)
+    );
+    assert_eq!(c.handle_end_txn(ID, second, TxnResult::Commit, 16), Err(TxnError::ProducerFenced));
+
+    // The restarted application initialises and redoes orders 3..5.
+    let third = c.handle_init_producer_id(ID, 10, None, 17).unwrap();
+    assert!(third.epoch > second.epoch + 1);
+    assert_eq!(produce(&mut c, &mut payouts, &mut log, third, 2, 17), Ok(7), "the abort marker took 6");
+    c.handle_add_offsets(ID, third, 0, 17).unwrap();
+    c.handle_txn_offset_commit(ID, third, 0, 2, 2, &[(0, 5)]).unwrap();
+    c.handle_end_txn(ID, third, TxnResult::Commit, 18).unwrap();
+    route(&mut c, &mut payouts, &mut log, &mut committed_offsets);
+    assert_eq!(committed_offsets, [(0, 3), (0, 5)]);
+
+    let read = |isolation| payouts.fetchable(0, u64::MAX, isolation, |o| log[o as usize]);
+    assert_eq!(
+        read(IsolationLevel::ReadCommitted),
+        [0, 1, 2, 7, 8],
+        "each payout once, gaps at 3, 4..6 and 9"
+    );
+    assert_eq!(read(IsolationLevel::ReadUncommitted), [0, 1, 2, 4, 5, 7, 8], "the aborted payouts too");
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 mod sequences;

@@ -161,12 +161,14 @@ impl Harness {
                 let Some(i) = self.pick(instance) else { return };
                 let (txn, p) = (self.instances[i].txn, self.instances[i].producer.unwrap());
                 let part = &mut self.parts[partition];
+                // As a leader: the epoch, then the coordinator when the
+                // producer has no transaction of its epoch here.
+                if part.txns.check_data(p.producer_id, p.epoch, true).is_err() {
+                    return;
+                }
                 if !part.txns.in_transaction(p.producer_id, p.epoch)
                     && self.c.handle_add_partitions(IDS[txn], p, &[partition as u32], self.now).is_err()
                 {
-                    return;
-                }
-                if part.txns.check_data(p.producer_id, p.epoch, true).is_err() {
                     return;
                 }
                 assert!(!self.instances[i].superseded, "a superseded instance's write was accepted");
