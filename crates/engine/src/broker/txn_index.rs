@@ -54,7 +54,11 @@
 //! from the log's remaining batches and snapshots), and brings back as ongoing
 //! a transaction whose marker it cut; the coordinator epoch of markers
 //! (`TRANSACTION_COORDINATOR_FENCED`) is not modelled (one coordinator that
-//! never moves).
+//! never moves); nor is Kafka 4.x's rule that a version 2 producer the leader
+//! has no state for must start at sequence 0 (`checkSequence` with a
+//! verification entry), which belongs with the sequences in
+//! `producer_state.rs`; nor producer id expiration or transactional
+//! compaction.
 
 #![cfg_attr(not(test), allow(dead_code))]
 
@@ -462,7 +466,9 @@ mod tests {
         assert_eq!(log.read(IsolationLevel::ReadCommitted), [0, 1]);
         assert_eq!(log.read(IsolationLevel::ReadUncommitted), [0, 1, 2, 3, 4, 5]);
         log.marker(A, 0, false).unwrap();
-        // The marker at 6 is above the HW (6): still unstable (`unreplicatedTxns`).
+        // The marker at 6 is at the HW (6), not below: still unstable
+        // (`unreplicatedTxns`).
+        assert_eq!(log.txns.high_watermark(), 6);
         assert_eq!(log.txns.last_stable_offset(), 2);
         log.hw_to_end();
         assert_eq!(log.txns.last_stable_offset(), 7);
