@@ -27,6 +27,7 @@
 //!   rules are the same, so the caller calls this either way.
 //! - `AddOffsetsToTxn` ([`TransactionCoordinator::handle_add_offsets`]): puts
 //!   the group's offsets partition in the transaction, with the same rules.
+//!   Version 1 only: with version 2 the `TxnOffsetCommit` adds it.
 //! - `TxnOffsetCommit` ([`TransactionCoordinator::handle_txn_offset_commit`]):
 //!   Kafka's group coordinator holds the offsets pending
 //!   (`pendingTransactionalOffsetCommits`) until the transaction's marker
@@ -239,6 +240,14 @@ impl TxnError {
             other => other,
         }
     }
+}
+
+/// A `TxnOffsetCommit`'s group fencing: the generation (classic) or member
+/// epoch (consumer protocol) the member sent, and the group's current one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Generations {
+    pub member: u32,
+    pub group: u32,
 }
 
 /// What the caller routes.
@@ -502,21 +511,33 @@ impl TransactionCoordinator {
 
     /// `TxnOffsetCommit`: `offsets` (partition, next offset to read) held
     /// pending in the transaction until its marker reaches the group.
-    /// `member_generation` is the committing member's generation (or member
-    /// epoch), `group_generation` the group's current one.
+    /// `generations` are the committing member's generation (or member epoch)
+    /// and the group's current one, which the caller reads from the group.
+    ///
+    /// With transaction version 2 the producer sends no `AddOffsetsToTxn`
+    /// (`TransactionManager.sendOffsetsToTransaction`): the group joins the
+    /// transaction with this request, as a partition joins with its first
+    /// write, and that happens before the group checks the generation (Kafka
+    /// verifies the transaction, then the group coordinator validates), so a
+    /// stale member's request may still start the transaction. With version 1
+    /// the group must have been added (else `INVALID_TXN_STATE`, what the
+    /// verification answers clients of that version).
     pub(crate) fn handle_txn_offset_commit(
         &mut self,
         transactional_id: &str,
         producer: ProducerIdAndEpoch,
         group: u32,
-        member_generation: u32,
-        group_generation: u32,
+        generations: Generations,
         offsets: &[(u32, u64)],
+        now: u64,
     ) -> Result<(), TxnError> {
         let index = self.find(transactional_id).ok_or(TxnError::InvalidProducerIdMapping)?;
+        if self.config.transaction_version.supports_epoch_bump() {
+            self.handle_add_offsets(transactional_id, producer, group, now)?;
+        }
         let m = &mut self.transactions[index];
         m.check_producer(producer)?;
-        if member_generation != group_generation {
+        if generations.member != generations.group {
             return Err(TxnError::IllegalGeneration);
         }
         if m.state != TxnState::Ongoing {

@@ -231,14 +231,9 @@ fn transactional_offsets_commit_with_the_marker() {
     let mut c = coordinator(TransactionVersion::V2);
     let p = c.handle_init_producer_id(ID, 60, None, 0).unwrap();
     c.handle_add_partitions(ID, p, &[1], 1).unwrap();
-    assert_eq!(
-        c.handle_txn_offset_commit(ID, p, 0, 4, 4, &[(0, 10)]),
-        Err(TxnError::InvalidTxnState),
-        "group not added"
-    );
-    c.handle_add_offsets(ID, p, 0, 1).unwrap();
-    c.handle_txn_offset_commit(ID, p, 0, 4, 4, &[(0, 10), (1, 3)]).unwrap();
-    c.handle_txn_offset_commit(ID, p, 0, 4, 4, &[(0, 12)]).unwrap();
+    // Version 2: no AddOffsetsToTxn, the commit adds the group.
+    c.handle_txn_offset_commit(ID, p, 0, Generations { member: 4, group: 4 }, &[(0, 10), (1, 3)], 1).unwrap();
+    c.handle_txn_offset_commit(ID, p, 0, Generations { member: 4, group: 4 }, &[(0, 12)], 1).unwrap();
     assert_eq!(c.pending_offsets(ID, 0), [(0, 12), (1, 3)]);
     let next = c.handle_end_txn(ID, p, TxnResult::Commit, 2).unwrap();
     let outputs = drain(&mut c);
@@ -260,13 +255,29 @@ fn transactional_offsets_commit_with_the_marker() {
     assert_eq!(state(&c), TxnState::CompleteCommit);
 }
 
+/// Version 1: the producer adds the group with `AddOffsetsToTxn` first; a
+/// `TxnOffsetCommit` for a group not in the transaction is refused, and one
+/// with no transaction ongoing too.
+#[test]
+fn version_1_needs_add_offsets_first() {
+    let mut c = coordinator(TransactionVersion::V1);
+    let p = c.handle_init_producer_id(ID, 60, None, 0).unwrap();
+    let current = Generations { member: 1, group: 1 };
+    assert_eq!(c.handle_txn_offset_commit(ID, p, 0, current, &[(0, 1)], 1), Err(TxnError::InvalidTxnState));
+    assert_eq!(state(&c), TxnState::Empty);
+    c.handle_add_partitions(ID, p, &[0], 1).unwrap();
+    assert_eq!(c.handle_txn_offset_commit(ID, p, 0, current, &[(0, 1)], 1), Err(TxnError::InvalidTxnState));
+    c.handle_add_offsets(ID, p, 0, 1).unwrap();
+    assert_eq!(c.handle_txn_offset_commit(ID, p, 0, current, &[(0, 1)], 1), Ok(()));
+}
+
 /// An abort drops the pending offsets: the group's committed offsets stay.
 #[test]
 fn an_abort_drops_the_pending_offsets() {
     let mut c = coordinator(TransactionVersion::V2);
     let p = c.handle_init_producer_id(ID, 60, None, 0).unwrap();
     c.handle_add_offsets(ID, p, 2, 1).unwrap();
-    c.handle_txn_offset_commit(ID, p, 2, 1, 1, &[(0, 5)]).unwrap();
+    c.handle_txn_offset_commit(ID, p, 2, Generations { member: 1, group: 1 }, &[(0, 5)], 1).unwrap();
     c.handle_end_txn(ID, p, TxnResult::Abort, 2).unwrap();
     let outputs = write_markers(&mut c);
     assert!(outputs.iter().all(|o| !matches!(o, TxnOutput::CommitOffsets { .. })));
@@ -280,7 +291,10 @@ fn a_stale_generation_cannot_commit_offsets() {
     let mut c = coordinator(TransactionVersion::V2);
     let p = c.handle_init_producer_id(ID, 60, None, 0).unwrap();
     c.handle_add_offsets(ID, p, 0, 1).unwrap();
-    assert_eq!(c.handle_txn_offset_commit(ID, p, 0, 3, 4, &[(0, 1)]), Err(TxnError::IllegalGeneration));
+    assert_eq!(
+        c.handle_txn_offset_commit(ID, p, 0, Generations { member: 3, group: 4 }, &[(0, 1)], 1),
+        Err(TxnError::IllegalGeneration)
+    );
     assert!(c.pending_offsets(ID, 0).is_empty());
 }
 
@@ -294,7 +308,7 @@ fn the_timeout_aborts_a_dead_producers_transaction() {
     let p = c.handle_init_producer_id(ID, 10, None, 0).unwrap();
     c.handle_add_partitions(ID, p, &[0], 5).unwrap();
     c.handle_add_offsets(ID, p, 1, 6).unwrap();
-    c.handle_txn_offset_commit(ID, p, 1, 2, 2, &[(0, 9)]).unwrap();
+    c.handle_txn_offset_commit(ID, p, 1, Generations { member: 2, group: 2 }, &[(0, 9)], 1).unwrap();
     c.handle_tick(15);
     assert_eq!(state(&c), TxnState::Ongoing, "15 is not past 5 + 10");
     c.handle_tick(16);
@@ -416,7 +430,7 @@ fn consume_transform_produce_with_a_crash_and_a_zombie() {
     let first = c.handle_init_producer_id(ID, 10, None, 0).unwrap();
     assert_eq!(produce(&mut c, &mut payouts, &mut log, first, 3, 1), Ok(0));
     c.handle_add_offsets(ID, first, 0, 1).unwrap();
-    c.handle_txn_offset_commit(ID, first, 0, 1, 1, &[(0, 3)]).unwrap();
+    c.handle_txn_offset_commit(ID, first, 0, Generations { member: 1, group: 1 }, &[(0, 3)], 1).unwrap();
     let second = c.handle_end_txn(ID, first, TxnResult::Commit, 2).unwrap();
     route(&mut c, &mut payouts, &mut log, &mut committed_offsets);
     assert_eq!(committed_offsets, [(0, 3)]);
@@ -424,7 +438,7 @@ fn consume_transform_produce_with_a_crash_and_a_zombie() {
     // Transaction 2: two payouts, then the process dies before committing.
     assert_eq!(produce(&mut c, &mut payouts, &mut log, second, 2, 3), Ok(4), "the marker took offset 3");
     c.handle_add_offsets(ID, second, 0, 3).unwrap();
-    c.handle_txn_offset_commit(ID, second, 0, 1, 1, &[(0, 5)]).unwrap();
+    c.handle_txn_offset_commit(ID, second, 0, Generations { member: 1, group: 1 }, &[(0, 5)], 1).unwrap();
     route(&mut c, &mut payouts, &mut log, &mut committed_offsets);
     assert_eq!(payouts.last_stable_offset(), 4, "read_committed waits at the open transaction");
     for now in 4..=13 {
@@ -455,7 +469,7 @@ fn consume_transform_produce_with_a_crash_and_a_zombie() {
     assert!(third.epoch > second.epoch + 1);
     assert_eq!(produce(&mut c, &mut payouts, &mut log, third, 2, 17), Ok(7), "the abort marker took 6");
     c.handle_add_offsets(ID, third, 0, 17).unwrap();
-    c.handle_txn_offset_commit(ID, third, 0, 2, 2, &[(0, 5)]).unwrap();
+    c.handle_txn_offset_commit(ID, third, 0, Generations { member: 2, group: 2 }, &[(0, 5)], 1).unwrap();
     c.handle_end_txn(ID, third, TxnResult::Commit, 18).unwrap();
     route(&mut c, &mut payouts, &mut log, &mut committed_offsets);
     assert_eq!(committed_offsets, [(0, 3), (0, 5)]);

@@ -136,6 +136,16 @@ impl Harness {
     }
 
     fn apply(&mut self, step: &Step) {
+        self.route(step);
+        while let Some(output) = self.c.poll_output() {
+            self.queued.push_back(output);
+        }
+        self.observe_transitions();
+        self.check();
+    }
+
+    /// One step's requests; an early return is a refused request.
+    fn route(&mut self, step: &Step) {
         match *step {
             Step::Init { txn, new_instance } => {
                 let latest = self.instances.iter().rposition(|i| i.txn == txn && i.alive);
@@ -195,20 +205,33 @@ impl Harness {
             Step::Offsets { instance, stale } => {
                 let Some(i) = self.pick(instance) else { return };
                 let (txn, p) = (self.instances[i].txn, self.instances[i].producer.unwrap());
-                if self.c.handle_add_offsets(IDS[txn], p, GROUP, self.now).is_err() {
+                // Version 1 adds the group first; version 2's commit adds it.
+                if self.version == TransactionVersion::V1
+                    && self.c.handle_add_offsets(IDS[txn], p, GROUP, self.now).is_err()
+                {
                     return;
                 }
-                assert!(!self.instances[i].superseded, "a superseded instance added offsets");
                 let value = self.next_offset_value;
                 self.next_offset_value += 1;
                 let member = if stale { GENERATION - 1 } else { GENERATION };
-                let result =
-                    self.c.handle_txn_offset_commit(IDS[txn], p, GROUP, member, GENERATION, &[(0, value)]);
-                if stale {
-                    assert_eq!(result, Err(TxnError::IllegalGeneration));
-                } else {
-                    assert_eq!(result, Ok(()));
-                    self.pending_values[txn].push(value);
+                let generations = Generations { member, group: GENERATION };
+                match self.c.handle_txn_offset_commit(
+                    IDS[txn],
+                    p,
+                    GROUP,
+                    generations,
+                    &[(0, value)],
+                    self.now,
+                ) {
+                    Ok(()) => {
+                        assert!(!stale, "a stale member committed offsets");
+                        assert!(!self.instances[i].superseded, "a superseded instance committed offsets");
+                        self.pending_values[txn].push(value);
+                    }
+                    Err(TxnError::IllegalGeneration) => assert!(stale),
+                    // Version 2: the implicit add refused (a fenced epoch,
+                    // markers pending).
+                    Err(e) => assert_eq!(self.version, TransactionVersion::V2, "{e:?} after AddOffsetsToTxn"),
                 }
             }
             Step::End { instance, commit } => {
@@ -274,11 +297,6 @@ impl Harness {
                 }
             }
         }
-        while let Some(output) = self.c.poll_output() {
-            self.queued.push_back(output);
-        }
-        self.observe_transitions();
-        self.check();
     }
 
     /// Whatever left `Ongoing` in this step decided its transaction.
