@@ -18,7 +18,8 @@
 //!   completed the answer is `CONCURRENT_TRANSACTIONS` too. An expected
 //!   producer id and epoch (a producer that already had one, KIP-360) must
 //!   match the current epoch (bump) or the previous one (a retry, no bump),
-//!   else `PRODUCER_FENCED`.
+//!   else `PRODUCER_FENCED`. `transaction.timeout.ms` above
+//!   `transaction.max.timeout.ms` is `INVALID_TRANSACTION_TIMEOUT`.
 //! - `AddPartitionsToTxn` ([`TransactionCoordinator::handle_add_partitions`],
 //!   `handleAddPartitionsToTransaction`): the first starts the transaction
 //!   (`Ongoing`, its start tick). With transaction version 2 (KIP-890 part 2)
@@ -38,7 +39,10 @@
 //!   `OffsetMetadataManager.validateTransactionalOffsetCommit` turns the
 //!   consumer protocol's `STALE_MEMBER_EPOCH` into it, as the API has no such
 //!   code): a member fenced by a rebalance cannot commit offsets of partitions
-//!   it may no longer own (KIP-447). The caller passes both values.
+//!   it may no longer own (KIP-447). The caller passes both values. With
+//!   version 2 the request itself adds the group to the transaction first
+//!   (the client sends no `AddOffsetsToTxn`), so a refused commit may still
+//!   have started the transaction, as in Kafka.
 //! - `EndTxn` ([`TransactionCoordinator::handle_end_txn`], `endTransaction`
 //!   and `endTransactionWithTV1`): `Ongoing` → `PrepareCommit` or
 //!   `PrepareAbort`; a marker goes to each partition and group in the
@@ -66,7 +70,8 @@
 //! completed), `INVALID_TXN_STATE` (a request the state does not allow).
 //!
 //! Calling contract: the `handle_*` requests in any order, each refused with a
-//! [`TxnError`] and nothing changed, or applied; `handle_tick(now)` with a
+//! [`TxnError`] and nothing changed (but version 2's implicit add above, and
+//! the abort an `InitProducerId` starts), or applied; `handle_tick(now)` with a
 //! non-decreasing `now`; then [`TransactionCoordinator::poll_output`] until
 //! `None`, routing each [`TxnOutput::WriteMarker`] to its partition or
 //! group and reporting it written with `handle_marker_written`. Ticks passed to
@@ -82,11 +87,12 @@
 //! - The epoch is a `u32`: Kafka's is a `short`, and when it is exhausted
 //!   (32766) the coordinator rotates to a new producer id with epoch 0.
 //! - `TxnOffsetCommit` goes to the group coordinator in Kafka; here this part
-//!   holds the pending offsets and tells the caller when to commit them. It
-//!   refuses offsets for a group not added with `AddOffsetsToTxn` with
-//!   `INVALID_TXN_STATE` (Kafka 4's verification answers
-//!   `TRANSACTION_ABORTABLE` in version 2). Two-phase commit (KIP-939) is not
-//!   modelled.
+//!   holds the pending offsets and tells the caller when to commit them.
+//!   Under version 1 it refuses offsets for a group not added with
+//!   `AddOffsetsToTxn` with `INVALID_TXN_STATE`, what Kafka's verification
+//!   answers clients of that version. Group coordinator details (a simple
+//!   consumer's generation -1, `UNKNOWN_MEMBER_ID`, offset metadata size)
+//!   are left out. Two-phase commit (KIP-939) is not modelled.
 
 #![cfg_attr(not(test), allow(dead_code))]
 
