@@ -684,8 +684,11 @@ impl TransactionCoordinator {
     }
 
     /// The caller wrote the marker for `producer_id`'s transaction to
-    /// `target` (`TransactionMarkerRequestCompletionHandler`). A report of a
-    /// marker not pending (written twice) changes nothing.
+    /// `target` (`TransactionMarkerRequestCompletionHandler`): to a partition,
+    /// once it is replicated (`handleWriteTxnMarkersRequest` appends markers
+    /// with acks=all, so a clean election never cuts a marker the coordinator
+    /// counts). A report of a marker not pending (written twice) changes
+    /// nothing.
     pub(crate) fn handle_marker_written(&mut self, producer_id: ProducerId, target: TxnTarget) {
         let Some(index) = self.transactions.iter().position(|m| m.producer_id == producer_id) else {
             return;

@@ -47,7 +47,8 @@
 //! [`PartitionTxns::append_data`]; for a marker [`PartitionTxns::append_marker`]
 //! at the log end (it checks, and writes nothing on an error). Offsets passed
 //! increase. [`PartitionTxns::set_high_watermark`] whenever the HW moves,
-//! [`PartitionTxns::truncate_to`] when the log is cut,
+//! [`PartitionTxns::truncate_to`] when the log is cut (a marker is written
+//! with acks=all, so a cut marker is one the coordinator still waits for),
 //! [`PartitionTxns::advance_log_start`] when retention deletes.
 //!
 //! Simplified: a truncation keeps the producers' epochs (Kafka rebuilds them
