@@ -1,5 +1,6 @@
 //! Random sequences of inits, transactional and plain sends, offset commits,
-//! commits, aborts, marker writes, HW moves, timeouts and producer crashes,
+//! commits, aborts, marker writes, HW moves, clean truncations, timeouts and
+//! producer crashes,
 //! through the coordinator and two partitions wired the way a leader would
 //! (proptest is a native dev-dependency). The harness keeps its own account
 //! of which transaction each record belongs to and how that transaction
@@ -49,6 +50,12 @@ enum Step {
         partition: usize,
         quarters: u64,
     },
+    /// A clean election cuts the log `quarters`/4 of the way from the HW to
+    /// the log end (records above the HW only).
+    Truncate {
+        partition: usize,
+        quarters: u64,
+    },
     Tick(u64),
     Crash {
         instance: usize,
@@ -64,6 +71,7 @@ fn step() -> impl Strategy<Value = Step> {
         3 => (0..4usize, any::<bool>()).prop_map(|(instance, commit)| Step::End { instance, commit }),
         4 => (1..4usize).prop_map(|max| Step::Markers { max }),
         3 => (0..PARTITIONS, 0..=4u64).prop_map(|(partition, quarters)| Step::Hw { partition, quarters }),
+        1 => (0..PARTITIONS, 0..4u64).prop_map(|(partition, quarters)| Step::Truncate { partition, quarters }),
         2 => (1..8u64).prop_map(Step::Tick),
         1 => (0..4usize).prop_map(|instance| Step::Crash { instance }),
     ]
@@ -264,6 +272,9 @@ impl Harness {
                                 assert!(written.is_ok(), "a coordinator's marker is never refused");
                                 part.entries.push(LogEntry::Marker);
                                 part.owner.push(None);
+                                // Reported written once replicated (acks=all):
+                                // the HW passes it.
+                                part.txns.set_high_watermark(offset + 1);
                             }
                             self.c.handle_marker_written(marker.producer_id, target);
                             written += 1;
@@ -286,6 +297,14 @@ impl Harness {
                 let part = &mut self.parts[partition];
                 let (hw, end) = (part.txns.high_watermark(), part.entries.len() as u64);
                 part.txns.set_high_watermark(hw + (end - hw) * quarters / 4);
+            }
+            Step::Truncate { partition, quarters } => {
+                let part = &mut self.parts[partition];
+                let (hw, end) = (part.txns.high_watermark(), part.entries.len() as u64);
+                let cut = hw + (end - hw) * quarters / 4;
+                part.txns.truncate_to(cut);
+                part.entries.truncate(cut as usize);
+                part.owner.truncate(cut as usize);
             }
             Step::Tick(ticks) => {
                 self.now += ticks;
