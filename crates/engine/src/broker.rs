@@ -13,6 +13,10 @@ pub(crate) mod producer_state;
 pub(crate) mod replication;
 pub(crate) mod share_partition;
 pub(crate) mod topic;
+// Transactions (issue 15): the coordinator and a partition's transaction
+// state, standalone parts not routed by the `Sim` yet.
+pub(crate) mod transaction;
+pub(crate) mod txn_index;
 
 pub(crate) use coordinator::{Coordinator, GroupState, HeartbeatError, Joined, MemberState};
 pub(crate) use offsets::OffsetStore;

@@ -64,6 +64,19 @@ pub mod limits {
     pub const FAULTS_PENDING_MAX: usize = 64;
     /// Produce answers on their way back to the producer, across connections.
     pub const PRODUCE_RESPONSES_MAX: usize = 100_000;
+    /// Transactional ids the transaction coordinator keeps (`broker/transaction.rs`).
+    pub const TRANSACTIONAL_IDS_MAX: usize = 64;
+    /// `transaction.timeout.ms` in ticks: the broker's `transaction.max.timeout.ms`
+    /// (Kafka's default 900,000 ms) is the model's bound too.
+    pub const TRANSACTION_TIMEOUT_TICKS_MAX: u64 = 900_000;
+    /// Consumer offsets one `TxnOffsetCommit` carries, and that one group
+    /// holds pending for one transaction: one per partition.
+    pub const TXN_OFFSETS_MAX: usize = PARTITIONS_MAX as usize;
+    /// Marker writes and offset commits the coordinator has queued for its caller.
+    pub const TXN_OUTPUTS_QUEUED_MAX: usize = 100_000;
+    /// Aborted transactions one partition's index keeps (`broker/txn_index.rs`);
+    /// past it the oldest are forgotten, as retention would delete them.
+    pub const ABORTED_TXNS_MAX: usize = 100_000;
 }
 
 /// When the consumer loop commits its position.
