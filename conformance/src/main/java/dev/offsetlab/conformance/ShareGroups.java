@@ -284,11 +284,13 @@ public final class ShareGroups {
       long end = System.currentTimeMillis() + RUN_TIMEOUT_MS;
       while (System.currentTimeMillis() < end) {
         long accepted;
+        long poisonDeliveries;
+        // The members' threads add to the list: a stream over it holds its lock.
         synchronized (deliveries) {
           accepted = deliveries.stream().filter(d -> !d.value().equals("poison"))
               .map(d -> d.partition() + ":" + d.offset()).distinct().count();
+          poisonDeliveries = deliveries.stream().filter(d -> d.value().equals("poison")).count();
         }
-        long poisonDeliveries = deliveries.stream().filter(d -> d.value().equals("poison")).count();
         if (accepted == (poison ? RECORDS - 1 : RECORDS) && (!poison || poisonDeliveries >= limit)
             && (!stall || stalled.get() != null)) {
           break;
