@@ -304,6 +304,9 @@ impl Outcome {
                 let _ = writeln!(out, "{label:<17}{value}");
             }
         }
+        if let Some(t) = self.sim.transactions_view() {
+            out.push_str(&transactions_text(&t));
+        }
         if let Some(resumed) = &self.resumed {
             out.push('\n');
             for (consumer, partition, offset) in resumed {
@@ -500,6 +503,13 @@ struct JsonMetrics {
     producer_duplicates: u64,
     producer_reordered: u64,
     writes_refused: u64,
+    /// Exactly-once processing: results the downstream consumer of payouts
+    /// received, of those received twice, aborted ones received, and writes
+    /// of fenced producers refused.
+    downstream_delivered: u64,
+    downstream_duplicates: u64,
+    aborted_seen: u64,
+    fenced_writes: u64,
 }
 
 impl From<&Metrics> for JsonMetrics {
@@ -520,8 +530,52 @@ impl From<&Metrics> for JsonMetrics {
             producer_duplicates: m.producer_duplicates,
             producer_reordered: m.producer_reordered,
             writes_refused: m.writes_refused,
+            downstream_delivered: m.downstream_delivered,
+            downstream_duplicates: m.downstream_duplicates,
+            aborted_seen: m.aborted_seen,
+            fenced_writes: m.fenced_writes,
         }
     }
+}
+
+/// The transactions block: payouts per partition (log end and last stable
+/// offset), each member's transactional producer, and the downstream
+/// consumer's counters.
+fn transactions_text(t: &offsetlab_engine::TransactionsView) -> String {
+    let mut out = format!("\ntransactions (group {}, downstream {})\n", t.group, t.isolation_level.label());
+    for p in &t.payouts {
+        let _ = writeln!(
+            out,
+            "payouts-{:<10}log end {:<6}last stable {}",
+            p.partition, p.log_end, p.last_stable_offset
+        );
+    }
+    for p in &t.producers {
+        let state = if p.fenced {
+            "fenced"
+        } else if !p.running {
+            "stopped"
+        } else if p.in_transaction {
+            "in a transaction"
+        } else {
+            "ready"
+        };
+        let epoch = p.epoch.map_or_else(|| "-".to_string(), |e| e.to_string());
+        let _ =
+            writeln!(out, "{:<4}{:<18}epoch {:<5}{state}", p.consumer.to_string(), p.transactional_id, epoch);
+    }
+    let rows = [
+        ("committed", t.committed_transactions),
+        ("aborted", t.aborted_transactions),
+        ("delivered", t.downstream_delivered),
+        ("duplicates", t.downstream_duplicates),
+        ("aborted seen", t.aborted_seen),
+        ("fenced writes", t.fenced_writes),
+    ];
+    for (label, value) in rows {
+        let _ = writeln!(out, "{label:<17}{value}");
+    }
+    out
 }
 
 /// `offsetlab scenarios`: the built-ins under their guides' topic headings, in the

@@ -708,3 +708,36 @@ fn run_describes_the_topic_and_reports_what_was_written() {
     assert_eq!(metrics["producer_duplicates"], 0);
     assert_eq!(metrics["writes_refused"], 0);
 }
+
+/// `run` prints a transactions block for a run with `config.transactions`:
+/// payouts per partition with its last stable offset, each member's
+/// transactional producer, the downstream counters; `--json` carries them.
+#[test]
+fn run_reports_the_transactions_and_the_downstream_reader() {
+    let text = stdout_of(&["run", "--scenario", "eos-zombie-fenced"]);
+    let block: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("transactions")).collect();
+    assert_eq!(block[0], "transactions (group demo, downstream read_committed)", "{text}");
+    assert!(block[1].starts_with("payouts-0 ") && block[1].contains("last stable"), "{text}");
+    // c1, the zombie, was fenced by c3, which owns its transactional.id now.
+    let zombie = block.iter().find(|l| l.starts_with("c1 ")).expect("c1's producer");
+    assert!(zombie.contains("demo-inst-1") && zombie.ends_with("fenced"), "{text}");
+    let replacement = block.iter().find(|l| l.starts_with("c3 ")).expect("c3's producer");
+    assert!(replacement.contains("demo-inst-1") && replacement.ends_with("ready"), "{text}");
+    let count = |label: &str| -> u64 {
+        let line = block.iter().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("{label}: {text}"));
+        line[label.len()..].trim().parse().unwrap()
+    };
+    assert_eq!((count("delivered"), count("duplicates"), count("aborted seen")), (12, 0, 0), "{text}");
+    assert!(count("fenced writes") >= 1, "{text}");
+    assert!(!stdout_of(&["run", "--scenario", "default"]).lines().any(|l| l.starts_with("transactions")));
+    let json = stdout_of(&["run", "--scenario", "eos-read-uncommitted", "--json"]);
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let metrics = &value["metrics"];
+    assert!(metrics["aborted_seen"].as_u64().unwrap() >= 1, "{json}");
+    assert!(metrics["downstream_duplicates"].as_u64().unwrap() >= 1, "{json}");
+    assert_eq!(metrics["fenced_writes"], 0);
+    assert_eq!(
+        metrics["downstream_delivered"].as_u64().unwrap(),
+        12 + metrics["downstream_duplicates"].as_u64().unwrap()
+    );
+}

@@ -7,14 +7,15 @@
 
 pub(crate) mod coordinator;
 pub(crate) mod offsets;
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) mod payouts;
 pub(crate) mod producer_state;
-// Not routed by the `Sim` yet: the replication model stands alone for now.
+// Some of its reads serve only its tests and the describe output.
 #[cfg_attr(not(test), allow(dead_code))]
 pub(crate) mod replication;
 pub(crate) mod share_partition;
 pub(crate) mod topic;
-// Transactions (issue 15): the coordinator and a partition's transaction
-// state, standalone parts not routed by the `Sim` yet.
+// Transactions: the coordinator, and a partition's transaction state.
 pub(crate) mod transaction;
 pub(crate) mod txn_index;
 

@@ -5,6 +5,7 @@
 pub(crate) mod accumulator;
 pub(crate) mod consumer;
 pub(crate) mod producer;
+pub(crate) mod transactional;
 
 pub(crate) use consumer::{Consumer, FetchStep, Fetched};
 pub(crate) use producer::Producer;

@@ -77,6 +77,13 @@ pub mod limits {
     /// Aborted transactions one partition's index keeps (`broker/txn_index.rs`);
     /// past it the oldest are forgotten, as retention would delete them.
     pub const ABORTED_TXNS_MAX: usize = 100_000;
+    /// Records of the output topic `payouts` one partition holds (results
+    /// and control markers); past it the oldest are deleted, as retention would.
+    pub const PAYOUT_RECORDS_MAX: u64 = 100_000;
+    /// Records the downstream consumer of `payouts` reads a tick.
+    pub const DOWNSTREAM_PER_TICK_MAX: u32 = 10_000;
+    /// Ticks one `stall` input freezes a consumer's process.
+    pub const STALL_TICKS_MAX: u64 = 100_000;
 }
 
 /// When the consumer loop commits its position.
@@ -282,6 +289,10 @@ pub struct Config {
     /// no replication, as every scenario before there were brokers.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cluster: Option<ClusterConfig>,
+    /// Exactly-once processing into the output topic `payouts`. `None` (left
+    /// out of the JSON): no application writes to Kafka.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transactions: Option<TransactionsConfig>,
 }
 
 /// A config as JSON has it: the topic's fields, and either one group's
@@ -296,6 +307,8 @@ pub(crate) struct ConfigFile {
     groups: Option<Vec<GroupConfig>>,
     #[cfg_attr(not(feature = "cluster"), serde(deserialize_with = "refuse_without_cluster"))]
     cluster: Option<ClusterConfig>,
+    #[cfg_attr(not(feature = "cluster"), serde(deserialize_with = "refuse_without_cluster"))]
+    transactions: Option<TransactionsConfig>,
     consumers: Option<u32>,
     records_per_poll: Option<u32>,
     handle_per_tick: Option<u32>,
@@ -393,6 +406,7 @@ impl TryFrom<ConfigFile> for Config {
             producer: file.producer.unwrap_or(defaults.producer),
             groups,
             cluster: file.cluster,
+            transactions: file.transactions,
         })
     }
 }
@@ -407,8 +421,8 @@ impl<'de> Deserialize<'de> for Config {
 /// What a build without the `cluster` feature (the page's) says of
 /// `config.cluster` and `config.producer.delivery`, read or built.
 #[cfg(not(feature = "cluster"))]
-pub(crate) const NO_CLUSTER: &str = "this build has no brokers or producer delivery path (the page leaves \
-                                      them out for its size budget): run the scenario with `offsetlab run`";
+pub(crate) const NO_CLUSTER: &str = "this build has no brokers, producer delivery path or transactions (the \
+                                      page leaves them out for its size budget): run the scenario with `offsetlab run`";
 
 /// Reads a `cluster` or `delivery` section in a build without the `cluster`
 /// feature: refused with [`NO_CLUSTER`], so that the section's own reader is
@@ -450,6 +464,116 @@ impl Default for ProducerConfig {
             keyless: KeylessStrategy::default(),
             delivery: None,
         }
+    }
+}
+
+/// A consumer's `isolation.level`: what a read of a transactional topic returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IsolationLevel {
+    /// Everything below the high watermark, aborted records too (Kafka's
+    /// consumer default).
+    ReadUncommitted,
+    /// Below the last stable offset, without aborted records (what
+    /// exactly-once pipelines set).
+    #[default]
+    ReadCommitted,
+}
+
+impl IsolationLevel {
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            IsolationLevel::ReadUncommitted => "read_uncommitted",
+            IsolationLevel::ReadCommitted => "read_committed",
+        }
+    }
+}
+
+/// Exactly-once processing (`config.transactions`): the application of
+/// `group` reads `orders` and, for each record, writes one result to the
+/// output topic `payouts` (as many partitions as `orders`, the record's key
+/// choosing one) with a transactional producer whose `transactional.id` is
+/// the group's name and the member's (`demo-c1`, or `demo-inst-1` for a
+/// static member), and commits the consumed offsets inside the transaction
+/// at the end of each batch. A downstream consumer reads `payouts` with
+/// `isolation_level`. In JSON, absent fields take their default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self", default, deny_unknown_fields)]
+pub struct TransactionsConfig {
+    /// The group whose application is transactional (the first group when left out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// `transaction.timeout.ms` in ticks (Kafka's default 60,000 ms): the
+    /// coordinator aborts a transaction still open this long after it began.
+    pub transaction_timeout_ticks: u64,
+    /// The downstream consumer's `isolation.level`.
+    pub isolation_level: IsolationLevel,
+    /// Records the downstream consumer reads a tick.
+    pub downstream_per_tick: u32,
+}
+
+impl Default for TransactionsConfig {
+    fn default() -> Self {
+        TransactionsConfig {
+            group: None,
+            transaction_timeout_ticks: 60,
+            isolation_level: IsolationLevel::ReadCommitted,
+            downstream_per_tick: 10,
+        }
+    }
+}
+
+impl TransactionsConfig {
+    /// The transactional group's index among `groups`, if it names one.
+    #[must_use]
+    pub fn group_index(&self, groups: &[GroupConfig]) -> Option<usize> {
+        match &self.group {
+            None => Some(0),
+            Some(name) => groups.iter().position(|g| &g.name == name),
+        }
+    }
+
+    /// Refuses a bad value, or a group that cannot commit in a transaction,
+    /// with an error naming the field.
+    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
+    pub(crate) fn validate(&self, groups: &[GroupConfig]) -> Result<(), ConfigError> {
+        check_range(
+            "transactions.transaction_timeout_ticks",
+            self.transaction_timeout_ticks,
+            1,
+            limits::TRANSACTION_TIMEOUT_TICKS_MAX,
+        )?;
+        check_range(
+            "transactions.downstream_per_tick",
+            self.downstream_per_tick,
+            1,
+            limits::DOWNSTREAM_PER_TICK_MAX,
+        )?;
+        let refuse = |message: String| Err(ConfigError { field: "transactions.group", message });
+        let Some(g) = self.group_index(groups) else {
+            return refuse(format!(
+                "no group is named {}",
+                crate::codec::quoted(self.group.as_deref().unwrap_or_default())
+            ));
+        };
+        let group = &groups[g];
+        if group.protocol == GroupProtocol::Share {
+            return refuse("a share group has no offsets to commit in a transaction".into());
+        }
+        if group.position != PositionModel::Group {
+            return refuse("offsets committed in a transaction are the group's: leave position out".into());
+        }
+        if group.commit != CommitMode::After {
+            return refuse(format!(
+                "the transaction commits the offsets at the end of each batch: commit must be after, not {}",
+                group.commit.label()
+            ));
+        }
+        if group.bridge {
+            return refuse("the application writes to payouts, not to the bridge: leave bridge out".into());
+        }
+        Ok(())
     }
 }
 
@@ -595,6 +719,7 @@ impl Default for Config {
             producer: ProducerConfig::default(),
             groups: vec![GroupConfig::default()],
             cluster: None,
+            transactions: None,
         }
     }
 }
@@ -722,6 +847,10 @@ impl Config {
         #[cfg(feature = "cluster")]
         if let Some(delivery) = &p.delivery {
             delivery.delivery_config().validate()?;
+        }
+        #[cfg(feature = "cluster")]
+        if let Some(transactions) = &self.transactions {
+            transactions.validate(&self.groups)?;
         }
         #[cfg(feature = "cluster")]
         if self.cluster.is_some() {

@@ -322,6 +322,77 @@ pub enum Event {
         offset: u64,
         record_id: u64,
     },
+    /// The consumer's process froze (`stall`: a long GC pause, a stuck
+    /// call): no heartbeats, no handling, until `until`.
+    Stalled {
+        tick: Tick,
+        consumer: ConsumerId,
+        until: Tick,
+    },
+    /// A stalled consumer runs again; `replaced`: its group no longer knows
+    /// its member id (its session ran out, or a new instance took its place),
+    /// which it learns only at its next request.
+    Woke {
+        tick: Tick,
+        consumer: ConsumerId,
+        replaced: bool,
+    },
+    /// `initTransactions()`: the member's transactional producer has its
+    /// producer id and a new epoch; an older instance with the same
+    /// `transactional.id` is fenced.
+    TxnInitialized {
+        tick: Tick,
+        consumer: ConsumerId,
+        transactional_id: String,
+        producer_id: u64,
+        epoch: u32,
+    },
+    /// `initTransactions()` failed (the coordinator's error): the member's
+    /// application cannot write to payouts.
+    TxnInitRefused {
+        tick: Tick,
+        consumer: ConsumerId,
+        error: &'static str,
+    },
+    /// The application wrote a record's result to payouts inside its transaction.
+    PayoutWritten {
+        tick: Tick,
+        consumer: ConsumerId,
+        partition: u32,
+        offset: u64,
+        record_id: u64,
+    },
+    /// `commitTransaction()`: the results and the consumed offsets committed
+    /// together; the producer's epoch is now `epoch` (transaction version 2).
+    TxnCommitted {
+        tick: Tick,
+        consumer: ConsumerId,
+        epoch: u32,
+        offsets: Vec<(u32, u64)>,
+    },
+    /// A transaction was aborted: by its application (`commit refused`), by
+    /// the coordinator when a new instance initialised (`fenced`) or when
+    /// its timeout passed (`timed out`).
+    TxnAborted {
+        tick: Tick,
+        transactional_id: String,
+        reason: &'static str,
+    },
+    /// A COMMIT or ABORT control marker took `offset` of payouts' `partition`.
+    MarkerWritten {
+        tick: Tick,
+        partition: u32,
+        offset: u64,
+        commit: bool,
+    },
+    /// A write or offset commit of a fenced producer was refused (`error`:
+    /// INVALID_PRODUCER_EPOCH, PRODUCER_FENCED); the application closes.
+    WriteFenced {
+        tick: Tick,
+        consumer: ConsumerId,
+        transactional_id: String,
+        error: &'static str,
+    },
     /// A broker's process stopped (`crash-broker`).
     BrokerCrashed {
         tick: Tick,
@@ -563,6 +634,27 @@ impl Event {
             Event::HandlerFailed { consumer, partition, offset, .. } => {
                 format!("{consumer}'s handler failed on P{partition}:{offset}.")
             }
+            Event::Stalled { consumer, until, .. } => format!(
+                "{consumer} froze until tick {until}: no heartbeats, no handling, and it does not know it."
+            ),
+            Event::Woke { consumer, replaced: true, .. } => format!(
+                "{consumer} runs again, unaware that its group replaced it: it goes on with the batch it held."
+            ),
+            Event::Woke { consumer, replaced: false, .. } => format!("{consumer} runs again."),
+            Event::TxnInitialized { consumer, transactional_id, epoch, .. } => format!(
+                "{consumer} initialised transactional.id {transactional_id} at epoch {epoch}: an older instance with that id is fenced."
+            ),
+            Event::TxnInitRefused { consumer, error, .. } => {
+                format!("{consumer}'s initTransactions() failed ({error}).")
+            }
+            Event::TxnAborted { transactional_id, reason, .. } => {
+                format!(
+                    "The transaction of {transactional_id} was aborted ({reason}): its results will never reach read_committed readers."
+                )
+            }
+            Event::WriteFenced { consumer, transactional_id, error, .. } => format!(
+                "{consumer}'s write as {transactional_id} was refused ({error}): a newer instance owns that transactional.id. It closes."
+            ),
             _ => return None,
         })
     }
@@ -619,7 +711,16 @@ impl Event {
             | Event::ProduceAnswered { tick, .. }
             | Event::ProduceLost { tick, .. }
             | Event::BatchAcknowledged { tick, .. }
-            | Event::BatchFailed { tick, .. } => *tick,
+            | Event::BatchFailed { tick, .. }
+            | Event::Stalled { tick, .. }
+            | Event::Woke { tick, .. }
+            | Event::TxnInitialized { tick, .. }
+            | Event::TxnInitRefused { tick, .. }
+            | Event::PayoutWritten { tick, .. }
+            | Event::TxnCommitted { tick, .. }
+            | Event::TxnAborted { tick, .. }
+            | Event::MarkerWritten { tick, .. }
+            | Event::WriteFenced { tick, .. } => *tick,
         }
     }
 
@@ -912,6 +1013,54 @@ impl Event {
                 h.word(49);
                 h.word(u64::from(*partition) << 32 | u64::from(*records));
                 h.word(*batch);
+                h.bytes(error.as_bytes());
+            }
+            Event::Stalled { consumer, until, .. } => {
+                h.word(50 << 32 | u64::from(consumer.0));
+                h.word(*until);
+            }
+            Event::Woke { consumer, replaced, .. } => {
+                h.word(51 << 32 | u64::from(consumer.0));
+                h.word(u64::from(*replaced));
+            }
+            Event::TxnInitialized { consumer, transactional_id, producer_id, epoch, .. } => {
+                h.word(52 << 32 | u64::from(consumer.0));
+                h.bytes(transactional_id.as_bytes());
+                h.word(*producer_id);
+                h.word(u64::from(*epoch));
+            }
+            Event::TxnInitRefused { consumer, error, .. } => {
+                h.word(53 << 32 | u64::from(consumer.0));
+                h.bytes(error.as_bytes());
+            }
+            Event::PayoutWritten { consumer, partition, offset, record_id, .. } => {
+                h.word(54 << 32 | u64::from(consumer.0));
+                h.word(u64::from(*partition));
+                h.word(*offset);
+                h.word(*record_id);
+            }
+            Event::TxnCommitted { consumer, epoch, offsets, .. } => {
+                h.word(55 << 32 | u64::from(consumer.0));
+                h.word(u64::from(*epoch));
+                h.word(offsets.len() as u64);
+                for &(p, o) in offsets {
+                    h.word(u64::from(p));
+                    h.word(o);
+                }
+            }
+            Event::TxnAborted { transactional_id, reason, .. } => {
+                h.word(56);
+                h.bytes(transactional_id.as_bytes());
+                h.bytes(reason.as_bytes());
+            }
+            Event::MarkerWritten { partition, offset, commit, .. } => {
+                h.word(57 << 32 | u64::from(*partition));
+                h.word(*offset);
+                h.word(u64::from(*commit));
+            }
+            Event::WriteFenced { consumer, transactional_id, error, .. } => {
+                h.word(58 << 32 | u64::from(consumer.0));
+                h.bytes(transactional_id.as_bytes());
                 h.bytes(error.as_bytes());
             }
         }

@@ -25,10 +25,12 @@ pub enum Topic {
     /// What gets written: the producer's acks, retries and idempotence, and
     /// the replicas' elections.
     Written,
+    /// Transactions: exactly once inside Kafka, and where it stops.
+    ExactlyOnce,
 }
 
 impl Topic {
-    pub const ALL: [Topic; 7] = [
+    pub const ALL: [Topic; 8] = [
         Topic::KeysAndOrder,
         Topic::DeliveryGuarantees,
         Topic::Rebalances,
@@ -36,6 +38,7 @@ impl Topic {
         Topic::Operations,
         Topic::Kafka4Groups,
         Topic::Written,
+        Topic::ExactlyOnce,
     ];
 
     /// The heading the page shows.
@@ -49,6 +52,7 @@ impl Topic {
             Topic::Operations => "Operations",
             Topic::Kafka4Groups => "Kafka 4's groups",
             Topic::Written => "What gets written",
+            Topic::ExactlyOnce => "Exactly once, and where it stops",
         }
     }
 }
@@ -99,11 +103,19 @@ pub enum Metric {
     ProducerReordered,
     /// Produce requests refused with NOT_ENOUGH_REPLICAS.
     WritesRefused,
+    /// Results the downstream consumer of payouts received.
+    DownstreamDelivered,
+    /// Results the downstream consumer received twice.
+    DownstreamDuplicates,
+    /// Aborted results the downstream consumer received.
+    AbortedSeen,
+    /// Writes of a fenced producer the brokers refused.
+    FencedWrites,
 }
 
 impl Metric {
     /// Every metric, in declaration order.
-    pub const ALL: [Metric; 29] = [
+    pub const ALL: [Metric; 33] = [
         Metric::Produced,
         Metric::Delivered,
         Metric::Duplicates,
@@ -133,6 +145,10 @@ impl Metric {
         Metric::ProducerDuplicates,
         Metric::ProducerReordered,
         Metric::WritesRefused,
+        Metric::DownstreamDelivered,
+        Metric::DownstreamDuplicates,
+        Metric::AbortedSeen,
+        Metric::FencedWrites,
     ];
 
     /// Its name in scenario JSON (`never_processed`).
@@ -168,6 +184,10 @@ impl Metric {
             Metric::ProducerDuplicates => "producer_duplicates",
             Metric::ProducerReordered => "producer_reordered",
             Metric::WritesRefused => "writes_refused",
+            Metric::DownstreamDelivered => "downstream_delivered",
+            Metric::DownstreamDuplicates => "downstream_duplicates",
+            Metric::AbortedSeen => "aborted_seen",
+            Metric::FencedWrites => "fenced_writes",
         }
     }
 
@@ -205,6 +225,10 @@ impl Metric {
             Metric::ProducerDuplicates => m.producer_duplicates,
             Metric::ProducerReordered => m.producer_reordered,
             Metric::WritesRefused => m.writes_refused,
+            Metric::DownstreamDelivered => m.downstream_delivered,
+            Metric::DownstreamDuplicates => m.downstream_duplicates,
+            Metric::AbortedSeen => m.aborted_seen,
+            Metric::FencedWrites => m.fenced_writes,
         }
     }
 }

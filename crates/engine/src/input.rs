@@ -188,6 +188,13 @@ pub enum Input {
     DuplicateInstance {
         consumer: ConsumerId,
     },
+    /// The consumer's process freezes for `ticks` (a long GC pause, a stuck
+    /// call): no heartbeats, no handling, no commits. It then goes on where it
+    /// was, and learns only at its next request whether its group replaced it.
+    Stall {
+        consumer: ConsumerId,
+        ticks: u64,
+    },
     /// A broker's process stops (needs a cluster): it stops answering and
     /// fetching at once; the controller fences it when its session runs out
     /// and elects new leaders for what it led.
@@ -265,6 +272,12 @@ pub enum InputError {
     },
     /// A share group has no committed offsets, client-side assignor or
     /// consumer-side positions: the input names a classic or consumer group's setting.
+    /// The group's application commits its offsets in its transactions
+    /// (`config.transactions`): the input would take that away.
+    Transactional {
+        group: String,
+        input: &'static str,
+    },
     ShareGroup {
         group: String,
         input: &'static str,
@@ -316,6 +329,10 @@ impl fmt::Display for InputError {
             InputError::NotStatic { consumer } => write!(
                 f,
                 "{consumer} has no group.instance.id: its group's members are dynamic (static_members is off)"
+            ),
+            InputError::Transactional { group, input } => write!(
+                f,
+                "{group} commits its offsets inside its transactions (config.transactions): {input} does not apply"
             ),
             InputError::ShareGroup { group, input } => write!(
                 f,

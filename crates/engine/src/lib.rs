@@ -45,12 +45,13 @@ pub use assign::{
     uniform as uniform_assignment,
 };
 pub use bridge::{BridgePartitionView, BridgeRecordView};
+pub use broker::payouts::{Fate, PayoutPartitionView, PayoutRecordView};
 pub use codec::{Link, LinkError, LinkScenario};
 pub use config::{
     AcknowledgementMode, Assignor, CheckpointWrites, CommitMode, Config, ConfigError, GroupProtocol,
     PositionModel, ProducerConfig, RemoteAssignor, ShareAutoOffsetReset, limits,
 };
-pub use config::{ClusterConfig, DeliverySettings};
+pub use config::{ClusterConfig, DeliverySettings, IsolationLevel, TransactionsConfig};
 pub use config::{GroupConfig, GroupSettings};
 pub use delivery::Acks;
 pub use describe::{
@@ -76,6 +77,7 @@ pub use view::{
     PartitionSplit, PartitionView, PeekView, ProducerView, RebalanceView, RecordView, RestartPreview,
     RollingView, SettingsView, ShareRecordView, SplitCheck, SplitStatus, View,
 };
+pub use view::{TransactionsView, TxnProducerView};
 
 // The in-crate unit tests run in headless Chromium too (`cargo test --target wasm32-unknown-unknown`).
 #[cfg(all(test, target_arch = "wasm32"))]

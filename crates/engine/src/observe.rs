@@ -153,7 +153,8 @@ impl GroupObserver {
     }
 
     /// A consumer fetched `from..to`. `shared`: a share group's acquisition,
-    /// which may overlap a stalled member's copy.
+    /// or a fetch while a member of the group is stalled (`stall`): either
+    /// may overlap a stalled member's copy, which its group gave away.
     pub fn handle_fetched(&mut self, partition: u32, from: u64, to: u64, shared: bool) {
         self.extend_to(partition, to);
         let marks = &mut self.marks[partition as usize];

@@ -314,6 +314,14 @@ pub const BUILTINS: &[(&str, &str)] = builtins![
     "inflight-reorders",
     #[cfg(feature = "cluster")]
     "unclean-election",
+    #[cfg(feature = "cluster")]
+    "eos-read-process-write",
+    #[cfg(feature = "cluster")]
+    "eos-read-uncommitted",
+    #[cfg(feature = "cluster")]
+    "eos-zombie-fenced",
+    #[cfg(feature = "cluster")]
+    "eos-external-effect",
 ];
 
 /// The built-ins' names, in listing order.

@@ -23,6 +23,7 @@ use std::collections::VecDeque;
 
 mod consumers;
 mod delivery;
+mod eos;
 mod group;
 mod protocol;
 mod read;
@@ -96,6 +97,9 @@ pub struct Sim {
     /// The producer's delivery path and the cluster, when the config has a
     /// cluster or a delivery section; `None`: sends are appended at once.
     delivery: Option<delivery::Slot>,
+    /// Exactly-once processing into payouts, when the config has a
+    /// transactions section (`sim/eos.rs`).
+    eos: Option<delivery::Slot<eos::EosPath>>,
 }
 
 /// The PRNG stream of group `g`'s member ids. The first group's is the one
@@ -150,6 +154,7 @@ impl Sim {
             } else {
                 None
             },
+            eos: if config.transactions.is_some() { Some(eos::open(&config)?) } else { None },
             config,
         };
         for g in 0..n {
@@ -210,6 +215,7 @@ impl Sim {
     /// Applies one input at the current tick. A refused input changes nothing.
     pub fn handle_input(&mut self, input: Input) -> Result<(), InputError> {
         self.refuse_for_share_groups(&input)?;
+        self.refuse_for_transactions(&input)?;
         match input {
             Input::Send { count } => {
                 check_input_range("count", count, 1, limits::SEND_COUNT_MAX)?;
@@ -297,6 +303,31 @@ impl Sim {
                 let twin = self.consumer_index(id)?;
                 self.consumers[twin].instance_id = Some(instance_id);
                 self.start_consumer(id);
+            }
+            Input::Stall { consumer, ticks } => {
+                let c = self.consumer_index(consumer)?;
+                check_input_range("ticks", ticks, 1, limits::STALL_TICKS_MAX)?;
+                let g = self.consumers[c].group;
+                if self.protocol(g) == GroupProtocol::Share {
+                    return Err(InputError::ShareGroup {
+                        group: self.groups[g].config.name.clone(),
+                        input: "stall",
+                    });
+                }
+                if !matches!(self.consumers[c].process, ConsumerState::Running | ConsumerState::Paused)
+                    || self.consumers[c].stalled_until.is_some()
+                {
+                    return Err(self.wrong_state(c, "running or paused, and not stalled"));
+                }
+                self.consumers[c].stalled_until = Some(self.now + ticks);
+                if self.protocol(g) == GroupProtocol::Classic {
+                    // Its heartbeat thread froze with it.
+                    let member_id =
+                        self.consumers[c].member_id.clone().expect("a running consumer is a member");
+                    let expires_at = self.now + self.groups[g].config.session_timeout_ticks;
+                    self.coordinators[g].handle_member_died(&member_id, expires_at);
+                }
+                self.emit(Event::Stalled { tick: self.now, consumer, until: self.now + ticks });
             }
             Input::RemoveConsumer { consumer } => {
                 let c = self.consumer_index(consumer)?;
@@ -399,6 +430,21 @@ impl Sim {
                 "lose-next-request",
             )?,
             Input::SlowFollower { broker, fetch_per_tick } => self.slow_follower(broker, fetch_per_tick)?,
+        }
+        Ok(())
+    }
+
+    /// Inputs that would take the transactional group's offsets out of its
+    /// transactions: its commit mode and where its positions live.
+    fn refuse_for_transactions(&self, input: &Input) -> Result<(), InputError> {
+        let Some(eos) = &self.eos else { return Ok(()) };
+        let (g, name) = match input {
+            Input::Commit { group, .. } => (self.group_index(group.as_deref())?, "commit"),
+            Input::PositionStore { group, .. } => (self.group_index(group.as_deref())?, "position-store"),
+            _ => return Ok(()),
+        };
+        if g == eos.group {
+            return Err(InputError::Transactional { group: self.groups[g].config.name.clone(), input: name });
         }
         Ok(())
     }
@@ -529,8 +575,14 @@ impl Sim {
                 self.expire_share_locks(g);
             }
         }
+        if self.eos.is_some() {
+            self.eos_tick();
+        }
         for c in 0..self.consumers.len() {
             self.step_consumer(c);
+        }
+        if self.eos.is_some() {
+            self.eos_downstream();
         }
         for g in 0..self.groups.len() {
             self.try_complete_rebalance(g);
@@ -628,6 +680,10 @@ impl Sim {
         let added = to - from;
         self.topic.add_partitions(added);
         self.bridge.add_partitions(added);
+        if let Some(eos) = &mut self.eos {
+            eos.payouts.add_partitions(added);
+            eos.downstream.add_partitions(added);
+        }
         for g in 0..self.groups.len() {
             self.offsets[g].add_partitions(added);
             self.coordinators[g].add_partitions(added);
@@ -678,6 +734,9 @@ impl Sim {
                 );
                 assert!(self.high_watermark(p) <= end, "P{p}: the high watermark is within the log");
             }
+        }
+        if self.eos.is_some() {
+            self.check_eos();
         }
         for g in 0..self.groups.len() {
             self.coordinators[g].check_one_owner();

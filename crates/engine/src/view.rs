@@ -330,6 +330,18 @@ pub struct Metrics {
     pub duplicates_from_producer: u64,
     /// Of `out_of_key_order`: records the producer wrote after a later-sent one.
     pub out_of_key_order_from_producer: u64,
+    /// Results of the transactional application the downstream consumer of
+    /// payouts received (`config.transactions`). The topic's, not a group's.
+    pub downstream_delivered: u64,
+    /// Of those, results of a record received before (another copy at
+    /// another offset): what exactly-once processing must keep at 0.
+    pub downstream_duplicates: u64,
+    /// Results the downstream consumer received whose transaction was
+    /// aborted (read_uncommitted reads them; read_committed never).
+    pub aborted_seen: u64,
+    /// Writes and offset commits of a fenced producer the brokers refused
+    /// (a zombie instance after a newer one with its transactional.id started).
+    pub fenced_writes: u64,
 }
 
 /// The effect of restarting one partition from an offset (see [`crate::Sim::restart_preview`]).
@@ -488,4 +500,32 @@ pub struct RollingView {
     /// `true` while it is stopping, `false` while it rejoins.
     pub stopping: bool,
     pub remaining: Vec<ConsumerId>,
+}
+
+/// A member's transactional producer, for `offsetlab run`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TxnProducerView {
+    pub consumer: ConsumerId,
+    pub transactional_id: String,
+    pub producer_id: Option<u64>,
+    pub epoch: Option<u32>,
+    pub in_transaction: bool,
+    pub fenced: bool,
+    pub running: bool,
+}
+
+/// Exactly-once processing: the output topic payouts, the members'
+/// producers, the downstream consumer's counters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TransactionsView {
+    pub group: String,
+    pub isolation_level: crate::config::IsolationLevel,
+    pub payouts: Vec<crate::broker::payouts::PayoutPartitionView>,
+    pub producers: Vec<TxnProducerView>,
+    pub downstream_delivered: u64,
+    pub downstream_duplicates: u64,
+    pub aborted_seen: u64,
+    pub fenced_writes: u64,
+    pub committed_transactions: u64,
+    pub aborted_transactions: u64,
 }

@@ -182,7 +182,7 @@ fn bad_inputs_are_named() {
         ("3.crash.c99x", "input 1 (\"crash.c99x\"): consumer: a consumer is named c1, c2, …; got \"c99x\""),
         (
             "0.send.1_2.fly",
-            "input 2 (\"fly\"): unknown input \"fly\"; the inputs are send, keep-sending, use-keys, key-count, hot-key, pause, resume, crash, stop, start, add-consumer, remove-consumer, records-per-poll, handle-per-tick, commit, idempotent, reset-offsets, restart-from, position-store, peek, load-checkpoint, add-partitions, kill-before-commit, rolling-update, assignor, duplicate-instance, crash-broker, restart-broker, lose-next-ack, lose-next-request, slow-follower",
+            "input 2 (\"fly\"): unknown input \"fly\"; the inputs are send, keep-sending, use-keys, key-count, hot-key, pause, resume, crash, stop, start, add-consumer, remove-consumer, records-per-poll, handle-per-tick, commit, idempotent, reset-offsets, restart-from, position-store, peek, load-checkpoint, add-partitions, kill-before-commit, rolling-update, assignor, duplicate-instance, stall, crash-broker, restart-broker, lose-next-ack, lose-next-request, slow-follower",
         ),
         ("0.send", "input 1 (\"send\"): missing field `count`"),
         ("0.send.1.2", "input 1 (\"send.1.2\"): send takes 1 argument(s), got 2"),

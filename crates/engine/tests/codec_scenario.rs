@@ -170,7 +170,7 @@ fn bad_input_gets_an_exact_message() {
         ),
         (
             r#"{"name": "x", "guide": {"topic": "keys", "story": "s", "outcome": {"when": [], "says": "x"}}}"#,
-            r#"guide.topic: unknown variant `keys`, expected one of `keys-and-order`, `delivery-guarantees`, `rebalances`, `offset-storage`, `operations`, `kafka4-groups`, `written` (line 1, column 39)"#,
+            r#"guide.topic: unknown variant `keys`, expected one of `keys-and-order`, `delivery-guarantees`, `rebalances`, `offset-storage`, `operations`, `kafka4-groups`, `written`, `exactly-once` (line 1, column 39)"#,
         ),
         (r#"{"summary": "x"}"#, r#"missing field `name` (line 1, column 16)"#),
         // Missing and repeated fields.

@@ -21,9 +21,9 @@ mod common;
 
 use offsetlab_engine::{
     AcknowledgementMode, Assignor, BUILTINS, CheckpointWrites, CommitMode, Config, ConsumerId, GroupConfig,
-    GroupProtocol, History, Input, JournalEntry, KeylessStrategy, Link, LinkScenario, PositionModel,
-    ProducerConfig, RemoteAssignor, ResetSpec, SCENARIO_TICKS_MAX, Scenario, ScenarioError,
-    ShareAutoOffsetReset, Sim, describe, limits,
+    GroupProtocol, History, Input, IsolationLevel, JournalEntry, KeylessStrategy, Link, LinkScenario,
+    PositionModel, ProducerConfig, RemoteAssignor, ResetSpec, SCENARIO_TICKS_MAX, Scenario, ScenarioError,
+    ShareAutoOffsetReset, Sim, TransactionsConfig, describe, limits,
 };
 use rand_core::Rng as _;
 use rand_pcg::Pcg64Mcg;
@@ -211,7 +211,7 @@ impl Gen {
 
     fn input_of(&mut self, variant: u64, consumers: u32, partitions: u32) -> Input {
         let c = self.consumer(consumers);
-        match variant % 27 {
+        match variant % 28 {
             0 => Input::Send { count: self.costly32(1, limits::SEND_COUNT_MAX) },
             1 => Input::KeepSending { per_tick: self.costly32(0, limits::SEND_RATE_MAX) },
             2 => Input::UseKeys { on: self.chance(50) },
@@ -250,6 +250,7 @@ impl Gen {
             },
             24 => Input::DuplicateInstance { consumer: c },
             26 => Input::SendPoison {},
+            27 => Input::Stall { consumer: c, ticks: self.num(1, limits::STALL_TICKS_MAX, u64::MAX) },
             _ => Input::Assignor { group: None, assignor: self.assignor() },
         }
     }
@@ -346,10 +347,33 @@ impl Gen {
             },
             groups,
             cluster: None,
+            transactions: self.chance(15).then(|| TransactionsConfig {
+                group: None,
+                transaction_timeout_ticks: self.num(1, TRANSACTION_TIMEOUT_TICKS_MAX, u64::MAX),
+                isolation_level: if self.chance(50) {
+                    IsolationLevel::ReadCommitted
+                } else {
+                    IsolationLevel::ReadUncommitted
+                },
+                downstream_per_tick: self.num32(1, DOWNSTREAM_PER_TICK_MAX),
+            }),
         };
         // `num` strays past the limits on its own; a good config is brought back inside.
         if !bad {
             clamp_config(&mut config);
+            if let Some(t) = &mut config.transactions {
+                // The transactional group commits after each batch, in the group's offsets.
+                t.transaction_timeout_ticks =
+                    t.transaction_timeout_ticks.clamp(1, TRANSACTION_TIMEOUT_TICKS_MAX);
+                t.downstream_per_tick = t.downstream_per_tick.clamp(1, DOWNSTREAM_PER_TICK_MAX);
+                let g = &mut config.groups[0];
+                g.commit = CommitMode::After;
+                g.position = PositionModel::Group;
+                g.bridge = false;
+                if g.protocol == GroupProtocol::Share {
+                    config.transactions = None;
+                }
+            }
         } else {
             match self.below(6) {
                 0 => config.partitions = self.pick(&[0, PARTITIONS_MAX + 1, u32::MAX]),

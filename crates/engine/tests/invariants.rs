@@ -167,6 +167,21 @@ fn config() -> impl Strategy<Value = Config> {
                     delivery: None,
                 },
                 cluster: None,
+                // Exactly-once into payouts, where the group can commit in transactions.
+                transactions: (seed % 4 == 1
+                    && commit == offsetlab_engine::CommitMode::After
+                    && position == PositionModel::Group
+                    && !bridge
+                    && assignor != 7)
+                    .then(|| offsetlab_engine::TransactionsConfig {
+                        transaction_timeout_ticks: 5 + seed % 20,
+                        isolation_level: if seed % 8 == 1 {
+                            offsetlab_engine::IsolationLevel::ReadUncommitted
+                        } else {
+                            offsetlab_engine::IsolationLevel::ReadCommitted
+                        },
+                        ..offsetlab_engine::TransactionsConfig::default()
+                    }),
             },
         )
 }
@@ -206,6 +221,8 @@ fn input_with(past_log_end: bool) -> impl Strategy<Value = Input> {
         1 => Just(Input::AddConsumer { group: None }),
         1 => consumer.clone().prop_map(|consumer| Input::RemoveConsumer { consumer }),
         1 => consumer.clone().prop_map(|consumer| Input::DuplicateInstance { consumer }),
+        1 => (consumer.clone(), prop_oneof![4 => 1u64..40, 1 => Just(0), 1 => Just(limits::STALL_TICKS_MAX + 1)])
+            .prop_map(|(consumer, ticks)| Input::Stall { consumer, ticks }),
         1 => bounded(1, 6, limits::RECORDS_PER_POLL_MAX).prop_map(|records| Input::RecordsPerPoll { group: None, records }),
         1 => bounded(1, 4, limits::HANDLE_PER_TICK_MAX).prop_map(|records| Input::HandlePerTick { group: None, records }),
         1 => any_commit_mode().prop_map(|commit| Input::Commit { group: None, commit }),
@@ -329,6 +346,7 @@ proptest! {
         let writes = if writes_atomic { CheckpointWrites::Atomic } else { CheckpointWrites::InPlace };
         let mut config = config;
         config.groups[0].position = PositionModel::Consumer { writes, write_ticks: 1 };
+        config.transactions = None;
         config.groups[0].protocol = classic_if_share(config.groups[0].protocol);
         let steps: Vec<_> = steps
             .into_iter()

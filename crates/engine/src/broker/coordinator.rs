@@ -297,6 +297,13 @@ impl Coordinator {
         member.expires_at = Some(expires_at);
     }
 
+    /// Its heartbeats resumed before its session ran out (a stalled process
+    /// woke): it stays.
+    pub fn handle_member_alive(&mut self, member_id: &str) {
+        let member = self.members.iter_mut().find(|m| m.member_id == member_id).expect("a known member");
+        member.expires_at = None;
+    }
+
     /// Removes the members whose session ran out by `now`, in member order.
     pub fn poll_expired_sessions(&mut self, now: Tick) -> Vec<Member> {
         let mut expired = Vec::new();

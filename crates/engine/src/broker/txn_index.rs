@@ -68,14 +68,7 @@ use crate::broker::transaction::TransactionVersion;
 pub(crate) use crate::config::limits::ABORTED_TXNS_MAX;
 use std::collections::VecDeque;
 
-/// A consumer's `isolation.level`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum IsolationLevel {
-    /// Kafka's default: everything below the high watermark.
-    ReadUncommitted,
-    /// Below the last stable offset, without aborted records.
-    ReadCommitted,
-}
+pub(crate) use crate::config::IsolationLevel;
 
 /// What the log holds at an offset, as the fetch filter needs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -112,6 +112,8 @@ pub(crate) struct Consumer {
     /// Share group, implicit mode: what the last `poll()` returned, which
     /// the next one accepts.
     pub last_poll: Vec<(u32, u64)>,
+    /// The process is frozen until this tick (`stall`): it neither heartbeats nor handles.
+    pub stalled_until: Option<Tick>,
 }
 
 impl Consumer {
@@ -148,6 +150,7 @@ impl Consumer {
             heartbeat_now: false,
             acks: Vec::new(),
             last_poll: Vec::new(),
+            stalled_until: None,
         }
     }
 
@@ -180,6 +183,7 @@ impl Consumer {
         self.heartbeat_now = false;
         self.acks.clear();
         self.last_poll.clear();
+        self.stalled_until = None;
     }
 
     /// The process dies: no commit, no LeaveGroup. Returns its member id.
@@ -192,6 +196,7 @@ impl Consumer {
         self.crashed_at = Some(now);
         self.crashed_during = Some(self.step);
         self.step = LoopStep::Idle;
+        self.stalled_until = None;
         member_id
     }
 

@@ -389,6 +389,7 @@ const INPUTS: &[(&str, &[(&str, Arg)])] = &[
     ("rolling-update", &[("consumers", Arg::Consumers)]),
     ("assignor", &[("assignor", Arg::Text)]),
     ("duplicate-instance", &[CONSUMER]),
+    ("stall", &[CONSUMER, ("ticks", Arg::Uint)]),
     ("crash-broker", &[("broker", Arg::Uint)]),
     ("restart-broker", &[("broker", Arg::Uint)]),
     ("lose-next-ack", &[("partition", Arg::Uint)]),

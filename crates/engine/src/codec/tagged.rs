@@ -25,7 +25,7 @@
 use super::nested;
 use crate::config::{
     Assignor, CheckpointWrites, ClusterConfig, CommitMode, ConfigFile, DeliverySettings, GroupConfig,
-    PositionModel, ProducerConfig,
+    PositionModel, ProducerConfig, TransactionsConfig,
 };
 use crate::guide::{Condition, Guide, Outcome};
 use crate::input::{ConsumerId, Input, ResetSpec};
@@ -255,6 +255,10 @@ enum InputDef {
     DuplicateInstance {
         consumer: ConsumerId,
     },
+    Stall {
+        consumer: ConsumerId,
+        ticks: u64,
+    },
     RecordsPerPoll {
         #[serde(default)]
         group: Option<String>,
@@ -457,6 +461,7 @@ objects!(
     ProducerConfig,
     ClusterConfig,
     DeliverySettings,
+    TransactionsConfig,
     Guide,
     Outcome,
     Condition

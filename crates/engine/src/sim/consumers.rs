@@ -44,6 +44,9 @@ impl Sim {
         };
         self.consumers[c].handle_start(member_id.clone());
         self.emit(Event::Started { tick: self.now, consumer: id, member_id });
+        if self.transactional(c) {
+            self.eos_init(c);
+        }
         match self.protocol(g) {
             GroupProtocol::Classic => self.join_classic_group(c),
             GroupProtocol::Consumer => self.join_consumer_group(c),
@@ -59,7 +62,11 @@ impl Sim {
         let id = self.consumers[c].id;
         let member_id = self.consumers[c].handle_crash(now);
         let expires_at = now + self.groups[g].config.session_timeout_ticks;
-        self.coordinators[g].handle_member_died(&member_id, expires_at);
+        // A stalled member its group already removed (its session ran out, or
+        // a new instance took its place) has nothing left to expire.
+        if self.protocol(g) != GroupProtocol::Classic || self.coordinators[g].member(&member_id).is_some() {
+            self.coordinators[g].handle_member_died(&member_id, expires_at);
+        }
         if self.protocol(g) == GroupProtocol::Share {
             // Its connections closed with the process: the broker gives back
             // what it held; acknowledgements not sent yet are gone.
@@ -96,6 +103,11 @@ impl Sim {
     }
 
     pub(super) fn step_consumer(&mut self, c: usize) {
+        if let Some(until) = self.consumers[c].stalled_until {
+            if self.now < until || !self.wake(c) {
+                return; // frozen, or its zombie tick is over
+            }
+        }
         if self.consumers[c].checkpoint.is_some() && !self.finish_checkpoint(c) {
             return; // still writing its checkpoint: the loop waits for it
         }
@@ -129,6 +141,9 @@ impl Sim {
                     self.heartbeat_if_due(c);
                 }
                 self.handle_some(c);
+                if !self.consumers[c].alive() {
+                    return; // its producer was fenced: the application closed
+                }
                 if self.consumers[c].batch.is_empty() {
                     self.commit_on_close(c);
                     if !matches!(self.consumers[c].process, ConsumerState::Stopping { .. }) {
@@ -232,7 +247,9 @@ impl Sim {
                 }
                 FetchStep::Read { partition, from, to } => {
                     fetched_any = true;
-                    self.observers[g].handle_fetched(partition, from, to, false);
+                    // A stalled member may still hold a copy its group gave away.
+                    let overlap = self.consumers.iter().any(|x| x.group == g && x.stalled_until.is_some());
+                    self.observers[g].handle_fetched(partition, from, to, overlap);
                     let records = self.topic.handle_fetch(partition, from, to).map(|(offset, r)| Fetched {
                         partition,
                         offset,
@@ -260,7 +277,7 @@ impl Sim {
         }
     }
 
-    fn handle_some(&mut self, c: usize) {
+    pub(super) fn handle_some(&mut self, c: usize) {
         let g = self.consumers[c].group;
         let settings = self.groups[g].settings;
         for _ in 0..settings.handle_per_tick {
@@ -271,6 +288,9 @@ impl Sim {
                 self.consumers[c].handle_record_skipped();
             } else {
                 self.handle_record(c, &fetched);
+                if !self.consumers[c].alive() {
+                    return; // its producer was fenced: the application closed
+                }
             }
             if settings.group_commits() && settings.commit == CommitMode::EachRecord {
                 if self.fault_at_commit(c) {
@@ -306,6 +326,10 @@ impl Sim {
             out_of_key_order: handled.out_of_key_order,
             effect: handled.effect,
         });
+        if self.transactional(c) {
+            // After the handler's effect (the ledger), as the application sends.
+            self.eos_write(c, fetched);
+        }
     }
 
     /// The bridge's write: the key picks the target partition (same count, so
@@ -323,7 +347,7 @@ impl Sim {
 
     pub(super) fn commit_if_batch_done(&mut self, c: usize) {
         let consumer = &self.consumers[c];
-        if !(consumer.batch.is_empty() && consumer.uncommitted) {
+        if !(consumer.alive() && consumer.batch.is_empty() && consumer.uncommitted) {
             return;
         }
         let settings = self.groups[consumer.group].settings;
@@ -333,6 +357,12 @@ impl Sim {
         let commits = if !settings.group_commits() {
             // Positions on the consumer: checkpoint after the batch was handled.
             self.begin_checkpoint(c);
+            true
+        } else if self.transactional(c) {
+            self.eos_commit(c);
+            if !self.consumers[c].alive() {
+                return; // its producer was fenced: the application closed
+            }
             true
         } else if settings.commit == CommitMode::After {
             self.commit(c);
@@ -367,7 +397,7 @@ impl Sim {
     /// classic consumer fails its commits (`RebalanceInProgressException`, "retry
     /// after poll()"). Only a cooperative member gets here with partitions: an
     /// eager one commits before it rejoins and fetches nothing until it is assigned.
-    fn rejoining(&self, c: usize) -> bool {
+    pub(super) fn rejoining(&self, c: usize) -> bool {
         let consumer = &self.consumers[c];
         consumer.joined
             && self.coordinators[consumer.group].state() == crate::broker::GroupState::PreparingRebalance

@@ -95,28 +95,35 @@ pub(crate) struct DeliveryPath {
 /// is then uninhabited, `Option<Slot>` is always `None`, and the compiler
 /// drops every use of the path, the replication model and the accumulator.
 #[cfg(feature = "cluster")]
-pub(crate) type Slot = Box<DeliveryPath>;
+pub(crate) type Slot<T = DeliveryPath> = Box<T>;
 #[cfg(not(feature = "cluster"))]
-pub(crate) type Slot = Absent;
+pub(crate) type Slot<T = DeliveryPath> = Absent<T>;
 
-/// No delivery path can exist in this build.
+/// No delivery path (nor transactions, `sim/eos.rs`) can exist in this build.
 #[cfg(not(feature = "cluster"))]
 #[derive(Debug, Clone)]
-pub(crate) enum Absent {}
+#[allow(dead_code)] // never constructed: that is its purpose
+pub(crate) enum Absent<T> {
+    Never(std::convert::Infallible, std::marker::PhantomData<T>),
+}
 
 #[cfg(not(feature = "cluster"))]
-impl std::ops::Deref for Absent {
-    type Target = DeliveryPath;
+impl<T> std::ops::Deref for Absent<T> {
+    type Target = T;
 
-    fn deref(&self) -> &DeliveryPath {
-        match *self {}
+    fn deref(&self) -> &T {
+        match self {
+            Absent::Never(never, _) => match *never {},
+        }
     }
 }
 
 #[cfg(not(feature = "cluster"))]
-impl std::ops::DerefMut for Absent {
-    fn deref_mut(&mut self) -> &mut DeliveryPath {
-        match *self {}
+impl<T> std::ops::DerefMut for Absent<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        match self {
+            Absent::Never(never, _) => match *never {},
+        }
     }
 }
 

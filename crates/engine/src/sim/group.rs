@@ -255,9 +255,12 @@ impl Sim {
         // A refusal here (shift-by with nothing committed) leaves offsets as they were.
         let _ = self.reset_offsets(g, reset);
         for id in restart {
-            if self.consumer_index(id).is_ok() {
-                self.start_consumer(id);
+            let Ok(c) = self.consumer_index(id) else { continue };
+            if self.consumers[c].alive() {
+                // A stalled process the group no longer counts: the operator kills it.
+                self.crash(c);
             }
+            self.start_consumer(id);
         }
     }
 

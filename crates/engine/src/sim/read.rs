@@ -107,6 +107,10 @@ impl Sim {
             writes_refused: self.delivery.as_ref().map_or(0, |d| d.counters.writes_refused),
             duplicates_from_producer: app.duplicates_from_producer,
             out_of_key_order_from_producer: app.out_of_key_order_from_producer,
+            downstream_delivered: self.eos.as_ref().map_or(0, |e| e.downstream.delivered),
+            downstream_duplicates: self.eos.as_ref().map_or(0, |e| e.downstream.duplicates),
+            aborted_seen: self.eos.as_ref().map_or(0, |e| e.counters.aborted_seen),
+            fenced_writes: self.eos.as_ref().map_or(0, |e| e.counters.fenced_writes),
         }
     }
 

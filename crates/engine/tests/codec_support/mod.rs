@@ -71,7 +71,7 @@ pub fn input() -> impl Strategy<Value = Input> {
         (commit(), reset(), position(), assignor()),
         (any::<u64>(), prop::collection::vec(consumer(), 0..4)),
     );
-    (0usize..26, fields).prop_map(
+    (0usize..27, fields).prop_map(
         |(variant, (n, on, share, c, (commit, reset, position, assignor), (offset, cs)))| match variant {
             0 => Input::Send { count: n },
             1 => Input::KeepSending { per_tick: n },
@@ -98,6 +98,7 @@ pub fn input() -> impl Strategy<Value = Input> {
             22 => Input::KillBeforeCommit { consumer: c },
             23 => Input::RollingUpdate { group: None, consumers: cs },
             24 => Input::DuplicateInstance { consumer: c },
+            25 => Input::Stall { consumer: c, ticks: offset },
             _ => Input::Assignor { group: None, assignor },
         },
     )
@@ -205,6 +206,7 @@ pub fn config() -> impl Strategy<Value = Config> {
                 })
                 .collect(),
             cluster: None,
+            transactions: None,
         })
 }
 

@@ -5,7 +5,7 @@ use offsetlab_engine::{Event, Input, Sim, builtin};
 
 /// The input names of the scenario format, one per `Input` variant: the
 /// generators of the property tests and the fuzzer must cover them all.
-pub const INPUT_NAMES: [&str; 27] = [
+pub const INPUT_NAMES: [&str; 28] = [
     "send",
     "send-poison",
     "keep-sending",
@@ -33,6 +33,7 @@ pub const INPUT_NAMES: [&str; 27] = [
     "kill-before-commit",
     "rolling-update",
     "assignor",
+    "stall",
 ];
 
 /// Runs a built-in scenario tick by tick, checking the invariants after
