@@ -11,7 +11,14 @@
 //! 4. `dev.offsetlab.conformance.Scenarios` plays the scenarios against it and offsetlab;
 //!    `dev.offsetlab.conformance.ShareGroups` runs the share-group built-ins on it with
 //!    `KafkaShareConsumer`s; `dev.offsetlab.conformance.Kafka4Groups` runs the consumer-protocol
-//!    and static-member built-ins on it, one consumer JVM per member.
+//!    and static-member built-ins on it, one consumer JVM per member;
+//!    `dev.offsetlab.conformance.Transactions` tells the exactly-once built-ins on it
+//!    (`eos-read-process-write`, read with read_committed and, as `eos-read-uncommitted`, with
+//!    read_uncommitted; `eos-zombie-fenced`): a transactional consume-transform-produce
+//!    application, one JVM per instance, one killed or stopped and fenced mid-transaction (the
+//!    same in the subset: together under half a minute). The broker's server.properties lowers
+//!    `transaction.abort.timed.out.transaction.cleanup.interval.ms` to 1 s for the killed
+//!    instance's transaction, which only that program uses.
 //! 5. The broker is stopped.
 //! 6. A three-node KRaft cluster starts ([`cluster`]: three combined broker+controller nodes with
 //!    small heaps, on free loopback ports, log directories under target/conformance/cluster/,
@@ -130,6 +137,8 @@ pub fn run(ctx: &Ctx, options: &Options, setup: bool) -> Result {
         None => {
             let mut share_groups = None;
             let mut kafka4_groups = None;
+            let transactions_missing = missing_source(ctx, "Transactions");
+            let mut transactions = None;
             let mut broker = None;
             let started = step("start the broker", || {
                 broker = Some(Broker::start(&java, &dir)?);
@@ -170,6 +179,16 @@ pub fn run(ctx: &Ctx, options: &Options, setup: bool) -> Result {
                             comparison(&java, "Kafka4Groups", &args, &out, deadline)
                         }
                     });
+                    // The exactly-once built-ins, on the same broker (both stories in the subset).
+                    if transactions_missing.is_none() {
+                        let mut args = vec!["--bootstrap", &bootstrap, "--offsetlab", &offsetlab_arg];
+                        if options.seed.is_some() {
+                            args.extend(["--seed", &seed_arg]);
+                        }
+                        args.push("--out");
+                        let out = dir.join("transactions.json");
+                        transactions = Some(comparison(&java, "Transactions", &args, &out, deadline));
+                    }
                     // Stopped here, not only by the guard, to time it and to notice a broker
                     // that died during the comparison.
                     match broker.stop() {
@@ -189,6 +208,11 @@ pub fn run(ctx: &Ctx, options: &Options, setup: bool) -> Result {
             match kafka4_groups {
                 Some(outcome) => record(&mut files, &mut programs, "Kafka4Groups", outcome),
                 None => skip(&mut programs, "Kafka4Groups", "the broker did not run".to_owned()),
+            }
+            match (transactions_missing, transactions) {
+                (Some(why), _) => skip(&mut programs, "Transactions", why),
+                (None, Some(outcome)) => record(&mut files, &mut programs, "Transactions", outcome),
+                (None, None) => skip(&mut programs, "Transactions", "the broker did not run".to_owned()),
             }
         }
     }
@@ -479,6 +503,11 @@ group.consumer.heartbeat.interval.ms=200
 group.consumer.min.session.timeout.ms=1000
 group.consumer.session.timeout.ms=10000
 group.consumer.assignment.interval.ms=0
+# Transactions: one partition for the coordinator's log (like the offsets topic), and timed-out
+# transactions aborted within a second of their timeout (every 10 s by default), for the killed
+# instance's open transaction in eos-read-process-write.
+transaction.state.log.num.partitions=1
+transaction.abort.timed.out.transaction.cleanup.interval.ms=1000
 ",
         log_dir = log_dir.display()
     )
@@ -692,6 +721,11 @@ mod tests {
             group.consumer.min.session.timeout.ms=1000
             group.consumer.session.timeout.ms=10000
             group.consumer.assignment.interval.ms=0
+            # Transactions: one partition for the coordinator's log (like the offsets topic), and timed-out
+            # transactions aborted within a second of their timeout (every 10 s by default), for the killed
+            # instance's open transaction in eos-read-process-write.
+            transaction.state.log.num.partitions=1
+            transaction.abort.timed.out.transaction.cleanup.interval.ms=1000
         "#]]
         .assert_eq(&text);
         assert!(!text.contains("0.0.0.0") && !text.contains("localhost"));
