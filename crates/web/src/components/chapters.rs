@@ -364,10 +364,12 @@ mod tests {
                 assert_eq!(homes, 0, "the starting point is no experiment");
                 continue;
             }
-            // The page's build has no cluster (the engine's `cluster` feature is off in it): its
-            // built-ins are the command's. A workspace test run turns the feature on for all.
-            if scenario.config.cluster.is_some() || scenario.config.producer.delivery.is_some() {
-                assert_eq!(homes, 0, "{name} needs a cluster, which the page's build has not");
+            // The page's build has no cluster or transactions (the engine's `cluster` feature is
+            // off in it): their built-ins are the command's. A workspace test run turns the
+            // feature on for all.
+            let config = &scenario.config;
+            if config.cluster.is_some() || config.producer.delivery.is_some() || config.transactions.is_some() {
+                assert_eq!(homes, 0, "{name} needs a cluster or transactions, which the page's build has not");
                 continue;
             }
             assert_eq!(homes, 1, "{name} is told in exactly one chapter");

@@ -5,7 +5,7 @@ use yew::prelude::*;
 /// `(heading, paragraphs)`, in display order.
 const ITEMS: [(&str, &[&str]); 12] = [
     (
-        "Brokers, replication and acks",
+        "Brokers, replication, acks and transactions",
         &[
             "The tapes behave as one broker's log that never fails. Real partitions are \
              replicated: a leader and followers on different brokers, and the producer's acks \
@@ -14,8 +14,14 @@ const ITEMS: [(&str, &[&str]); 12] = [
              and the high watermark, clean and unclean leader elections, and the producer's \
              batches, retries and idempotence. Its built-in scenarios acks1-leader-crash (it loses \
              acknowledged records) and acks-all-survives (it does not), retry-without-idempotence, \
-             idempotent-producer, inflight-reorders and unclean-election tell that story. This \
-             page leaves it out for now: with it, the page would be over its download budget.",
+             idempotent-producer, inflight-reorders and unclean-election tell that story.",
+            "It models transactions as well: an application that reads orders, writes its results \
+             to a second topic and commits its offsets in the same transaction, the last stable \
+             offset a read_committed reader stops at, and the fencing of a zombie instance. Its \
+             built-ins eos-read-process-write, eos-read-uncommitted, eos-zombie-fenced and \
+             eos-external-effect (the output exactly once, the ledger outside Kafka paid twice) \
+             show it. This page leaves both out for now: with them, the page would be over its \
+             download budget.",
         ],
     ),
     (
