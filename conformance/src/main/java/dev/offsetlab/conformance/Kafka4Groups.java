@@ -1167,15 +1167,7 @@ public final class Kafka4Groups {
 
     /** What it owns by its listener's callbacks: assigned adds, revoked and lost take away. */
     Set<Integer> owned() {
-      Set<Integer> owned = new TreeSet<>();
-      for (JsonNode e : events()) {
-        switch (e.path("event").asText()) {
-          case "assigned" -> e.path("partitions").forEach(p -> owned.add(p.asInt()));
-          case "revoked", "lost" -> e.path("partitions").forEach(p -> owned.remove(p.asInt()));
-          default -> {}
-        }
-      }
-      return owned;
+      return ListenerEvents.owned(events());
     }
 
     /** The partitions of its `kind` callbacks among its events [from, to). */

@@ -974,15 +974,7 @@ public final class Transactions {
 
     /** What it owns by its listener: assigned adds, revoked and lost take away. */
     TreeSet<Integer> owned() {
-      TreeSet<Integer> owned = new TreeSet<>();
-      for (JsonNode e : events()) {
-        switch (e.path("event").asText()) {
-          case "assigned" -> e.path("partitions").forEach(p -> owned.add(p.asInt()));
-          case "revoked", "lost" -> e.path("partitions").forEach(p -> owned.remove(p.asInt()));
-          default -> {}
-        }
-      }
-      return owned;
+      return ListenerEvents.owned(events());
     }
   }
 }
