@@ -337,6 +337,7 @@ pub enum Event {
         consumer: ConsumerId,
         replaced: bool,
     },
+    #[cfg(feature = "cluster")]
     /// `initTransactions()`: the member's transactional producer has its
     /// producer id and a new epoch; an older instance with the same
     /// `transactional.id` is fenced.
@@ -347,6 +348,7 @@ pub enum Event {
         producer_id: u64,
         epoch: u32,
     },
+    #[cfg(feature = "cluster")]
     /// `initTransactions()` failed (the coordinator's error): the member's
     /// application cannot write to payouts.
     TxnInitRefused {
@@ -354,6 +356,7 @@ pub enum Event {
         consumer: ConsumerId,
         error: &'static str,
     },
+    #[cfg(feature = "cluster")]
     /// The application wrote a record's result to payouts inside its transaction.
     PayoutWritten {
         tick: Tick,
@@ -362,6 +365,7 @@ pub enum Event {
         offset: u64,
         record_id: u64,
     },
+    #[cfg(feature = "cluster")]
     /// `commitTransaction()`: the results and the consumed offsets committed
     /// together; the producer's epoch is now `epoch` (transaction version 2).
     TxnCommitted {
@@ -370,6 +374,7 @@ pub enum Event {
         epoch: u32,
         offsets: Vec<(u32, u64)>,
     },
+    #[cfg(feature = "cluster")]
     /// A transaction was aborted: by its application (`commit refused`), by
     /// the coordinator when a new instance initialised (`fenced`) or when
     /// its timeout passed (`timed out`).
@@ -378,6 +383,7 @@ pub enum Event {
         transactional_id: String,
         reason: &'static str,
     },
+    #[cfg(feature = "cluster")]
     /// A COMMIT or ABORT control marker took `offset` of payouts' `partition`.
     MarkerWritten {
         tick: Tick,
@@ -385,6 +391,7 @@ pub enum Event {
         offset: u64,
         commit: bool,
     },
+    #[cfg(feature = "cluster")]
     /// A write or offset commit of a fenced producer was refused (`error`:
     /// INVALID_PRODUCER_EPOCH, PRODUCER_FENCED); the application closes.
     WriteFenced {
@@ -393,26 +400,31 @@ pub enum Event {
         transactional_id: String,
         error: &'static str,
     },
+    #[cfg(feature = "cluster")]
     /// A broker's process stopped (`crash-broker`).
     BrokerCrashed {
         tick: Tick,
         broker: u32,
     },
+    #[cfg(feature = "cluster")]
     /// A broker's process started again (`restart-broker`).
     BrokerRestarted {
         tick: Tick,
         broker: u32,
     },
+    #[cfg(feature = "cluster")]
     /// The controller fenced a broker whose session ran out.
     BrokerFenced {
         tick: Tick,
         broker: u32,
     },
+    #[cfg(feature = "cluster")]
     /// A restarted broker registered and was unfenced.
     BrokerUnfenced {
         tick: Tick,
         broker: u32,
     },
+    #[cfg(feature = "cluster")]
     /// A partition's leader changed: `kind` is clean, elr, last-known-leader,
     /// unclean or offline; the log was cut back to `truncated_to`, losing
     /// `lost` records, `lost_acknowledged` of them acknowledged.
@@ -426,6 +438,7 @@ pub enum Event {
         lost: u64,
         lost_acknowledged: u64,
     },
+    #[cfg(feature = "cluster")]
     /// The ISR (or ELR) changed without a leader change.
     IsrChanged {
         tick: Tick,
@@ -433,6 +446,7 @@ pub enum Event {
         isr: Vec<u32>,
         elr: Vec<u32>,
     },
+    #[cfg(feature = "cluster")]
     /// The producer sent a batch to the partition's leader.
     ProduceSent {
         tick: Tick,
@@ -442,6 +456,7 @@ pub enum Event {
         records: u32,
         attempt: u32,
     },
+    #[cfg(feature = "cluster")]
     /// The leader's answer reached the producer (`error`: Kafka's name, or none).
     ProduceAnswered {
         tick: Tick,
@@ -449,6 +464,7 @@ pub enum Event {
         broker: u32,
         error: Option<&'static str>,
     },
+    #[cfg(feature = "cluster")]
     /// A fault: the request, or its acknowledgement, was lost on the way.
     ProduceLost {
         tick: Tick,
@@ -456,6 +472,7 @@ pub enum Event {
         broker: u32,
         what: &'static str,
     },
+    #[cfg(feature = "cluster")]
     /// `send()`'s callback: the batch is acknowledged.
     BatchAcknowledged {
         tick: Tick,
@@ -463,6 +480,7 @@ pub enum Event {
         batch: u64,
         records: u32,
     },
+    #[cfg(feature = "cluster")]
     /// `send()`'s callback: the batch failed.
     BatchFailed {
         tick: Tick,
@@ -641,17 +659,21 @@ impl Event {
                 "{consumer} runs again, unaware that its group replaced it: it goes on with the batch it held."
             ),
             Event::Woke { consumer, replaced: false, .. } => format!("{consumer} runs again."),
+            #[cfg(feature = "cluster")]
             Event::TxnInitialized { consumer, transactional_id, epoch, .. } => format!(
                 "{consumer} initialised transactional.id {transactional_id} at epoch {epoch}: an older instance with that id is fenced."
             ),
+            #[cfg(feature = "cluster")]
             Event::TxnInitRefused { consumer, error, .. } => {
                 format!("{consumer}'s initTransactions() failed ({error}).")
             }
+            #[cfg(feature = "cluster")]
             Event::TxnAborted { transactional_id, reason, .. } => {
                 format!(
                     "The transaction of {transactional_id} was aborted ({reason}): its results will never reach read_committed readers."
                 )
             }
+            #[cfg(feature = "cluster")]
             Event::WriteFenced { consumer, transactional_id, error, .. } => format!(
                 "{consumer}'s write as {transactional_id} was refused ({error}): a newer instance owns that transactional.id. It closes."
             ),
@@ -701,7 +723,11 @@ impl Event {
             | Event::LockExpired { tick, .. }
             | Event::Released { tick, .. }
             | Event::HandlerFailed { tick, .. }
-            | Event::BrokerCrashed { tick, .. }
+            | Event::Stalled { tick, .. }
+            | Event::Woke { tick, .. } => *tick,
+            #[cfg(feature = "cluster")]
+            #[cfg(feature = "cluster")]
+            Event::BrokerCrashed { tick, .. }
             | Event::BrokerRestarted { tick, .. }
             | Event::BrokerFenced { tick, .. }
             | Event::BrokerUnfenced { tick, .. }
@@ -712,8 +738,6 @@ impl Event {
             | Event::ProduceLost { tick, .. }
             | Event::BatchAcknowledged { tick, .. }
             | Event::BatchFailed { tick, .. }
-            | Event::Stalled { tick, .. }
-            | Event::Woke { tick, .. }
             | Event::TxnInitialized { tick, .. }
             | Event::TxnInitRefused { tick, .. }
             | Event::PayoutWritten { tick, .. }
@@ -960,10 +984,15 @@ impl Event {
                 h.word(*offset);
                 h.word(*record_id);
             }
+            #[cfg(feature = "cluster")]
             Event::BrokerCrashed { broker, .. } => h.word(39 << 32 | u64::from(*broker)),
+            #[cfg(feature = "cluster")]
             Event::BrokerRestarted { broker, .. } => h.word(40 << 32 | u64::from(*broker)),
+            #[cfg(feature = "cluster")]
             Event::BrokerFenced { broker, .. } => h.word(41 << 32 | u64::from(*broker)),
+            #[cfg(feature = "cluster")]
             Event::BrokerUnfenced { broker, .. } => h.word(42 << 32 | u64::from(*broker)),
+            #[cfg(feature = "cluster")]
             Event::LeaderElected {
                 partition,
                 leader,
@@ -982,33 +1011,39 @@ impl Event {
                 h.word(*lost);
                 h.word(*lost_acknowledged);
             }
+            #[cfg(feature = "cluster")]
             Event::IsrChanged { partition, isr, elr, .. } => {
                 h.word(44);
                 h.word(u64::from(*partition));
                 hash_partitions(h, isr);
                 hash_partitions(h, elr);
             }
+            #[cfg(feature = "cluster")]
             Event::ProduceSent { partition, broker, batch, records, attempt, .. } => {
                 h.word(45);
                 h.word(u64::from(*partition) << 32 | u64::from(*broker));
                 h.word(*batch);
                 h.word(u64::from(*records) << 32 | u64::from(*attempt));
             }
+            #[cfg(feature = "cluster")]
             Event::ProduceAnswered { partition, broker, error, .. } => {
                 h.word(46);
                 h.word(u64::from(*partition) << 32 | u64::from(*broker));
                 h.bytes(error.unwrap_or("").as_bytes());
             }
+            #[cfg(feature = "cluster")]
             Event::ProduceLost { partition, broker, what, .. } => {
                 h.word(47);
                 h.word(u64::from(*partition) << 32 | u64::from(*broker));
                 h.bytes(what.as_bytes());
             }
+            #[cfg(feature = "cluster")]
             Event::BatchAcknowledged { partition, batch, records, .. } => {
                 h.word(48);
                 h.word(u64::from(*partition) << 32 | u64::from(*records));
                 h.word(*batch);
             }
+            #[cfg(feature = "cluster")]
             Event::BatchFailed { partition, batch, records, error, .. } => {
                 h.word(49);
                 h.word(u64::from(*partition) << 32 | u64::from(*records));
@@ -1023,22 +1058,26 @@ impl Event {
                 h.word(51 << 32 | u64::from(consumer.0));
                 h.word(u64::from(*replaced));
             }
+            #[cfg(feature = "cluster")]
             Event::TxnInitialized { consumer, transactional_id, producer_id, epoch, .. } => {
                 h.word(52 << 32 | u64::from(consumer.0));
                 h.bytes(transactional_id.as_bytes());
                 h.word(*producer_id);
                 h.word(u64::from(*epoch));
             }
+            #[cfg(feature = "cluster")]
             Event::TxnInitRefused { consumer, error, .. } => {
                 h.word(53 << 32 | u64::from(consumer.0));
                 h.bytes(error.as_bytes());
             }
+            #[cfg(feature = "cluster")]
             Event::PayoutWritten { consumer, partition, offset, record_id, .. } => {
                 h.word(54 << 32 | u64::from(consumer.0));
                 h.word(u64::from(*partition));
                 h.word(*offset);
                 h.word(*record_id);
             }
+            #[cfg(feature = "cluster")]
             Event::TxnCommitted { consumer, epoch, offsets, .. } => {
                 h.word(55 << 32 | u64::from(consumer.0));
                 h.word(u64::from(*epoch));
@@ -1048,16 +1087,19 @@ impl Event {
                     h.word(o);
                 }
             }
+            #[cfg(feature = "cluster")]
             Event::TxnAborted { transactional_id, reason, .. } => {
                 h.word(56);
                 h.bytes(transactional_id.as_bytes());
                 h.bytes(reason.as_bytes());
             }
+            #[cfg(feature = "cluster")]
             Event::MarkerWritten { partition, offset, commit, .. } => {
                 h.word(57 << 32 | u64::from(*partition));
                 h.word(*offset);
                 h.word(u64::from(*commit));
             }
+            #[cfg(feature = "cluster")]
             Event::WriteFenced { consumer, transactional_id, error, .. } => {
                 h.word(58 << 32 | u64::from(consumer.0));
                 h.bytes(transactional_id.as_bytes());

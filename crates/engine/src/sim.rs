@@ -21,6 +21,16 @@ use crate::view::ConsumerState;
 use crate::view::ExpansionView;
 use std::collections::VecDeque;
 
+/// Emits an event of the brokers, the delivery path or transactions. The
+/// page's build (no `cluster` feature) can emit none of them, so it has no
+/// such `Event` variants, and the statement goes.
+macro_rules! emit_cluster {
+    ($sim:expr, $event:expr) => {{
+        #[cfg(feature = "cluster")]
+        $sim.emit($event);
+    }};
+}
+
 mod consumers;
 mod delivery;
 mod eos;

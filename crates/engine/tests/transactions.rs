@@ -323,3 +323,38 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn past_the_coordinators_transactional_ids_a_new_member_cannot_initialise_and_stops_at_its_first_write() {
+    let mut sim = Sim::new(eos_config(9)).expect("valid");
+    let mut refused = None;
+    // Each new dynamic member brings a new transactional id (demo-c3, demo-c4, …).
+    for _ in 0..70 {
+        sim.handle_input(Input::AddConsumer { group: None }).expect("room for one more");
+        let events: Vec<Event> = std::iter::from_fn(|| sim.poll_event()).collect();
+        if let Some(Event::TxnInitRefused { consumer, error, .. }) =
+            events.iter().find(|e| matches!(e, Event::TxnInitRefused { .. }))
+        {
+            refused = Some((*consumer, *error));
+            break;
+        }
+        let newest = sim.view().consumers.last().expect("a card").id;
+        sim.handle_input(Input::Crash { consumer: newest }).expect("crash");
+        sim.handle_input(Input::RemoveConsumer { consumer: newest }).expect("remove");
+        sim.handle_tick(sim.now() + 1);
+        sim.check_invariants();
+    }
+    let (consumer, error) = refused.expect("the coordinator's limit is reached");
+    assert_eq!(error, "the model's limit of transactional ids");
+    // It is the only member left: it gets every partition.
+    sim.handle_input(Input::Crash { consumer: c(1) }).expect("crash c1");
+    sim.handle_input(Input::Crash { consumer: c(2) }).expect("crash c2");
+    sim.handle_input(Input::Send { count: 40 }).expect("send");
+    sim.handle_tick(sim.now() + 80);
+    sim.check_invariants();
+    let card = sim.view().consumers.into_iter().find(|c| c.id == consumer).expect("its card");
+    assert_eq!(card.state, offsetlab_engine::ConsumerState::Crashed, "it stopped at its first write");
+    let m = sim.metrics();
+    assert_eq!(m.fenced_writes, 0, "not a fence");
+    assert_eq!(m.downstream_duplicates, 0);
+}

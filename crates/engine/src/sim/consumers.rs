@@ -77,6 +77,43 @@ impl Sim {
         self.emit(Event::Crashed { tick: now, consumer: id, member_id, abandoned });
     }
 
+    /// A stalled consumer of any group wakes at `now`; with its member id gone
+    /// from the group it goes on with its batch for this tick and then learns
+    /// it was replaced at its next request. Returns whether the tick's normal
+    /// step still runs.
+    pub(super) fn wake(&mut self, c: usize) -> bool {
+        let g = self.consumers[c].group;
+        let id = self.consumers[c].id;
+        self.consumers[c].stalled_until = None;
+        let member = self.consumers[c].member_id.clone();
+        let known = member.as_deref().is_some_and(|m| self.coordinators[g].member(m).is_some());
+        let classic = self.protocol(g) == GroupProtocol::Classic;
+        let replaced = classic && !known;
+        self.emit(Event::Woke { tick: self.now, consumer: id, replaced });
+        if !classic {
+            // Its heartbeat answers: the consumer protocol's own fencing.
+            return true;
+        }
+        if known {
+            self.coordinators[g].handle_member_alive(member.as_deref().expect("known"));
+            return true;
+        }
+        // The zombie's tick: the records it held are handled (their effects
+        // happen; a transactional producer's write is refused), then its next
+        // request tells it it is out of the group.
+        self.handle_some(c);
+        if !self.consumers[c].alive() {
+            return false;
+        }
+        let is_static = self.consumers[c].instance_id.is_some();
+        self.end_fenced(c, if is_static { "FENCED_INSTANCE_ID" } else { "UNKNOWN_MEMBER_ID" });
+        if !is_static {
+            // A dynamic member rejoins as a new member.
+            self.start_consumer(id);
+        }
+        false
+    }
+
     pub(super) fn begin_stop(&mut self, c: usize, remove: bool) {
         let g = self.consumers[c].group;
         let deadline = self.now + self.groups[g].config.shutdown_deadline_ticks;

@@ -7,6 +7,9 @@
 //! Active when the config has a cluster or a producer delivery section;
 //! without either the `Sim` appends each send at once, as before.
 
+// Without the `cluster` feature no path exists and its events go (`emit_cluster`).
+#![cfg_attr(not(feature = "cluster"), allow(unused_variables, dead_code))]
+
 use super::Sim;
 use crate::broker::producer_state::{Check, ProducerId, ProducerStates, SequenceError};
 use crate::broker::replication::{ElectionKind, Replication, ReplicationEvent};
@@ -266,7 +269,10 @@ impl Sim {
             let response = ProduceResponse { broker: b, request: owed.request, result };
             self.path().accumulator.handle_response(now, response);
             let error = result.err().map(error_name);
-            self.emit(Event::ProduceAnswered { tick: now, partition: owed.partition, broker: b + 1, error });
+            emit_cluster!(
+                self,
+                Event::ProduceAnswered { tick: now, partition: owed.partition, broker: b + 1, error }
+            );
         }
     }
 
@@ -291,18 +297,21 @@ impl Sim {
         let now = self.now;
         let (p, b) = (req.partition, req.broker as usize);
         let broker = req.broker + 1;
-        self.emit(Event::ProduceSent {
-            tick: now,
-            partition: p,
-            broker,
-            batch: req.batch.0,
-            records: req.records.len() as u32,
-            attempt: req.attempt,
-        });
+        emit_cluster!(
+            self,
+            Event::ProduceSent {
+                tick: now,
+                partition: p,
+                broker,
+                batch: req.batch.0,
+                records: req.records.len() as u32,
+                attempt: req.attempt,
+            }
+        );
         let path = self.path();
         if path.take_fault(ProduceFault::LoseNextRequest { partition: p }) {
             path.stalled[b] = Some(false);
-            self.emit(Event::ProduceLost { tick: now, partition: p, broker, what: "request" });
+            emit_cluster!(self, Event::ProduceLost { tick: now, partition: p, broker, what: "request" });
         }
         let path = self.path();
         if path.stalled[b] == Some(false) {
@@ -363,7 +372,10 @@ impl Sim {
         let path = self.path();
         if path.take_fault(ProduceFault::LoseNextAck { partition: p }) {
             path.stalled[b] = Some(true);
-            self.emit(Event::ProduceLost { tick: now, partition: p, broker, what: "acknowledgement" });
+            emit_cluster!(
+                self,
+                Event::ProduceLost { tick: now, partition: p, broker, what: "acknowledgement" }
+            );
         }
         let path = self.path();
         if req.acks != Acks::Zero && path.stalled[b].is_none() {
@@ -416,9 +428,11 @@ impl Sim {
         let now = self.now;
         while let Some(event) = self.path().replication.poll_event() {
             match event {
-                ReplicationEvent::Fenced { broker } => self.emit(Event::BrokerFenced { tick: now, broker }),
+                ReplicationEvent::Fenced { broker } => {
+                    emit_cluster!(self, Event::BrokerFenced { tick: now, broker })
+                }
                 ReplicationEvent::Unfenced { broker } => {
-                    self.emit(Event::BrokerUnfenced { tick: now, broker });
+                    emit_cluster!(self, Event::BrokerUnfenced { tick: now, broker });
                 }
                 ReplicationEvent::Elected(e) => {
                     if let Some(offset) = e.truncate_to {
@@ -427,19 +441,22 @@ impl Sim {
                     let path = self.path();
                     path.counters.acked_lost += e.lost_acknowledged;
                     path.accumulator.handle_leader(e.partition, e.leader.map(|l| l - 1));
-                    self.emit(Event::LeaderElected {
-                        tick: now,
-                        partition: e.partition,
-                        leader: e.leader,
-                        leader_epoch: e.leader_epoch,
-                        kind: kind_name(e.kind),
-                        truncated_to: e.truncate_to,
-                        lost: e.lost,
-                        lost_acknowledged: e.lost_acknowledged,
-                    });
+                    emit_cluster!(
+                        self,
+                        Event::LeaderElected {
+                            tick: now,
+                            partition: e.partition,
+                            leader: e.leader,
+                            leader_epoch: e.leader_epoch,
+                            kind: kind_name(e.kind),
+                            truncated_to: e.truncate_to,
+                            lost: e.lost,
+                            lost_acknowledged: e.lost_acknowledged,
+                        }
+                    );
                 }
                 ReplicationEvent::IsrChanged { partition, isr, elr, .. } => {
-                    self.emit(Event::IsrChanged { tick: now, partition, isr, elr });
+                    emit_cluster!(self, Event::IsrChanged { tick: now, partition, isr, elr });
                 }
                 ReplicationEvent::HighWatermark { .. } => {}
                 ReplicationEvent::Acked(outcome) => {
@@ -474,14 +491,20 @@ impl Sim {
             let n = records.len() as u32;
             match outcome {
                 Outcome::Acknowledged { .. } => {
-                    self.emit(Event::BatchAcknowledged { tick: now, partition, batch: batch.0, records: n });
+                    emit_cluster!(
+                        self,
+                        Event::BatchAcknowledged { tick: now, partition, batch: batch.0, records: n }
+                    );
                 }
                 Outcome::Failed { error, .. } => {
                     let error = match error {
                         DeliveryError::Timeout => "TimeoutException",
                         DeliveryError::Refused(e) => error_name(e),
                     };
-                    self.emit(Event::BatchFailed { tick: now, partition, batch: batch.0, records: n, error });
+                    emit_cluster!(
+                        self,
+                        Event::BatchFailed { tick: now, partition, batch: batch.0, records: n, error }
+                    );
                 }
             }
         }
@@ -584,7 +607,7 @@ impl Sim {
         path.owed[b].clear();
         path.stalled[b] = None;
         path.accumulator.handle_disconnect(now, broker - 1);
-        self.emit(Event::BrokerCrashed { tick: now, broker });
+        emit_cluster!(self, Event::BrokerCrashed { tick: now, broker });
         self.route_replication_events();
         self.route_outcomes();
         Ok(())
@@ -598,7 +621,7 @@ impl Sim {
             return Err(InputError::BrokerState { broker, wanted: "crashed" });
         }
         path.replication.handle_restart(broker, now);
-        self.emit(Event::BrokerRestarted { tick: now, broker });
+        emit_cluster!(self, Event::BrokerRestarted { tick: now, broker });
         self.route_replication_events();
         Ok(())
     }

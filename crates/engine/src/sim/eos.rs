@@ -25,15 +25,20 @@
 //! the transaction log); the downstream consumer is one member that reads
 //! every payouts partition from the start and never restarts.
 
+// Without the `cluster` feature no path exists and the events go (`emit_cluster`).
+#![cfg_attr(not(feature = "cluster"), allow(unused_variables))]
+
 use super::Sim;
+
 use super::delivery::Slot;
 use crate::broker::payouts::PayoutsTopic;
 use crate::broker::transaction::{
     Generations, TransactionCoordinator, TxnError, TxnOutput, TxnResult, TxnTarget,
 };
+use crate::broker::txn_index::TxnWriteError;
 use crate::client::Fetched;
 use crate::client::transactional::{Downstream, TransactionalProducer};
-use crate::config::{Config, ConfigError, GroupProtocol, TransactionsConfig};
+use crate::config::{Config, ConfigError, TransactionsConfig};
 use crate::event::Event;
 use crate::input::ConsumerId;
 use crate::partitioner::partition_for_key;
@@ -157,11 +162,14 @@ impl Sim {
             // The coordinator fenced the previous instance and is aborting its
             // transaction: its markers are written now, then the client's retry succeeds.
             eos.counters.aborted_transactions += 1;
-            self.emit(Event::TxnAborted {
-                tick: now,
-                transactional_id: transactional_id.clone(),
-                reason: "fenced by a new instance",
-            });
+            emit_cluster!(
+                self,
+                Event::TxnAborted {
+                    tick: now,
+                    transactional_id: transactional_id.clone(),
+                    reason: "fenced by a new instance",
+                }
+            );
             self.route_txn_outputs();
             let eos = self.eos.as_mut().expect("transactional");
             answer = eos.coordinator.handle_init_producer_id(&transactional_id, timeout, None, now);
@@ -173,18 +181,23 @@ impl Sim {
             Ok(pid) => {
                 producer.producer = Some(pid);
                 producer.fenced = false;
-                self.emit(Event::TxnInitialized {
-                    tick: now,
-                    consumer: id,
-                    transactional_id,
-                    producer_id: pid.producer_id.0,
-                    epoch: pid.epoch,
-                });
+                emit_cluster!(
+                    self,
+                    Event::TxnInitialized {
+                        tick: now,
+                        consumer: id,
+                        transactional_id,
+                        producer_id: pid.producer_id.0,
+                        epoch: pid.epoch,
+                    }
+                );
             }
             Err(error) => {
                 producer.producer = None;
-                producer.fenced = true;
-                self.emit(Event::TxnInitRefused { tick: now, consumer: id, error: error_name(error) });
+                emit_cluster!(
+                    self,
+                    Event::TxnInitRefused { tick: now, consumer: id, error: error_name(error) }
+                );
             }
         }
         self.route_txn_outputs();
@@ -205,8 +218,12 @@ impl Sim {
         };
         let eos = self.eos.as_mut().expect("transactional");
         let producer = &mut eos.producers[i];
-        let Some(pid) = producer.producer.filter(|_| !producer.fenced) else {
+        if producer.fenced {
             return self.end_fenced_producer(c, "PRODUCER_FENCED");
+        }
+        let Some(pid) = producer.producer else {
+            // initTransactions() failed: the application cannot write and stops.
+            return self.end_uninitialised(c);
         };
         producer.in_transaction = true;
         let transactional_id = producer.transactional_id.clone();
@@ -219,23 +236,21 @@ impl Sim {
                 .map_err(TxnError::on_produce)
         }
         .and_then(|()| {
-            eos.payouts.handle_write(partition, pid, fetched.id).map_err(|_| TxnError::InvalidProducerEpoch)
+            eos.payouts.handle_write(partition, pid, fetched.id).map_err(|e| match e {
+                TxnWriteError::InvalidProducerEpoch { .. } => TxnError::InvalidProducerEpoch,
+                TxnWriteError::InvalidTxnState => TxnError::InvalidTxnState,
+                TxnWriteError::TooManyProducers => TxnError::LimitExceeded,
+            })
         });
         match written {
-            Ok(offset) => self.emit(Event::PayoutWritten {
-                tick: now,
-                consumer: id,
-                partition,
-                offset,
-                record_id: fetched.id,
-            }),
+            Ok(offset) => emit_cluster!(
+                self,
+                Event::PayoutWritten { tick: now, consumer: id, partition, offset, record_id: fetched.id }
+            ),
             Err(error) if fenced(error) => self.end_fenced_producer(c, error_name(error)),
-            Err(error) => {
-                // Retriable here only while markers are being written, which
-                // take no time: the application aborts and starts the batch again.
-                let _ = error;
-                self.eos_abort(c, "the write failed");
-            }
+            // Markers take no time here, so nothing is retriable: the
+            // application aborts and processes the batch again.
+            Err(_) => self.eos_abort(c, "the write failed"),
         }
     }
 
@@ -257,9 +272,10 @@ impl Sim {
         };
         let eos = self.eos.as_mut().expect("transactional");
         let producer = &eos.producers[i];
-        let Some(pid) = producer.producer.filter(|_| !producer.fenced) else {
+        if producer.fenced {
             return self.end_fenced_producer(c, "PRODUCER_FENCED");
-        };
+        }
+        let Some(pid) = producer.producer else { return self.end_uninitialised(c) };
         let transactional_id = producer.transactional_id.clone();
         let committed = eos
             .coordinator
@@ -274,12 +290,14 @@ impl Sim {
                 self.consumers[c].uncommitted = false;
                 self.observers[g].commit_requests += 1;
                 self.route_txn_outputs();
-                self.emit(Event::TxnCommitted { tick: now, consumer: id, epoch: next.epoch, offsets });
+                emit_cluster!(
+                    self,
+                    Event::TxnCommitted { tick: now, consumer: id, epoch: next.epoch, offsets }
+                );
             }
             Err(error) if fenced(error) => self.end_fenced_producer(c, error_name(error)),
-            Err(error) => {
+            Err(_) => {
                 self.emit(Event::CommitRefused { tick: now, consumer: id, offsets });
-                let _ = error;
                 self.eos_abort(c, "the offset commit was refused");
             }
         }
@@ -302,11 +320,10 @@ impl Sim {
             producer.in_transaction = false;
             eos.counters.aborted_transactions += 1;
             self.route_txn_outputs();
-            self.emit(Event::TxnAborted { tick: now, transactional_id, reason });
+            emit_cluster!(self, Event::TxnAborted { tick: now, transactional_id, reason });
         }
         self.abandon_batch(c);
         self.consumers[c].uncommitted = false;
-        let g = self.consumers[c].group;
         for p in self.consumers[c].assigned.clone() {
             let committed = self.start_position(c, p);
             if let Some(at) = self.consumers[c].positions[p as usize]
@@ -315,7 +332,13 @@ impl Sim {
                 self.reset_position(c, p, at, committed);
             }
         }
-        let _ = g;
+    }
+
+    /// The application's `initTransactions()` failed (its `TxnInitRefused`
+    /// event said why): at its first write it stops, as its process would
+    /// on the exception, without committing.
+    fn end_uninitialised(&mut self, c: usize) {
+        self.end_application(c);
     }
 
     /// The producer is fenced: the write or commit is refused, and the
@@ -324,7 +347,6 @@ impl Sim {
     /// its session runs out).
     fn end_fenced_producer(&mut self, c: usize, error: &'static str) {
         let id = self.consumers[c].id;
-        let g = self.consumers[c].group;
         let now = self.now;
         let eos = self.eos.as_mut().expect("transactional");
         eos.counters.fenced_writes += 1;
@@ -333,7 +355,16 @@ impl Sim {
         eos.producers[i].fenced = true;
         eos.producers[i].in_transaction = false;
         let transactional_id = eos.producers[i].transactional_id.clone();
-        self.emit(Event::WriteFenced { tick: now, consumer: id, transactional_id, error });
+        emit_cluster!(self, Event::WriteFenced { tick: now, consumer: id, transactional_id, error });
+        self.end_application(c);
+    }
+
+    /// The application closes on an exception: its batch is dropped, nothing
+    /// committed, and a member its group still knows is removed when its
+    /// session runs out.
+    fn end_application(&mut self, c: usize) {
+        let g = self.consumers[c].group;
+        let now = self.now;
         self.abandon_batch(c);
         self.consumers[c].uncommitted = false;
         let known =
@@ -362,7 +393,7 @@ impl Sim {
                         eos.counters.aborted_seen += aborted_read;
                         let commit = result == TxnResult::Commit;
                         eos.coordinator.handle_marker_written(marker.producer_id, target);
-                        self.emit(Event::MarkerWritten { tick: now, partition, offset, commit });
+                        emit_cluster!(self, Event::MarkerWritten { tick: now, partition, offset, commit });
                     } else {
                         eos.coordinator.handle_marker_written(marker.producer_id, target);
                     }
@@ -374,7 +405,10 @@ impl Sim {
                 }
                 TxnOutput::TimedOut { transactional_id, .. } => {
                     eos.counters.aborted_transactions += 1;
-                    self.emit(Event::TxnAborted { tick: now, transactional_id, reason: "timed out" });
+                    emit_cluster!(
+                        self,
+                        Event::TxnAborted { tick: now, transactional_id, reason: "timed out" }
+                    );
                 }
             }
         }
@@ -406,43 +440,6 @@ impl Sim {
                 eos.downstream.set_position(p, next);
             }
         }
-    }
-
-    /// A stalled consumer of any group wakes at `now`; with its member id gone
-    /// from the group it goes on with its batch for this tick and then learns
-    /// it was replaced at its next request. Returns whether the tick's normal
-    /// step still runs.
-    pub(super) fn wake(&mut self, c: usize) -> bool {
-        let g = self.consumers[c].group;
-        let id = self.consumers[c].id;
-        self.consumers[c].stalled_until = None;
-        let member = self.consumers[c].member_id.clone();
-        let known = member.as_deref().is_some_and(|m| self.coordinators[g].member(m).is_some());
-        let classic = self.protocol(g) == GroupProtocol::Classic;
-        let replaced = classic && !known;
-        self.emit(Event::Woke { tick: self.now, consumer: id, replaced });
-        if !classic {
-            // Its heartbeat answers: the consumer protocol's own fencing.
-            return true;
-        }
-        if known {
-            self.coordinators[g].handle_member_alive(member.as_deref().expect("known"));
-            return true;
-        }
-        // The zombie's tick: the records it held are handled (their effects
-        // happen; a transactional producer's write is refused), then its next
-        // request tells it it is out of the group.
-        self.handle_some(c);
-        if !self.consumers[c].alive() {
-            return false;
-        }
-        let is_static = self.consumers[c].instance_id.is_some();
-        self.end_fenced(c, if is_static { "FENCED_INSTANCE_ID" } else { "UNKNOWN_MEMBER_ID" });
-        if !is_static {
-            // A dynamic member rejoins as a new member.
-            self.start_consumer(id);
-        }
-        false
     }
 
     /// The invariants no input can break: the coordinator's own, every

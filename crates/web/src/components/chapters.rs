@@ -368,8 +368,12 @@ mod tests {
             // off in it): their built-ins are the command's. A workspace test run turns the
             // feature on for all.
             let config = &scenario.config;
-            if config.cluster.is_some() || config.producer.delivery.is_some() || config.transactions.is_some() {
-                assert_eq!(homes, 0, "{name} needs a cluster or transactions, which the page's build has not");
+            if config.cluster.is_some() || config.producer.delivery.is_some() || config.transactions.is_some()
+            {
+                assert_eq!(
+                    homes, 0,
+                    "{name} needs a cluster or transactions, which the page's build has not"
+                );
                 continue;
             }
             assert_eq!(homes, 1, "{name} is told in exactly one chapter");
