@@ -2,8 +2,9 @@
 
 use crate::Failure;
 use offsetlab_engine::{
-    BUILTINS, CheckpointWrites, ConsumerId, FindingKind, Input, Metrics, PositionModel, SCENARIO_BYTES_MAX,
-    Scenario, ScenarioError, Sim, SplitCheck, SplitStatus, Tick, TimedInput, Topic, builtin, builtins,
+    BUILTINS, CheckpointWrites, ConsumerId, Fate, FindingKind, Input, Metrics, PayoutRecordView,
+    PositionModel, SCENARIO_BYTES_MAX, Scenario, ScenarioError, Sim, SplitCheck, SplitStatus, Tick,
+    TimedInput, Topic, builtin, builtins,
 };
 use offsetlab_store::FileOffsetStore;
 use serde::Serialize;
@@ -305,7 +306,7 @@ impl Outcome {
             }
         }
         if let Some(t) = self.sim.transactions_view() {
-            out.push_str(&transactions_text(&t));
+            out.push_str(&transactions_text(&t, &self.sim));
         }
         if let Some(resumed) = &self.resumed {
             out.push('\n');
@@ -539,9 +540,10 @@ impl From<&Metrics> for JsonMetrics {
 }
 
 /// The transactions block: payouts per partition (log end and last stable
-/// offset), each member's transactional producer, and the downstream
-/// consumer's counters.
-fn transactions_text(t: &offsetlab_engine::TransactionsView) -> String {
+/// offset, then its last offsets), each member's transactional producer,
+/// the transactions committed and aborted, and what the downstream reader
+/// received: results, results received twice, aborted results.
+fn transactions_text(t: &offsetlab_engine::TransactionsView, sim: &Sim) -> String {
     let mut out = format!("\ntransactions (group {}, downstream {})\n", t.group, t.isolation_level.label());
     for p in &t.payouts {
         let _ = writeln!(
@@ -549,6 +551,7 @@ fn transactions_text(t: &offsetlab_engine::TransactionsView) -> String {
             "payouts-{:<10}log end {:<6}last stable {}",
             p.partition, p.log_end, p.last_stable_offset
         );
+        let _ = writeln!(out, "  {}", payouts_tape(sim, p));
     }
     for p in &t.producers {
         let state = if p.fenced {
@@ -567,15 +570,45 @@ fn transactions_text(t: &offsetlab_engine::TransactionsView) -> String {
     let rows = [
         ("committed", t.committed_transactions),
         ("aborted", t.aborted_transactions),
-        ("delivered", t.downstream_delivered),
-        ("duplicates", t.downstream_duplicates),
-        ("aborted seen", t.aborted_seen),
+        ("read downstream", t.downstream_delivered),
+        ("read twice", t.downstream_duplicates),
+        ("aborted read", t.aborted_seen),
         ("fenced writes", t.fenced_writes),
     ];
     for (label, value) in rows {
         let _ = writeln!(out, "{label:<17}{value}");
     }
     out
+}
+
+/// Offsets of a payouts partition the tape line shows, the last ones.
+const PAYOUTS_TAPE_SHOWN: u32 = 16;
+
+/// The last offsets of a payouts partition, as its tape on the page would
+/// show them: `offset:#record` for a committed result, `(aborted)` or
+/// `(open)` after one that is not, `offset:COMMIT` / `offset:ABORT` for the
+/// control markers, `…` first when older offsets are left out.
+fn payouts_tape(sim: &Sim, p: &offsetlab_engine::PayoutPartitionView) -> String {
+    let from = p.log_end.saturating_sub(u64::from(PAYOUTS_TAPE_SHOWN)).max(p.log_start);
+    let mut cells: Vec<String> = Vec::new();
+    if from > p.log_start {
+        cells.push("…".to_string());
+    }
+    for record in sim.payout_records(p.partition, from, PAYOUTS_TAPE_SHOWN) {
+        cells.push(match record {
+            PayoutRecordView::Result { offset, source_record_id, fate } => match fate {
+                Fate::Committed => format!("{offset}:#{source_record_id}"),
+                Fate::Aborted => format!("{offset}:#{source_record_id}(aborted)"),
+                Fate::Open => format!("{offset}:#{source_record_id}(open)"),
+            },
+            PayoutRecordView::Marker { offset, commit: true } => format!("{offset}:COMMIT"),
+            PayoutRecordView::Marker { offset, commit: false } => format!("{offset}:ABORT"),
+        });
+    }
+    if cells.is_empty() {
+        return "(empty)".to_string();
+    }
+    cells.join(" ")
 }
 
 /// `offsetlab scenarios`: the built-ins under their guides' topic headings, in the

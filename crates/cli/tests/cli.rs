@@ -727,7 +727,12 @@ fn run_reports_the_transactions_and_the_downstream_reader() {
         let line = block.iter().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("{label}: {text}"));
         line[label.len()..].trim().parse().unwrap()
     };
-    assert_eq!((count("delivered"), count("duplicates"), count("aborted seen")), (12, 0, 0), "{text}");
+    assert_eq!((count("read downstream"), count("read twice"), count("aborted read")), (12, 0, 0), "{text}");
+    // Each partition's tape: the aborted results marked, the markers named.
+    assert_eq!(
+        block[2], "  0:#0(aborted) 1:#4(aborted) 2:ABORT 3:#0 4:#4 5:#7 6:#8 7:COMMIT 8:#9 9:#10 10:COMMIT",
+        "{text}"
+    );
     assert!(count("fenced writes") >= 1, "{text}");
     assert!(!stdout_of(&["run", "--scenario", "default"]).lines().any(|l| l.starts_with("transactions")));
     let json = stdout_of(&["run", "--scenario", "eos-read-uncommitted", "--json"]);

@@ -184,6 +184,8 @@ impl Consumer {
         self.acks.clear();
         self.last_poll.clear();
         self.stalled_until = None;
+        // A fault armed for the previous process died with it.
+        self.kill_before_commit = false;
     }
 
     /// The process dies: no commit, no LeaveGroup. Returns its member id.

@@ -79,8 +79,10 @@ impl Sim {
 
     /// A stalled consumer of any group wakes at `now`; with its member id gone
     /// from the group it goes on with its batch for this tick and then learns
-    /// it was replaced at its next request. Returns whether the tick's normal
-    /// step still runs.
+    /// at its next request that it is out: `FENCED_INSTANCE_ID` (fatal) when
+    /// another incarnation holds its `group.instance.id`, else
+    /// `UNKNOWN_MEMBER_ID`, and it joins again as a new member. Returns
+    /// whether the tick's normal step still runs.
     pub(super) fn wake(&mut self, c: usize) -> bool {
         let g = self.consumers[c].group;
         let id = self.consumers[c].id;
@@ -105,10 +107,16 @@ impl Sim {
         if !self.consumers[c].alive() {
             return false;
         }
-        let is_static = self.consumers[c].instance_id.is_some();
-        self.end_fenced(c, if is_static { "FENCED_INSTANCE_ID" } else { "UNKNOWN_MEMBER_ID" });
-        if !is_static {
-            // A dynamic member rejoins as a new member.
+        // Another incarnation with its group.instance.id took its place: fatal.
+        // Else its session ran out: it rejoins as a new member.
+        let replaced_by_twin = self.consumers[c]
+            .instance_id
+            .as_deref()
+            .is_some_and(|instance| self.coordinators[g].static_member(instance).is_some());
+        if replaced_by_twin {
+            self.end_fenced(c, "FENCED_INSTANCE_ID");
+        } else {
+            self.end_fenced(c, "UNKNOWN_MEMBER_ID");
             self.start_consumer(id);
         }
         false
