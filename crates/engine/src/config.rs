@@ -307,7 +307,7 @@ pub(crate) struct ConfigFile {
     groups: Option<Vec<GroupConfig>>,
     #[cfg_attr(not(feature = "cluster"), serde(deserialize_with = "refuse_without_cluster"))]
     cluster: Option<ClusterConfig>,
-    #[cfg_attr(not(feature = "cluster"), serde(deserialize_with = "refuse_without_cluster"))]
+    #[cfg_attr(not(feature = "transactions"), serde(deserialize_with = "refuse_without_transactions"))]
     transactions: Option<TransactionsConfig>,
     consumers: Option<u32>,
     records_per_poll: Option<u32>,
@@ -421,8 +421,21 @@ impl<'de> Deserialize<'de> for Config {
 /// What a build without the `cluster` feature (the page's) says of
 /// `config.cluster` and `config.producer.delivery`, read or built.
 #[cfg(not(feature = "cluster"))]
-pub(crate) const NO_CLUSTER: &str = "this build has no brokers, producer delivery path or transactions (the \
-                                      page leaves them out for its size budget): run the scenario with `offsetlab run`";
+pub(crate) const NO_CLUSTER: &str = "this build has no brokers or producer delivery path (the page leaves \
+                                      them out for its size budget): run the scenario with `offsetlab run`";
+
+/// What a build without the `transactions` feature says of `config.transactions`.
+#[cfg(not(feature = "transactions"))]
+pub(crate) const NO_TRANSACTIONS: &str = "this build has no transactions (the page leaves them out for its \
+                                           size budget): run the scenario with `offsetlab run`";
+
+/// Reads a `transactions` section in a build without the `transactions`
+/// feature: refused with [`NO_TRANSACTIONS`].
+#[cfg(not(feature = "transactions"))]
+fn refuse_without_transactions<'de, D: serde::Deserializer<'de>, T>(d: D) -> Result<Option<T>, D::Error> {
+    serde::de::IgnoredAny::deserialize(d)?;
+    Err(serde::de::Error::custom(NO_TRANSACTIONS))
+}
 
 /// Reads a `cluster` or `delivery` section in a build without the `cluster`
 /// feature: refused with [`NO_CLUSTER`], so that the section's own reader is
@@ -536,7 +549,7 @@ impl TransactionsConfig {
 
     /// Refuses a bad value, or a group that cannot commit in a transaction,
     /// with an error naming the field.
-    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
+    #[cfg_attr(not(feature = "transactions"), allow(dead_code))]
     pub(crate) fn validate(&self, groups: &[GroupConfig]) -> Result<(), ConfigError> {
         check_range(
             "transactions.transaction_timeout_ticks",
@@ -848,7 +861,7 @@ impl Config {
         if let Some(delivery) = &p.delivery {
             delivery.delivery_config().validate()?;
         }
-        #[cfg(feature = "cluster")]
+        #[cfg(feature = "transactions")]
         if let Some(transactions) = &self.transactions {
             transactions.validate(&self.groups)?;
         }

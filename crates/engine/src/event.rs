@@ -337,7 +337,7 @@ pub enum Event {
         consumer: ConsumerId,
         replaced: bool,
     },
-    #[cfg(feature = "cluster")]
+    #[cfg(feature = "transactions")]
     /// `initTransactions()`: the member's transactional producer has its
     /// producer id and a new epoch; an older instance with the same
     /// `transactional.id` is fenced.
@@ -348,7 +348,7 @@ pub enum Event {
         producer_id: u64,
         epoch: u32,
     },
-    #[cfg(feature = "cluster")]
+    #[cfg(feature = "transactions")]
     /// `initTransactions()` failed (the coordinator's error): the member's
     /// application cannot write to payouts.
     TxnInitRefused {
@@ -356,7 +356,7 @@ pub enum Event {
         consumer: ConsumerId,
         error: &'static str,
     },
-    #[cfg(feature = "cluster")]
+    #[cfg(feature = "transactions")]
     /// The application wrote a record's result to payouts inside its transaction.
     PayoutWritten {
         tick: Tick,
@@ -365,7 +365,7 @@ pub enum Event {
         offset: u64,
         record_id: u64,
     },
-    #[cfg(feature = "cluster")]
+    #[cfg(feature = "transactions")]
     /// `commitTransaction()`: the results and the consumed offsets committed
     /// together; the producer's epoch is now `epoch` (transaction version 2).
     TxnCommitted {
@@ -374,7 +374,7 @@ pub enum Event {
         epoch: u32,
         offsets: Vec<(u32, u64)>,
     },
-    #[cfg(feature = "cluster")]
+    #[cfg(feature = "transactions")]
     /// A transaction was aborted: by its application (`commit refused`), by
     /// the coordinator when a new instance initialised (`fenced`) or when
     /// its timeout passed (`timed out`).
@@ -383,7 +383,7 @@ pub enum Event {
         transactional_id: String,
         reason: &'static str,
     },
-    #[cfg(feature = "cluster")]
+    #[cfg(feature = "transactions")]
     /// A COMMIT or ABORT control marker took `offset` of payouts' `partition`.
     MarkerWritten {
         tick: Tick,
@@ -391,7 +391,7 @@ pub enum Event {
         offset: u64,
         commit: bool,
     },
-    #[cfg(feature = "cluster")]
+    #[cfg(feature = "transactions")]
     /// A write or offset commit of a fenced producer was refused (`error`:
     /// INVALID_PRODUCER_EPOCH, PRODUCER_FENCED); the application closes.
     WriteFenced {
@@ -659,21 +659,21 @@ impl Event {
                 "{consumer} runs again, unaware that its group replaced it: it goes on with the batch it held."
             ),
             Event::Woke { consumer, replaced: false, .. } => format!("{consumer} runs again."),
-            #[cfg(feature = "cluster")]
+            #[cfg(feature = "transactions")]
             Event::TxnInitialized { consumer, transactional_id, epoch, .. } => format!(
                 "{consumer} initialised transactional.id {transactional_id} at epoch {epoch}: an older instance with that id is fenced."
             ),
-            #[cfg(feature = "cluster")]
+            #[cfg(feature = "transactions")]
             Event::TxnInitRefused { consumer, error, .. } => {
                 format!("{consumer}'s initTransactions() failed ({error}).")
             }
-            #[cfg(feature = "cluster")]
+            #[cfg(feature = "transactions")]
             Event::TxnAborted { transactional_id, reason, .. } => {
                 format!(
                     "The transaction of {transactional_id} was aborted ({reason}): its results will never reach read_committed readers."
                 )
             }
-            #[cfg(feature = "cluster")]
+            #[cfg(feature = "transactions")]
             Event::WriteFenced { consumer, transactional_id, error, .. } => format!(
                 "{consumer}'s write as {transactional_id} was refused ({error}): a newer instance owns that transactional.id. It closes."
             ),
@@ -737,8 +737,9 @@ impl Event {
             | Event::ProduceAnswered { tick, .. }
             | Event::ProduceLost { tick, .. }
             | Event::BatchAcknowledged { tick, .. }
-            | Event::BatchFailed { tick, .. }
-            | Event::TxnInitialized { tick, .. }
+            | Event::BatchFailed { tick, .. } => *tick,
+            #[cfg(feature = "transactions")]
+            Event::TxnInitialized { tick, .. }
             | Event::TxnInitRefused { tick, .. }
             | Event::PayoutWritten { tick, .. }
             | Event::TxnCommitted { tick, .. }
@@ -1058,26 +1059,26 @@ impl Event {
                 h.word(51 << 32 | u64::from(consumer.0));
                 h.word(u64::from(*replaced));
             }
-            #[cfg(feature = "cluster")]
+            #[cfg(feature = "transactions")]
             Event::TxnInitialized { consumer, transactional_id, producer_id, epoch, .. } => {
                 h.word(52 << 32 | u64::from(consumer.0));
                 h.bytes(transactional_id.as_bytes());
                 h.word(*producer_id);
                 h.word(u64::from(*epoch));
             }
-            #[cfg(feature = "cluster")]
+            #[cfg(feature = "transactions")]
             Event::TxnInitRefused { consumer, error, .. } => {
                 h.word(53 << 32 | u64::from(consumer.0));
                 h.bytes(error.as_bytes());
             }
-            #[cfg(feature = "cluster")]
+            #[cfg(feature = "transactions")]
             Event::PayoutWritten { consumer, partition, offset, record_id, .. } => {
                 h.word(54 << 32 | u64::from(consumer.0));
                 h.word(u64::from(*partition));
                 h.word(*offset);
                 h.word(*record_id);
             }
-            #[cfg(feature = "cluster")]
+            #[cfg(feature = "transactions")]
             Event::TxnCommitted { consumer, epoch, offsets, .. } => {
                 h.word(55 << 32 | u64::from(consumer.0));
                 h.word(u64::from(*epoch));
@@ -1087,19 +1088,19 @@ impl Event {
                     h.word(o);
                 }
             }
-            #[cfg(feature = "cluster")]
+            #[cfg(feature = "transactions")]
             Event::TxnAborted { transactional_id, reason, .. } => {
                 h.word(56);
                 h.bytes(transactional_id.as_bytes());
                 h.bytes(reason.as_bytes());
             }
-            #[cfg(feature = "cluster")]
+            #[cfg(feature = "transactions")]
             Event::MarkerWritten { partition, offset, commit, .. } => {
                 h.word(57 << 32 | u64::from(*partition));
                 h.word(*offset);
                 h.word(u64::from(*commit));
             }
-            #[cfg(feature = "cluster")]
+            #[cfg(feature = "transactions")]
             Event::WriteFenced { consumer, transactional_id, error, .. } => {
                 h.word(58 << 32 | u64::from(consumer.0));
                 h.bytes(transactional_id.as_bytes());

@@ -314,13 +314,13 @@ pub const BUILTINS: &[(&str, &str)] = builtins![
     "inflight-reorders",
     #[cfg(feature = "cluster")]
     "unclean-election",
-    #[cfg(feature = "cluster")]
+    #[cfg(feature = "transactions")]
     "eos-read-process-write",
-    #[cfg(feature = "cluster")]
+    #[cfg(feature = "transactions")]
     "eos-read-uncommitted",
-    #[cfg(feature = "cluster")]
+    #[cfg(feature = "transactions")]
     "eos-zombie-fenced",
-    #[cfg(feature = "cluster")]
+    #[cfg(feature = "transactions")]
     "eos-external-effect",
 ];
 

@@ -21,12 +21,20 @@ use crate::view::ConsumerState;
 use crate::view::ExpansionView;
 use std::collections::VecDeque;
 
-/// Emits an event of the brokers, the delivery path or transactions. The
+/// Emits an event of the brokers or the delivery path. The
 /// page's build (no `cluster` feature) can emit none of them, so it has no
 /// such `Event` variants, and the statement goes.
 macro_rules! emit_cluster {
     ($sim:expr, $event:expr) => {{
         #[cfg(feature = "cluster")]
+        $sim.emit($event);
+    }};
+}
+
+/// The same for transactions' events, without the `transactions` feature.
+macro_rules! emit_txn {
+    ($sim:expr, $event:expr) => {{
+        #[cfg(feature = "transactions")]
         $sim.emit($event);
     }};
 }
@@ -41,6 +49,40 @@ mod share;
 
 pub(crate) use group::{PendingRestart, RollingUpdate};
 pub use read::IN_FLIGHT_SHOWN_MAX;
+
+/// Where the `Sim` keeps a part a build may leave out (the page's, for its
+/// size budget: ARCHITECTURE.md): with the feature a box; without it an
+/// uninhabited type, so that `Option<Slot>` is always `None` and the compiler
+/// drops every use of the part.
+#[derive(Debug, Clone)]
+#[allow(dead_code)] // never constructed: that is its purpose
+pub(crate) enum Absent<T> {
+    Never(std::convert::Infallible, std::marker::PhantomData<T>),
+}
+
+impl<T> std::ops::Deref for Absent<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        match self {
+            Absent::Never(never, _) => match *never {},
+        }
+    }
+}
+
+impl<T> std::ops::DerefMut for Absent<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        match self {
+            Absent::Never(never, _) => match *never {},
+        }
+    }
+}
+
+/// Where the `Sim` keeps exactly-once processing (`sim/eos.rs`).
+#[cfg(feature = "transactions")]
+pub(crate) type TxnSlot = Box<eos::EosPath>;
+#[cfg(not(feature = "transactions"))]
+pub(crate) type TxnSlot = Absent<eos::EosPath>;
 
 /// One group's runtime beside its parts: its static config, the settings
 /// inputs change, its PRNG stream (member ids, torn writes), and the
@@ -109,7 +151,7 @@ pub struct Sim {
     delivery: Option<delivery::Slot>,
     /// Exactly-once processing into payouts, when the config has a
     /// transactions section (`sim/eos.rs`).
-    eos: Option<delivery::Slot<eos::EosPath>>,
+    eos: Option<TxnSlot>,
 }
 
 /// The PRNG stream of group `g`'s member ids. The first group's is the one

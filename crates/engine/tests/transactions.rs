@@ -3,7 +3,7 @@
 //! the fencing, the timeout), the refusals, and the property that a
 //! read_committed reader never sees a result twice.
 
-#![cfg(feature = "cluster")]
+#![cfg(feature = "transactions")]
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;

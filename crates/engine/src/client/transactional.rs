@@ -65,7 +65,7 @@ pub(crate) struct Downstream {
 }
 
 impl Downstream {
-    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
+    #[cfg_attr(not(feature = "transactions"), allow(dead_code))]
     pub fn new(isolation: IsolationLevel, per_tick: u32, partitions: u32) -> Self {
         Downstream {
             isolation,

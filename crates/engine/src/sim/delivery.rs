@@ -98,37 +98,9 @@ pub(crate) struct DeliveryPath {
 /// is then uninhabited, `Option<Slot>` is always `None`, and the compiler
 /// drops every use of the path, the replication model and the accumulator.
 #[cfg(feature = "cluster")]
-pub(crate) type Slot<T = DeliveryPath> = Box<T>;
+pub(crate) type Slot = Box<DeliveryPath>;
 #[cfg(not(feature = "cluster"))]
-pub(crate) type Slot<T = DeliveryPath> = Absent<T>;
-
-/// No delivery path (nor transactions, `sim/eos.rs`) can exist in this build.
-#[cfg(not(feature = "cluster"))]
-#[derive(Debug, Clone)]
-#[allow(dead_code)] // never constructed: that is its purpose
-pub(crate) enum Absent<T> {
-    Never(std::convert::Infallible, std::marker::PhantomData<T>),
-}
-
-#[cfg(not(feature = "cluster"))]
-impl<T> std::ops::Deref for Absent<T> {
-    type Target = T;
-
-    fn deref(&self) -> &T {
-        match self {
-            Absent::Never(never, _) => match *never {},
-        }
-    }
-}
-
-#[cfg(not(feature = "cluster"))]
-impl<T> std::ops::DerefMut for Absent<T> {
-    fn deref_mut(&mut self) -> &mut T {
-        match self {
-            Absent::Never(never, _) => match *never {},
-        }
-    }
-}
+pub(crate) type Slot = super::Absent<DeliveryPath>;
 
 /// The delivery path for a config that has a cluster or a delivery section.
 pub(crate) fn open(config: &crate::config::Config) -> Result<Slot, crate::config::ConfigError> {

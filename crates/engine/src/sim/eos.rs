@@ -25,12 +25,12 @@
 //! the transaction log); the downstream consumer is one member that reads
 //! every payouts partition from the start and never restarts.
 
-// Without the `cluster` feature no path exists and the events go (`emit_cluster`).
-#![cfg_attr(not(feature = "cluster"), allow(unused_variables))]
+// Without the `cluster` feature no path exists and the events go (`emit_txn`).
+#![cfg_attr(not(feature = "transactions"), allow(unused_variables))]
 
 use super::Sim;
 
-use super::delivery::Slot;
+use super::TxnSlot;
 use crate::broker::payouts::PayoutsTopic;
 use crate::broker::transaction::{
     Generations, TransactionCoordinator, TxnError, TxnOutput, TxnResult, TxnTarget,
@@ -76,8 +76,8 @@ pub(crate) struct EosPath {
 }
 
 /// Exactly-once processing for a config with a transactions section.
-pub(crate) fn open(config: &Config) -> Result<Slot<EosPath>, ConfigError> {
-    #[cfg(feature = "cluster")]
+pub(crate) fn open(config: &Config) -> Result<TxnSlot, ConfigError> {
+    #[cfg(feature = "transactions")]
     {
         let transactions = config.transactions.clone().expect("called with a transactions section");
         let group = transactions.group_index(&config.groups).expect("validated");
@@ -97,10 +97,10 @@ pub(crate) fn open(config: &Config) -> Result<Slot<EosPath>, ConfigError> {
             config: transactions,
         }))
     }
-    #[cfg(not(feature = "cluster"))]
+    #[cfg(not(feature = "transactions"))]
     {
         let _ = config;
-        Err(ConfigError { field: "transactions", message: crate::config::NO_CLUSTER.into() })
+        Err(ConfigError { field: "transactions", message: crate::config::NO_TRANSACTIONS.into() })
     }
 }
 
@@ -162,7 +162,7 @@ impl Sim {
             // The coordinator fenced the previous instance and is aborting its
             // transaction: its markers are written now, then the client's retry succeeds.
             eos.counters.aborted_transactions += 1;
-            emit_cluster!(
+            emit_txn!(
                 self,
                 Event::TxnAborted {
                     tick: now,
@@ -181,7 +181,7 @@ impl Sim {
             Ok(pid) => {
                 producer.producer = Some(pid);
                 producer.fenced = false;
-                emit_cluster!(
+                emit_txn!(
                     self,
                     Event::TxnInitialized {
                         tick: now,
@@ -194,10 +194,7 @@ impl Sim {
             }
             Err(error) => {
                 producer.producer = None;
-                emit_cluster!(
-                    self,
-                    Event::TxnInitRefused { tick: now, consumer: id, error: error_name(error) }
-                );
+                emit_txn!(self, Event::TxnInitRefused { tick: now, consumer: id, error: error_name(error) });
             }
         }
         self.route_txn_outputs();
@@ -243,7 +240,7 @@ impl Sim {
             })
         });
         match written {
-            Ok(offset) => emit_cluster!(
+            Ok(offset) => emit_txn!(
                 self,
                 Event::PayoutWritten { tick: now, consumer: id, partition, offset, record_id: fetched.id }
             ),
@@ -290,10 +287,7 @@ impl Sim {
                 self.consumers[c].uncommitted = false;
                 self.observers[g].commit_requests += 1;
                 self.route_txn_outputs();
-                emit_cluster!(
-                    self,
-                    Event::TxnCommitted { tick: now, consumer: id, epoch: next.epoch, offsets }
-                );
+                emit_txn!(self, Event::TxnCommitted { tick: now, consumer: id, epoch: next.epoch, offsets });
             }
             Err(error) if fenced(error) => self.end_fenced_producer(c, error_name(error)),
             Err(_) => {
@@ -320,7 +314,7 @@ impl Sim {
             producer.in_transaction = false;
             eos.counters.aborted_transactions += 1;
             self.route_txn_outputs();
-            emit_cluster!(self, Event::TxnAborted { tick: now, transactional_id, reason });
+            emit_txn!(self, Event::TxnAborted { tick: now, transactional_id, reason });
         }
         self.abandon_batch(c);
         self.consumers[c].uncommitted = false;
@@ -355,7 +349,7 @@ impl Sim {
         eos.producers[i].fenced = true;
         eos.producers[i].in_transaction = false;
         let transactional_id = eos.producers[i].transactional_id.clone();
-        emit_cluster!(self, Event::WriteFenced { tick: now, consumer: id, transactional_id, error });
+        emit_txn!(self, Event::WriteFenced { tick: now, consumer: id, transactional_id, error });
         self.end_application(c);
     }
 
@@ -393,7 +387,7 @@ impl Sim {
                         eos.counters.aborted_seen += aborted_read;
                         let commit = result == TxnResult::Commit;
                         eos.coordinator.handle_marker_written(marker.producer_id, target);
-                        emit_cluster!(self, Event::MarkerWritten { tick: now, partition, offset, commit });
+                        emit_txn!(self, Event::MarkerWritten { tick: now, partition, offset, commit });
                     } else {
                         eos.coordinator.handle_marker_written(marker.producer_id, target);
                     }
@@ -405,10 +399,7 @@ impl Sim {
                 }
                 TxnOutput::TimedOut { transactional_id, .. } => {
                     eos.counters.aborted_transactions += 1;
-                    emit_cluster!(
-                        self,
-                        Event::TxnAborted { tick: now, transactional_id, reason: "timed out" }
-                    );
+                    emit_txn!(self, Event::TxnAborted { tick: now, transactional_id, reason: "timed out" });
                 }
             }
         }
