@@ -194,6 +194,9 @@ pub struct ConsumerView {
     pub instance_id: Option<String>,
     /// Consumer protocol: how the coordinator sees its member.
     pub reconciliation: Option<MemberView>,
+    /// Its application's transactional producer, in the transactional group
+    /// (`config.transactions`).
+    pub transaction: Option<TxnProducerView>,
 }
 
 /// A consumer-protocol member as its coordinator holds it.

@@ -20,8 +20,8 @@
 
 use offsetlab_engine::{
     BridgeRecordView, CommitCost, ConsumerStats, DescribeView, GroupProtocol, History, Input, JournalEntry,
-    LagSample, LedgerEntry, Link, LinkScenario, RecordView, ReplayError, RestartPreview, Scenario,
-    SplitCheck, View, builtin, describe_view,
+    LagSample, LedgerEntry, Link, LinkScenario, PayoutRecordView, RecordView, ReplayError, RestartPreview,
+    Scenario, SplitCheck, TransactionsView, View, builtin, describe_view,
 };
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -185,6 +185,25 @@ pub struct BridgeTape {
     pub hidden_before: u64,
 }
 
+/// One tape of the output topic payouts (its newest offsets).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PayoutTape {
+    pub partition: u32,
+    pub records: Vec<PayoutRecordView>,
+    pub hidden_before: u64,
+    /// Where a read_committed reader stops.
+    pub last_stable_offset: u64,
+    pub log_end: u64,
+}
+
+/// Exactly-once processing as the page draws it: the payouts tapes, the
+/// members' transactional producers, what the downstream reader received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Payouts {
+    pub tapes: Vec<PayoutTape>,
+    pub view: TransactionsView,
+}
+
 /// The record the user clicked, and what restarting from it would do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Selection {
@@ -234,6 +253,8 @@ pub struct AppState {
     pub tapes: Rc<Vec<Tape>>,
     /// The booblik topic's tapes, when the application is a bridge.
     pub bridge_tapes: Rc<Vec<BridgeTape>>,
+    /// The payouts topic and its readers, when the run has transactions.
+    pub payouts: Option<Rc<Payouts>>,
     /// booblik's `/stats`: one entry per consumer and partition.
     pub stats: Rc<Vec<ConsumerStats>>,
     /// booblik's split check, now.
@@ -268,6 +289,7 @@ impl PartialEq for AppState {
             && Rc::ptr_eq(&self.split, &other.split)
             && Rc::ptr_eq(&self.stats, &other.stats)
             && Rc::ptr_eq(&self.bridge_tapes, &other.bridge_tapes)
+            && self.payouts.as_ref().map(Rc::as_ptr) == other.payouts.as_ref().map(Rc::as_ptr)
             && Rc::ptr_eq(&self.lag_history, &other.lag_history)
             && Rc::ptr_eq(&self.ledger, &other.ledger)
             && Rc::ptr_eq(&self.announcements, &other.announcements)
@@ -345,6 +367,7 @@ impl AppState {
             describe: Rc::from(""),
             describe_view: (DescribeView::Offsets, false),
             bridge_tapes: Rc::new(Vec::new()),
+            payouts: None,
             stats: Rc::new(sim.stats()),
             split: Rc::new(sim.split_check()),
             lag_history: Rc::new(Vec::new()),
@@ -620,6 +643,23 @@ impl AppState {
             })
             .collect();
         self.bridge_tapes = Rc::new(bridge_tapes);
+        self.payouts = sim.transactions_view().map(|view| {
+            let tapes = view
+                .payouts
+                .iter()
+                .map(|p| {
+                    let from = p.log_end.saturating_sub(TAPE_CELLS).max(p.log_start);
+                    PayoutTape {
+                        partition: p.partition,
+                        records: sim.payout_records(p.partition, from, TAPE_CELLS as u32),
+                        hidden_before: from - p.log_start,
+                        last_stable_offset: p.last_stable_offset,
+                        log_end: p.log_end,
+                    }
+                })
+                .collect();
+            Rc::new(Payouts { tapes, view })
+        });
         self.stats = Rc::new(sim.stats());
         self.split = Rc::new(sim.split_check());
         self.lag_history = Rc::new((0..view.partitions.len() as u32).map(|p| sim.lag_history(p)).collect());
@@ -919,6 +959,35 @@ mod tests {
         let headless = builtin("crash-commit-after").unwrap().run(None, Some(32)).unwrap();
         assert_eq!(state.view.metrics, headless.metrics());
         assert!(state.view.metrics.duplicates > 0);
+    }
+
+    #[test]
+    fn a_transactional_run_brings_the_payouts_tapes_and_the_zombie_fenced_on_its_card() {
+        let zombie = Rc::new(builtin("eos-zombie-fenced").unwrap());
+        let state = run(AppState::new(1, None), [Action::Load(zombie)]);
+        assert!(state.payouts.is_some(), "a run with transactions shows payouts");
+        let state = run(Rc::unwrap_or_clone(state), std::iter::repeat_n(Action::Advance(10), 5));
+        let payouts = state.payouts.as_ref().expect("payouts");
+        assert_eq!(payouts.tapes.len(), 2);
+        let cells: Vec<_> = payouts.tapes.iter().flat_map(|t| &t.records).collect();
+        assert!(
+            cells
+                .iter()
+                .any(|r| matches!(r, offsetlab_engine::PayoutRecordView::Marker { commit: false, .. }))
+        );
+        assert!(cells.iter().any(|r| {
+            matches!(
+                r,
+                offsetlab_engine::PayoutRecordView::Result { fate: offsetlab_engine::Fate::Aborted, .. }
+            )
+        }));
+        assert_eq!((payouts.view.downstream_duplicates, payouts.view.fenced_writes), (0, 1));
+        let c1 = state.view.consumers.iter().find(|c| c.id.0 == 1).expect("c1");
+        let t = c1.transaction.as_ref().expect("c1's producer");
+        assert!(t.fenced && t.transactional_id == "demo-inst-1", "{t:?}");
+        // A run without transactions has none.
+        let plain = run(AppState::new(1, None), [Action::Load(Rc::new(builtin("default").unwrap()))]);
+        assert!(plain.payouts.is_none());
     }
 
     #[test]

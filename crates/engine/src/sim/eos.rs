@@ -468,28 +468,28 @@ impl Sim {
             group: self.groups[eos.group].config.name.clone(),
             isolation_level: eos.downstream.isolation,
             payouts: eos.payouts.partitions(),
-            producers: eos
-                .producers
-                .iter()
-                .map(|p| {
-                    let c = self.consumers.iter().find(|x| x.id == p.consumer);
-                    crate::view::TxnProducerView {
-                        consumer: p.consumer,
-                        transactional_id: p.transactional_id.clone(),
-                        producer_id: p.producer.map(|pid| pid.producer_id.0),
-                        epoch: p.producer.map(|pid| pid.epoch),
-                        in_transaction: p.in_transaction,
-                        fenced: p.fenced,
-                        running: c.is_some_and(|c| c.alive() && c.process != ConsumerState::Stopped),
-                    }
-                })
-                .collect(),
+            producers: eos.producers.iter().filter_map(|p| self.txn_producer_view(p.consumer)).collect(),
             downstream_delivered: eos.downstream.delivered,
             downstream_duplicates: eos.downstream.duplicates,
             aborted_seen: eos.counters.aborted_seen,
             fenced_writes: eos.counters.fenced_writes,
             committed_transactions: eos.counters.committed_transactions,
             aborted_transactions: eos.counters.aborted_transactions,
+        })
+    }
+
+    /// Consumer `id`'s transactional producer, if it has one.
+    pub(super) fn txn_producer_view(&self, id: ConsumerId) -> Option<crate::view::TxnProducerView> {
+        let p = self.eos.as_ref()?.producers.iter().find(|p| p.consumer == id)?;
+        let c = self.consumers.iter().find(|x| x.id == id);
+        Some(crate::view::TxnProducerView {
+            consumer: p.consumer,
+            transactional_id: p.transactional_id.clone(),
+            producer_id: p.producer.map(|pid| pid.producer_id.0),
+            epoch: p.producer.map(|pid| pid.epoch),
+            in_transaction: p.in_transaction,
+            fenced: p.fenced,
+            running: c.is_some_and(|c| c.alive() && c.process != ConsumerState::Stopped),
         })
     }
 

@@ -254,6 +254,7 @@ impl Sim {
                     revoking: m.pending_revocation.clone(),
                     target: m.target.clone(),
                 }),
+            transaction: self.txn_producer_view(consumer.id),
         }
     }
 

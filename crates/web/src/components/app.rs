@@ -2,8 +2,8 @@
 
 use crate::components::class_list;
 use crate::components::{
-    Announcer, Chapters, ClockBar, ExperimentIndex, FinePrint, Group, Guide, Intro, Panels, ProducerCard,
-    Sink, StatusLine, Timeline, Topic, share,
+    Announcer, Chapters, ClockBar, ExperimentIndex, FinePrint, Group, Guide, Intro, Panels, PayoutsTopic,
+    ProducerCard, Sink, StatusLine, Timeline, Topic, share,
 };
 use crate::frames::FrameLoop;
 use crate::prerender::Deferred;
@@ -159,6 +159,9 @@ pub fn App(props: &AppProps) -> Html {
                         <Group state={state.clone()} on_action={on_action.clone()} />
                     </div>
                     <Sink state={state.clone()} on_action={on_action.clone()} />
+                    if let Some(payouts) = &state.payouts {
+                        <PayoutsTopic payouts={payouts.clone()} />
+                    }
                     <Timeline state={state.clone()} on_action={on_action.clone()} />
                     <div class="after-stage">
                         if !guide_first {

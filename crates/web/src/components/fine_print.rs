@@ -3,9 +3,9 @@
 use yew::prelude::*;
 
 /// `(heading, paragraphs)`, in display order.
-const ITEMS: [(&str, &[&str]); 12] = [
+const ITEMS: [(&str, &[&str]); 13] = [
     (
-        "Brokers, replication, acks and transactions",
+        "Brokers, replication and acks",
         &[
             "The tapes behave as one broker's log that never fails. Real partitions are \
              replicated: a leader and followers on different brokers, and the producer's acks \
@@ -15,13 +15,21 @@ const ITEMS: [(&str, &[&str]); 12] = [
              batches, retries and idempotence. Its built-in scenarios acks1-leader-crash (it loses \
              acknowledged records) and acks-all-survives (it does not), retry-without-idempotence, \
              idempotent-producer, inflight-reorders and unclean-election tell that story.",
-            "It models transactions as well: an application that reads orders, writes its results \
-             to a second topic and commits its offsets in the same transaction, the last stable \
-             offset a read_committed reader stops at, and the fencing of a zombie instance. Its \
-             built-ins eos-read-process-write, eos-read-uncommitted, eos-zombie-fenced and \
-             eos-external-effect (the output exactly once, the ledger outside Kafka paid twice) \
-             show it. This page leaves both out for now: with them, the page would be over its \
-             download budget.",
+            "This page leaves that part out for now: with it, the page would be over its download \
+             budget.",
+        ],
+    ),
+    (
+        "Transactions",
+        &[
+            "One broker holds payouts and the transaction log here, so every transactional request \
+             is answered in the tick it is made and the markers are written at once; in Kafka they \
+             travel, and the producer waits with CONCURRENT_TRANSACTIONS. payouts is not replicated. \
+             The downstream reader is one consumer that reads every partition from the start.",
+            "A fenced application closes at its first refused write. Kafka's client throws \
+             InvalidProducerEpochException, and an application that catches it and goes on is \
+             refused at every later call too: the real broker refused three calls of the zombie in \
+             eos-zombie-fenced.",
         ],
     ),
     (

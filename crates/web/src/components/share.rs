@@ -134,7 +134,7 @@ pub fn Share(props: &SectionProps) -> Html {
 }
 
 /// The page's build leaves the engine's `cluster` feature off (its size budget): a scenario
-/// with brokers, a producer delivery path or transactions is refused on import, naming the section and the
+/// with brokers or a producer delivery path is refused on import, naming the section and the
 /// command that runs it. (A native workspace test run turns the feature on, hence wasm only.)
 #[cfg(all(test, target_arch = "wasm32"))]
 mod tests {
@@ -142,14 +142,13 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
-    fn the_page_refuses_a_cluster_or_transactions_and_names_the_command_that_runs_it() {
+    fn the_page_refuses_a_cluster_and_names_the_command_that_runs_it() {
         for (section, json) in [
             ("config.cluster", r#"{"name": "x", "config": {"cluster": {"brokers": 3}}, "ticks": 10}"#),
             (
                 "config.producer.delivery",
                 r#"{"name": "x", "config": {"producer": {"delivery": {"acks": "1"}}}, "ticks": 10}"#,
             ),
-            ("config.transactions", r#"{"name": "x", "config": {"transactions": {}}, "ticks": 10}"#),
         ] {
             let error = Scenario::parse(json).expect_err("the page has no cluster").to_string();
             assert!(error.starts_with(&format!("{section}: this build has no brokers")), "{error}");
@@ -160,9 +159,5 @@ mod tests {
         config.producer.delivery = Some(Default::default());
         let error = Sim::new(config).expect_err("the page has no delivery path").to_string();
         assert!(error.contains("producer.delivery") && error.contains("offsetlab run"), "{error}");
-        let mut config = Config::default();
-        config.transactions = Some(Default::default());
-        let error = Sim::new(config).expect_err("the page has no transactions").to_string();
-        assert!(error.starts_with("config.transactions: ") && error.contains("offsetlab run"), "{error}");
     }
 }

@@ -188,6 +188,18 @@ pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
                     <span data-field="member-state">{ m.state }</span>
                 </p>
             }
+            if let Some(t) = &c.transaction {
+                <p class={classes!("card-stats", "txn-producer", t.fenced.then_some("is-fenced"))} data-field="txn-producer"
+                    title={format!("transactional.id {}: its producer epoch, and whether a newer instance fenced it", t.transactional_id)}>
+                    <span>{ t.transactional_id.clone() }</span>
+                    <span>{ t.epoch.map_or_else(|| "no epoch".to_string(), |e| format!("epoch {e}")) }</span>
+                    if t.fenced {
+                        <span data-field="fenced">{ "fenced" }</span>
+                    } else if t.in_transaction {
+                        <span>{ "in a transaction" }</span>
+                    }
+                </p>
+            }
             if !props.left.is_empty() {
                 <p class="card-note left-note" data-field="left">
                     { "left: " }
