@@ -33,7 +33,7 @@ fn cell(record: &PayoutRecordView, last_stable: u64) -> (&'static str, String, S
             )
         }
         PayoutRecordView::Marker { offset, commit } => (
-            if commit { "far-cell marker is-commit" } else { "far-cell marker is-abort" },
+            if commit { "far-cell payout-marker is-commit" } else { "far-cell payout-marker is-abort" },
             if commit { "COMMIT" } else { "ABORT" }.to_string(),
             format!("payouts offset {offset}: a control marker; it takes an offset and is never delivered"),
             offset,
