@@ -217,8 +217,8 @@ struct Universe<'a> {
 struct Joined<'a> {
     id: &'a str,
     instance: Option<&'a str>,
-    /// The subscription as given (the sticky assignor compares these).
-    topics: &'a BTreeSet<String>,
+    /// The subscription as given, in order (the sticky assignor compares these).
+    topics: Vec<&'a str>,
     /// Per universe topic: whether it subscribes.
     subscribed: Vec<bool>,
     /// Owned partitions that still exist, in the order given.
@@ -290,7 +290,7 @@ impl<'a> Universe<'a> {
             dropped: claims.len() < member.owned.values().map(Vec::len).sum::<usize>(),
             id: &member.id,
             instance: member.group_instance_id.as_deref(),
-            topics: &member.topics,
+            topics: member.topics.iter().map(String::as_str).collect(),
             subscribed: self.topics.iter().map(|&(t, _)| member.topics.contains(t)).collect(),
             claims,
             generation: member.generation.unwrap_or(DEFAULT_GENERATION),
@@ -452,7 +452,6 @@ pub(crate) fn assign_topic(
     // As `Universe::new`: the topic counts if it has partitions and some member subscribes.
     let topics = if partitions > 0 && !members.is_empty() { vec![(topic, partitions)] } else { Vec::new() };
     let universe = Universe { topics };
-    let subscription: BTreeSet<String> = crate::order::btree_set([topic.to_string()]);
     // As `Universe::join` of a member subscribing to the topic, in generation 1.
     let joined = members
         .iter()
@@ -467,7 +466,7 @@ pub(crate) fn assign_topic(
                 dropped: claims.len() < owned.len(),
                 id,
                 instance: None,
-                topics: &subscription,
+                topics: vec![topic],
                 subscribed: vec![true; universe.topics.len()],
                 claims,
                 generation: 1,

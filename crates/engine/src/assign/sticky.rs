@@ -9,7 +9,7 @@
 use super::general;
 use super::java;
 use super::{Joined, Tp, Universe};
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 /// What the assignor decided.
 #[derive(Debug)]
@@ -52,7 +52,7 @@ fn all_subscriptions_equal(universe: &Universe, members: &[Joined], subscription
     let n = members.len();
     let total = universe.total_partitions();
     let mut all_equal = true;
-    let mut subscribed: Option<&BTreeSet<String>> = None;
+    let mut subscribed: Option<&[&str]> = None;
     let mut max_generation = super::DEFAULT_GENERATION;
     let mut owned: Vec<Vec<Tp>> = vec![Vec::new(); n];
     let mut multiple_owners = vec![false; total];
@@ -61,9 +61,9 @@ fn all_subscriptions_equal(universe: &Universe, members: &[Joined], subscription
     for &m in subscription_order {
         let member = &members[m];
         match subscribed {
-            Some(topics) if !topics.is_empty() => all_equal &= topics == member.topics,
+            Some(topics) if !topics.is_empty() => all_equal &= topics == member.topics.as_slice(),
             // An empty subscription does not set the topics the others are compared with.
-            _ => subscribed = Some(member.topics),
+            _ => subscribed = Some(&member.topics),
         }
         max_generation = max_generation.max(member.generation);
         for &tp in &member.claims {

