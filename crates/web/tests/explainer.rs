@@ -246,7 +246,16 @@ async fn chapters_tell_every_built_in_but_the_starting_point_once() {
     let ids: Vec<String> = page.all(".chapter").iter().map(|c| c.id()).collect();
     assert_eq!(
         ids,
-        ["log-and-keys", "groups", "delivery", "rebalances", "offset-storage", "operations", "kafka4-groups"]
+        [
+            "log-and-keys",
+            "groups",
+            "delivery",
+            "rebalances",
+            "offset-storage",
+            "operations",
+            "kafka4-groups",
+            "exactly-once"
+        ]
     );
     for id in &ids {
         page.find(&format!(".chapter-nav a[href=\"#{id}\"]"));
