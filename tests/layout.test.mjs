@@ -9,9 +9,10 @@ import { describe, it } from 'node:test';
 import { useBrowser, withLab } from './lib/page.mjs';
 import { playFastest } from './lib/scale.mjs';
 
-/** The collapsed page's height budget at 1440 px: the simulation (about 1,300 px) and seven
- * chapters of about 400 to 650 px each. A chapter more needs this raised, and a reason. */
-const PAGE_HEIGHT_MAX_PX = 5900;
+/** The collapsed page's height budget at 1440 px: the simulation (about 1,300 px) and eight
+ * chapters of about 400 to 650 px each. A chapter more needs this raised, and a reason: the
+ * eighth, "Exactly once, and where it stops", measured 6,365 px in all. */
+const PAGE_HEIGHT_MAX_PX = 6400;
 
 const AXE_SOURCE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
