@@ -442,7 +442,7 @@ impl Sim {
     /// classic consumer fails its commits (`RebalanceInProgressException`, "retry
     /// after poll()"). Only a cooperative member gets here with partitions: an
     /// eager one commits before it rejoins and fetches nothing until it is assigned.
-    pub(super) fn rejoining(&self, c: usize) -> bool {
+    fn rejoining(&self, c: usize) -> bool {
         let consumer = &self.consumers[c];
         consumer.joined
             && self.coordinators[consumer.group].state() == crate::broker::GroupState::PreparingRebalance

@@ -19,9 +19,9 @@
 //! application closes, as `ProducerFencedException` asks.
 //!
 //! Simplified (the page's fine print): the member's generation is the
-//! group's while the coordinator knows its member id and it is not
-//! rejoining, else an older one; every request is answered in the tick it
-//! is made and markers are written at once (one broker holds payouts and
+//! group's while the coordinator knows its member id, else an older one;
+//! every request is answered in the tick it is made and markers are written
+//! at once (one broker holds payouts and
 //! the transaction log); the downstream consumer is one member that reads
 //! every payouts partition from the start and never restarts.
 
@@ -259,9 +259,12 @@ impl Sim {
         let now = self.now;
         let Some(i) = self.producer_index(id) else { unreachable!("a started member has its producer") };
         let offsets = self.consumers[c].poll_commit();
+        // The group's generation moves only when a rebalance completes, and the
+        // member learns the new one then: it is stale only once the coordinator
+        // no longer knows it. Kafka does not refuse a transactional commit
+        // during a rebalance (`ClassicGroup.validateOffsetCommit`).
         let current =
-            self.consumers[c].member_id.as_deref().is_some_and(|m| self.coordinators[g].member(m).is_some())
-                && !self.rejoining(c);
+            self.consumers[c].member_id.as_deref().is_some_and(|m| self.coordinators[g].member(m).is_some());
         let group_generation = self.coordinators[g].epoch();
         let generations = Generations {
             member: if current { group_generation } else { group_generation.wrapping_sub(1) },
