@@ -656,7 +656,7 @@ impl Event {
                 "{consumer} froze until tick {until}: no heartbeats, no handling, and it does not know it."
             ),
             Event::Woke { consumer, replaced: true, .. } => format!(
-                "{consumer} runs again, unaware that its group replaced it: it goes on with the batch it held."
+                "{consumer} runs again, unaware that its group went on without it: it goes on with the batch it held."
             ),
             Event::Woke { consumer, replaced: false, .. } => format!("{consumer} runs again."),
             #[cfg(feature = "transactions")]
