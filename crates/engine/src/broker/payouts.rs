@@ -183,9 +183,11 @@ impl PayoutsTopic {
         let part = &mut self.partitions[partition as usize];
         let aborted = result == TxnResult::Abort;
         let offset = part.log_end();
+        // Only the transaction's own records are open: from its first offset on.
+        let first = part.txns.ongoing_first_offset(marker.producer_id).unwrap_or(offset).max(part.log_start);
         part.txns.append_marker(marker.producer_id, marker.epoch, aborted, offset, version)?;
         let mut aborted_read = 0;
-        for entry in &mut part.entries {
+        for entry in part.entries.range_mut((first - part.log_start) as usize..) {
             if let PayoutEntry::Result { producer_id, fate, delivered, .. } = entry
                 && *producer_id == marker.producer_id
                 && *fate == Fate::Open

@@ -176,6 +176,11 @@ impl PartitionTxns {
         Ok(())
     }
 
+    /// Where `producer_id`'s ongoing transaction here began (`currentTxnFirstOffset`).
+    pub(crate) fn ongoing_first_offset(&self, producer_id: ProducerId) -> Option<u64> {
+        self.producer(producer_id).and_then(|p| p.current_txn_first_offset)
+    }
+
     /// Whether `producer_id` has a transaction of `epoch` ongoing here
     /// (`UnifiedLog.hasOngoingTransaction`): when it has not, the leader
     /// verifies the write with the coordinator first

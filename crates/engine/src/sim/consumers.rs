@@ -284,6 +284,8 @@ impl Sim {
             settings.records_per_poll,
         );
         let consumer = self.consumers[c].id;
+        // A stalled member may still hold a copy its group gave away.
+        let overlap = self.consumers.iter().any(|x| x.group == g && x.stalled_until.is_some());
         let mut fetched_any = false;
         for step in plan {
             match step {
@@ -292,8 +294,6 @@ impl Sim {
                 }
                 FetchStep::Read { partition, from, to } => {
                     fetched_any = true;
-                    // A stalled member may still hold a copy its group gave away.
-                    let overlap = self.consumers.iter().any(|x| x.group == g && x.stalled_until.is_some());
                     self.observers[g].handle_fetched(partition, from, to, overlap);
                     let records = self.topic.handle_fetch(partition, from, to).map(|(offset, r)| Fetched {
                         partition,
