@@ -358,10 +358,7 @@ impl TryFrom<ConfigFile> for Config {
             || file.acknowledgement_mode.is_some();
         let groups = match file.groups {
             Some(_) if top_level_group => {
-                return Err(
-                    "give the group settings (consumers, commit, …) inside groups, or leave groups out"
-                        .into(),
-                );
+                return Err(GROUPS_AND_TOP_LEVEL.into());
             }
             Some(groups) => groups,
             None => {
@@ -417,6 +414,10 @@ impl<'de> Deserialize<'de> for Config {
         Config::try_from(file).map_err(|e| serde::de::Error::custom(crate::codec::after_value(&e)))
     }
 }
+
+/// A config with both `groups` and a group's settings at the top level.
+pub(crate) const GROUPS_AND_TOP_LEVEL: &str =
+    "give the group settings (consumers, commit, …) inside groups, or leave groups out";
 
 /// What a build without the `cluster` feature (the page's) says of
 /// `config.cluster` and `config.producer.delivery`, read or built.

@@ -21,7 +21,7 @@ pub const TIMELINE_INPUTS_MAX: usize = 100_000;
 pub const SCENARIO_BYTES_MAX: usize = 16 * 1024 * 1024;
 
 /// `ticks` when a scenario's JSON leaves it out.
-const TICKS_DEFAULT: u64 = 100;
+pub(crate) const TICKS_DEFAULT: u64 = 100;
 
 fn ticks_default() -> u64 {
     TICKS_DEFAULT
@@ -127,7 +127,7 @@ impl Scenario {
                 message: format!("larger than {SCENARIO_BYTES_MAX} bytes"),
             });
         }
-        let scenario: Scenario = codec::read(text).map_err(|e| ScenarioError::Json {
+        let scenario = codec::read(text, codec::read::scenario).map_err(|e| ScenarioError::Json {
             path: e.path,
             message: e.message,
             line: e.line,

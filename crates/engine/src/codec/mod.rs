@@ -1,32 +1,32 @@
-//! The scenario format's JSON through serde, and shareable links.
+//! The scenario format's JSON, and shareable links.
 //!
 //! One reader for every scenario JSON: `Scenario::parse` (the CLI, user
 //! files, the page's import), the built-ins, and the inline scenarios and
-//! inputs of links. The types derive `Deserialize` beside `Serialize`, with
-//! unknown fields refused; `read` adds what serde_json alone does not give:
-//! the field path of an error (serde_path_to_error), its line and column, and
-//! a nesting bound of `DEPTH_MAX`.
+//! inputs of links. `read` parses the text into a `serde_json::Value`
+//! (repeated keys refused, syntax errors placed by serde_json, the path of a
+//! syntax error by serde_path_to_error), then reads the types from the value
+//! with the hand-written readers of `read` (see there why), and adds what
+//! serde_json alone does not give: the field path of an error, its line and
+//! column, and a nesting bound of `DEPTH_MAX`. A value has no positions, so
+//! `locate` finds the value an error names in the text again and gives the
+//! line and column serde_json would have stopped at reading the text
+//! directly.
 //!
-//! `read` parses the text into a `serde_json::Value` first (repeated keys
-//! refused, syntax errors placed by serde_json), then reads the types from
-//! the value, so that each type's reader exists once in the page (reading
-//! from text and from a value are two copies of every derived visitor, some
-//! 4 KB of gzip'd wasm). A value has no positions, so `locate` finds the
-//! value an error names in the text again and gives the line and column
-//! serde_json would have stopped at when reading the text directly.
-//!
-//! - `tagged`: the internally tagged enums (`"do"`, `"to"`, `"mode"`,
-//!   `"store"`, `"strategy"`), read so that an error inside one still names
-//!   its field.
+//! - `read`: the readers, each type's fields in serde's order with serde's messages.
+//! - `tagged`: the derived `Deserialize` of the format's types, for whoever
+//!   reads them through serde: the internally tagged enums (`"do"`, `"to"`,
+//!   `"mode"`, `"store"`, `"strategy"`) read so that an error inside one
+//!   still names its field, the structs as objects only.
 //! - `link`: [`Link`], the query string of a shareable link.
 
 pub mod link;
+pub(crate) mod read;
 pub(crate) mod tagged;
 
 pub use link::{Link, LinkError, LinkScenario, QUERY_BYTES_MAX};
 
 use serde::Serialize;
-use serde::de::DeserializeOwned;
+use serde_json::Value;
 use serde_path_to_error::{Path, Segment};
 use std::fmt::Write as _;
 
@@ -46,40 +46,81 @@ pub(crate) struct JsonError {
     pub column: usize,
 }
 
-/// Reads one `T` that fills `text` (surrounding whitespace allowed). The
-/// caller bounds the text's size.
-pub(crate) fn read<T: DeserializeOwned>(text: &str) -> Result<T, JsonError> {
+/// Reads one `T` that fills `text` (surrounding whitespace allowed) through
+/// `reader`, one of [`read`]'s. The caller bounds the text's size.
+pub(crate) fn read<T>(
+    text: &str,
+    reader: fn(Value, &mut read::Path) -> read::Read<T>,
+) -> Result<T, JsonError> {
     check_depth(text)?;
     let mut de = serde_json::Deserializer::from_str(text);
+    let json = parse(&mut de)?;
+    let value = reader(json, &mut Vec::new()).map_err(|refusal| {
+        let anchor = refusal.after.unwrap_or(refusal.path.len());
+        let (line, column) = locate(text, &refusal.path[..anchor], &refusal.message, refusal.after.is_some());
+        JsonError { path: read::path_text(&refusal.path), message: plain(&refusal.message), line, column }
+    })?;
+    end(&mut de)?;
+    Ok(value)
+}
+
+/// The text as a JSON value, repeated keys refused, syntax errors placed.
+fn parse(de: &mut serde_json::Deserializer<serde_json::de::StrRead<'_>>) -> Result<Value, JsonError> {
     let mut track = serde_path_to_error::Track::new();
-    let json = tagged::unique_value(serde_path_to_error::Deserializer::new(&mut de, &mut track)).map_err(
+    tagged::unique_value(serde_path_to_error::Deserializer::new(de, &mut track)).map_err(
         |e: serde_json::Error| {
             let (path, message) = split(path_text(&track.path()), &without_position(&e));
             JsonError { path, message, line: e.line(), column: e.column().max(1) }
         },
-    )?;
-    let value = serde_path_to_error::deserialize(json).map_err(
-        |e: serde_path_to_error::Error<serde_json::Error>| {
-            let raw = e.inner().to_string();
-            let (line, column) = locate(text, e.path(), &raw);
-            let (path, message) = split(path_text(e.path()), &raw);
-            JsonError { path, message, line, column }
-        },
-    )?;
-    // Trailing characters after the value.
+    )
+}
+
+/// Refuses trailing characters after the value.
+fn end(de: &mut serde_json::Deserializer<serde_json::de::StrRead<'_>>) -> Result<(), JsonError> {
     de.end().map_err(|e| JsonError {
         path: String::new(),
         message: without_position(&e),
         line: e.line(),
         column: e.column().max(1),
-    })?;
+    })
+}
+
+/// [`read`] through serde's derived `Deserialize` impls instead: what the
+/// hand-written readers must agree with.
+#[cfg(test)]
+pub(crate) fn read_derived<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, JsonError> {
+    check_depth(text)?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let json = parse(&mut de)?;
+    let value = serde_path_to_error::deserialize(json).map_err(
+        |e: serde_path_to_error::Error<serde_json::Error>| {
+            let raw = e.inner().to_string();
+            let steps: Vec<read::Step> = e
+                .path()
+                .iter()
+                .filter_map(|s| match s {
+                    Segment::Seq { index } => Some(read::Step::Index(*index)),
+                    Segment::Map { key } => Some(read::Step::Key(key.clone())),
+                    Segment::Enum { .. } | Segment::Unknown => None,
+                })
+                .collect();
+            let (line, column) = locate(text, &steps, &raw, raw.starts_with([AFTER, NESTED]));
+            let (path, message) = split(path_text(e.path()), &raw);
+            JsonError { path, message, line, column }
+        },
+    )?;
+    end(&mut de)?;
     Ok(value)
 }
 
 /// Reads a `T` from a JSON value (links build their inputs as one): the
 /// field path and the message.
-pub(crate) fn read_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, (String, String)> {
-    serde_path_to_error::deserialize(value).map_err(|e| split(path_text(e.path()), &e.inner().to_string()))
+pub(crate) fn read_value<T>(
+    value: Value,
+    reader: fn(Value, &mut read::Path) -> read::Read<T>,
+) -> Result<T, (String, String)> {
+    reader(value, &mut Vec::new())
+        .map_err(|refusal| (read::path_text(&refusal.path), plain(&refusal.message)))
 }
 
 /// Pretty JSON, two-space indent, UTF-8 as it is.
@@ -162,13 +203,11 @@ fn path_text(path: &Path) -> String {
 /// after the value otherwise (a tagged enum's inner errors: after its object,
 /// which serde_json would have buffered whole). Line and column from 1, the
 /// column counting bytes, as serde_json's do.
-fn locate(text: &str, path: &Path, message: &str) -> (usize, usize) {
-    let steps: Vec<&Segment> =
-        path.iter().filter(|s| matches!(s, Segment::Seq { .. } | Segment::Map { .. })).collect();
-    let offset = match scan::find(text, &steps) {
+fn locate(text: &str, steps: &[read::Step], message: &str, after: bool) -> (usize, usize) {
+    let offset = match scan::find(text, steps) {
         None => text.len(),
         // The enclosing container's end: its whitespace, and its bracket if next.
-        Some(span) if message.starts_with([AFTER, NESTED]) => {
+        Some(span) if after => {
             let b = text.as_bytes();
             let at = scan::ws(b, span.end);
             if steps.is_empty() || !matches!(b.get(at), Some(b'}' | b']')) { at } else { at + 1 }
@@ -189,7 +228,7 @@ fn locate(text: &str, path: &Path, message: &str) -> (usize, usize) {
 
 /// Finding a value in JSON text already known to be well formed.
 mod scan {
-    use serde_path_to_error::Segment;
+    use super::read::Step;
 
     /// Byte offsets of a value: its key's end (in an object), its start and end.
     pub(super) struct Span {
@@ -199,7 +238,7 @@ mod scan {
     }
 
     /// The value at `steps` from the top of `text`.
-    pub(super) fn find(text: &str, steps: &[&Segment]) -> Option<Span> {
+    pub(super) fn find(text: &str, steps: &[Step]) -> Option<Span> {
         let b = text.as_bytes();
         let mut at = ws(b, 0);
         let mut key_end = None;
@@ -220,14 +259,14 @@ mod scan {
                     // The format's keys are plain: compared as written
                     // (a key with escapes is an unknown field's, placed at its object).
                     let name = &text[at + 1..key - 1];
-                    found = matches!(step, Segment::Map { key } if key == name);
+                    found = matches!(step, Step::Key(key) if key == name);
                     at = ws(b, key);
                     at = ws(b, at + 1); // the colon
                     if found {
                         key_end = Some(key);
                     }
                 } else {
-                    found = matches!(step, Segment::Seq { index: i } if *i == index);
+                    found = matches!(step, Step::Index(i) if *i == index);
                 }
                 if found {
                     break;
@@ -495,12 +534,19 @@ mod tests {
         assert_eq!(write_pretty(&"é"), "\"é\"");
     }
 
-    /// A tagged object holds a bounded number of values, whatever the text.
+    /// A tagged object holds a bounded number of values, whatever the text,
+    /// read through serde's derive (which buffers it); the readers need no
+    /// buffer and read the object in place.
     #[test]
     fn tagged_objects_are_bounded() {
         let many = format!("{{\"do\": \"send\", \"count\": 1, \"x\": [{}0]}}", "0,".repeat(5000));
-        let error = read::<Input>(&many).unwrap_err();
+        let error = read_derived::<Input>(&many).unwrap_err();
         assert_eq!(error.message, "more than 4096 values in one object");
-        assert_eq!(read::<Input>(r#"{"count": 1, "do": "send"}"#).unwrap(), Input::Send { count: 1 });
+        let error = read(&many, read::input).unwrap_err();
+        assert_eq!(
+            (error.path.as_str(), error.message.as_str()),
+            ("x", "unknown field `x`, expected `count`")
+        );
+        assert_eq!(read(r#"{"count": 1, "do": "send"}"#, read::input).unwrap(), Input::Send { count: 1 });
     }
 }

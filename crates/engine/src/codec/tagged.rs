@@ -195,7 +195,7 @@ fn untag(value: Value, tag: &'static str) -> Result<Value, String> {
         Some(Value::String(name)) => name,
         Some(other) => {
             let message = String::deserialize(other).err().map_or_else(String::new, |e| e.to_string());
-            return Err(nested(tag, &message));
+            return Err(nested(tag, &super::plain(&message)));
         }
     };
     let mut external = Map::new();
