@@ -115,7 +115,7 @@ fn members(
     path: &mut Path,
     mut each: impl FnMut(usize, Value, &mut Path) -> Read<()>,
 ) -> Read<u64> {
-    debug_assert!(fields.len() <= 64);
+    assert!(fields.len() <= 64, "a field is a bit of the present mask");
     let Value::Object(map) = value else { return Err(invalid_type(&value, "an object", path)) };
     object(map, fields, path, &mut each)
 }
@@ -128,13 +128,12 @@ fn object(
 ) -> Read<u64> {
     let mut present = 0u64;
     for (key, value) in map {
-        let index = fields.iter().position(|f| *f == key);
-        path.push(Step::Key(key));
-        let Some(index) = index else {
-            let Some(Step::Key(key)) = path.last() else { unreachable!("a key was pushed") };
-            let e: serde_json::Error = de::Error::unknown_field(key, fields);
+        let Some(index) = fields.iter().position(|f| *f == key) else {
+            let e: serde_json::Error = de::Error::unknown_field(&key, fields);
+            path.push(Step::Key(key));
             return Err(refuse(path, &e));
         };
+        path.push(Step::Key(key));
         each(index, value, path)?;
         path.pop();
         present |= 1 << index;
