@@ -986,3 +986,106 @@ mod tests {
         }
     }
 }
+
+// proptest is a native dev-dependency.
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod properties {
+    //! Scenarios made up from the format's own words, nested at random: the
+    //! readers and serde's derive still agree.
+
+    use super::super::{read, read_derived};
+    use super::{CONFIG, GROUP, INPUTS, TIMED_INPUT};
+    use crate::scenario::Scenario;
+    use proptest::prelude::*;
+    use serde_json::{Map, Value, json};
+
+    /// Keys: the format's field names and tags, and one it does not know.
+    fn key() -> impl Strategy<Value = String> {
+        let mut words: Vec<&str> = CONFIG.iter().chain(GROUP).chain(TIMED_INPUT).copied().collect();
+        words.extend([
+            "do",
+            "to",
+            "mode",
+            "store",
+            "strategy",
+            "count",
+            "consumer",
+            "ticks",
+            "reset",
+            "offset",
+            "partition",
+            "writes",
+            "write_ticks",
+            "batch_records",
+            "interval_ticks",
+            "by",
+            "consumers",
+            "on",
+            "records",
+            "name",
+            "guide",
+            "topic",
+            "story",
+            "outcome",
+            "when",
+            "says",
+            "metric",
+            "at_least",
+            "bogus",
+        ]);
+        proptest::sample::select(words).prop_map(str::to_string)
+    }
+
+    fn leaf() -> impl Strategy<Value = Value> {
+        let mut names: Vec<&str> = INPUTS.to_vec();
+        names.extend([
+            "c1", "c0", "after", "auto", "consumer", "group", "atomic", "offset", "sticky", "lag", "range",
+        ]);
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (0u64..400).prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            (-5i64..0).prop_map(Value::from),
+            Just(json!(0.5)),
+            proptest::sample::select(names).prop_map(Value::from),
+        ]
+    }
+
+    fn value() -> impl Strategy<Value = Value> {
+        leaf().prop_recursive(4, 48, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::vec((key(), inner), 0..6)
+                    .prop_map(|members| Value::Object(members.into_iter().collect::<Map<_, _>>())),
+            ]
+        })
+    }
+
+    /// A scenario's outline with made-up parts where the format has its own.
+    fn scenario() -> impl Strategy<Value = Value> {
+        (value(), value(), proptest::collection::vec((key(), value()), 0..4), any::<bool>()).prop_map(
+            |(config, input, extra, named)| {
+                let mut top = Map::new();
+                if named {
+                    top.insert("name".into(), json!("t"));
+                }
+                top.insert("config".into(), config);
+                top.insert("timeline".into(), json!([{ "tick": 0, "input": input }]));
+                top.extend(extra);
+                Value::Object(top)
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn readers_agree_on_made_up_scenarios(v in scenario(), pretty in any::<bool>()) {
+            let text = if pretty { serde_json::to_string_pretty(&v) } else { serde_json::to_string(&v) }
+                .expect("json");
+            prop_assert_eq!(read(&text, super::scenario), read_derived::<Scenario>(&text), "{}", text);
+        }
+    }
+}
