@@ -311,7 +311,7 @@ impl<'a> Universe<'a> {
             for (t, p) in tps {
                 topics.entry(self.name(t).to_string()).or_default().push(p);
             }
-            topics.values_mut().for_each(|ps| crate::order::sort_partitions(ps));
+            topics.values_mut().for_each(|ps| crate::order::sort_ids(ps));
             (member.to_string(), topics)
         }))
     }
@@ -478,7 +478,7 @@ pub(crate) fn assign_topic(
         .into_iter()
         .map(|tps| {
             let mut partitions: Vec<u32> = tps.into_iter().map(|(_, p)| p).collect();
-            crate::order::sort_partitions(&mut partitions);
+            crate::order::sort_ids(&mut partitions);
             partitions
         })
         .collect()

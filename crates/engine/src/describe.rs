@@ -120,7 +120,7 @@ pub fn describe_offsets(sim: &Sim, g: usize, verbose: bool) -> String {
     let mut owned = vec![false; sim.partition_count() as usize];
     for member in members {
         let mut partitions = member.assignment.clone();
-        crate::order::sort_partitions(&mut partitions);
+        crate::order::sort_ids(&mut partitions);
         for p in partitions {
             owned[p as usize] = true;
             row(p, Some(member));
@@ -256,7 +256,7 @@ fn assignment_string(partitions: &[u32]) -> String {
         return MISSING.to_string();
     }
     let mut sorted = partitions.to_vec();
-    crate::order::sort_partitions(&mut sorted);
+    crate::order::sort_ids(&mut sorted);
     let list: Vec<String> = sorted.iter().map(u32::to_string).collect();
     format!("{TOPIC}:{}", list.join(","))
 }

@@ -31,10 +31,10 @@ pub(crate) fn sort_stable_by<T>(items: &mut [T], cmp: impl Fn(&T, &T) -> Orderin
     permute(items, order);
 }
 
-/// Sorts partition numbers ascending: what `items.sort_unstable()` gives (equal
-/// numbers are alike, so stability is moot), through the one sort instead of a
-/// copy of the standard library's unstable sort.
-pub(crate) fn sort_partitions(items: &mut [u32]) {
+/// Sorts partition numbers or broker ids ascending: what `items.sort_unstable()`
+/// gives (equal numbers are alike, so stability is moot), through the one sort
+/// instead of a copy of the standard library's unstable sort.
+pub(crate) fn sort_ids(items: &mut [u32]) {
     sort_stable_by(items, Ord::cmp);
 }
 

@@ -188,7 +188,7 @@ pub fn uniform(members: &[TargetMember], partitions: u32) -> Result<Vec<Vec<u32>
     }
     assert!(next.next().is_none(), "the quotas add up to the partitions");
     for t in &mut target {
-        crate::order::sort_partitions(t);
+        crate::order::sort_ids(t);
     }
     assert_eq!(target.iter().map(Vec::len).sum::<usize>(), partitions as usize);
     let spread = target.iter().map(Vec::len);

@@ -683,7 +683,7 @@ impl Replication {
         let mut due: Vec<(u64, BrokerId)> = (1..=self.config.brokers)
             .filter_map(|b| self.broker(b).fence_at_tick.filter(|&t| t <= now_tick).map(|t| (t, b)))
             .collect();
-        due.sort_unstable();
+        crate::order::sort_stable_by(&mut due, Ord::cmp);
         for (_, broker) in due {
             self.fence(broker, now_tick);
         }
@@ -884,7 +884,7 @@ impl Replication {
                 let mut candidates: Vec<BrokerId> = old_elr.iter().chain(&old_isr).copied().collect();
                 candidates.retain(|r| !target_isr.contains(r) && Some(*r) != subject.unclean_shutdown);
                 // Kafka collects a `HashSet<Integer>`: ids below 16 come out ascending.
-                candidates.sort_unstable();
+                crate::order::sort_ids(&mut candidates);
                 candidates.dedup();
                 target_elr = candidates;
             }
@@ -1105,7 +1105,7 @@ impl Replication {
             // The leader sends its ISR as a Scala `HashSet`: ascending ids.
             let mut target = part.isr.clone();
             target.push(broker);
-            target.sort_unstable();
+            crate::order::sort_ids(&mut target);
             self.change(p, target, Subject::default(), now_tick);
         }
     }
@@ -1129,7 +1129,7 @@ impl Replication {
             return;
         }
         let mut target: Vec<BrokerId> = part.isr.iter().copied().filter(|b| !out.contains(b)).collect();
-        target.sort_unstable();
+        crate::order::sort_ids(&mut target);
         self.change(p, target, Subject::default(), now_tick);
     }
 
@@ -1205,7 +1205,7 @@ impl Replication {
                     "P{p}: ISR, ELR, last known ELR ⊆ replicas"
                 );
                 let mut sorted = set.clone();
-                sorted.sort_unstable();
+                crate::order::sort_ids(&mut sorted);
                 sorted.dedup();
                 assert_eq!(sorted.len(), set.len(), "P{p}: no broker twice");
             }

@@ -757,7 +757,7 @@ impl Accumulator {
                         .map(move |r| (r.request, b))
                 })
                 .collect();
-            sent.sort_unstable();
+            crate::order::sort_stable_by(&mut sent, Ord::cmp);
             for (request, b) in sent {
                 let r = self.connections[b].iter_mut().find(|r| r.request == request).expect("on the wire");
                 if now.saturating_sub(r.batch.created_tick) < self.delivery_timeout_ticks {

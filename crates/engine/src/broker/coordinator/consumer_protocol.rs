@@ -259,7 +259,7 @@ impl Coordinator {
             }
         };
         for (member, mut partitions) in self.members.iter_mut().zip(target) {
-            crate::order::sort_partitions(&mut partitions);
+            crate::order::sort_ids(&mut partitions);
             member.target = partitions;
         }
         self.target_epoch = self.group_epoch;
@@ -310,7 +310,7 @@ impl Coordinator {
         }
         let mut assignment = kept;
         assignment.extend(gained);
-        crate::order::sort_partitions(&mut assignment);
+        crate::order::sort_ids(&mut assignment);
         member.state = if unreleased { MemberState::UnreleasedPartitions } else { MemberState::Stable };
         member.member_epoch = target_epoch;
         member.assignment = assignment;

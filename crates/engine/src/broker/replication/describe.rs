@@ -65,14 +65,14 @@ fn ids(ids: &[BrokerId]) -> String {
 /// The command's output for `topic`.
 pub(crate) fn describe_topic(topic: &TopicDescription) -> String {
     let mut configs: Vec<&(String, String)> = topic.configs.iter().collect();
-    configs.sort_by_key(|(name, _)| bucket(name)); // stable: one bucket keeps its order
+    crate::order::sort_stable_by_key(&mut configs, |(name, _)| bucket(name)); // one bucket keeps its order
     let configs: Vec<String> = configs.iter().map(|(name, value)| format!("{name}={value}")).collect();
     let mut out = format!("Topic: {}", topic.topic);
     if !topic.topic_id.is_empty() {
         let _ = write!(out, "\tTopicId: {}", topic.topic_id);
     }
     let mut partitions: Vec<&PartitionDescription> = topic.partitions.iter().collect();
-    partitions.sort_by_key(|p| p.partition);
+    crate::order::sort_stable_by_key(&mut partitions, |p| p.partition);
     let _ = writeln!(
         out,
         "\tPartitionCount: {}\tReplicationFactor: {}\tConfigs: {}",
