@@ -463,34 +463,43 @@ fn producer(value: Value, path: &mut Path) -> Read<ProducerConfig> {
     Ok(c)
 }
 
-#[cfg(feature = "cluster")]
-const CLUSTER: &[&str] = &[
-    "brokers",
-    "replication_factor",
-    "min_insync_replicas",
-    "replica_lag_time_max_ticks",
-    "broker_session_timeout_ticks",
-    "unclean_leader_election",
-    "eligible_leader_replicas",
-];
+/// The reader `$reader` of a struct whose absent fields take its `Default`
+/// and whose fields are all leaves, and its field names `$names` (the Rust
+/// names, as serde's derive has them), in declaration order.
+#[cfg(any(feature = "cluster", feature = "transactions"))]
+macro_rules! leaf_object {
+    ($reader:ident, $names:ident, $ty:ty, [$($field:ident),+ $(,)?]) => {
+        const $names: &[&str] = &[$(stringify!($field)),+];
+
+        fn $reader(value: Value, path: &mut Path) -> Read<$ty> {
+            let mut c = <$ty>::default();
+            members(value, $names, path, |i, v, p| {
+                match $names[i] {
+                    $(stringify!($field) => c.$field = leaf(v, p)?,)+
+                    _ => unreachable!("members gives an index into the names"),
+                }
+                Ok(())
+            })?;
+            Ok(c)
+        }
+    };
+}
 
 #[cfg(feature = "cluster")]
-fn cluster(value: Value, path: &mut Path) -> Read<ClusterConfig> {
-    let mut c = ClusterConfig::default();
-    members(value, CLUSTER, path, |i, v, p| {
-        match i {
-            0 => c.brokers = leaf(v, p)?,
-            1 => c.replication_factor = leaf(v, p)?,
-            2 => c.min_insync_replicas = leaf(v, p)?,
-            3 => c.replica_lag_time_max_ticks = leaf(v, p)?,
-            4 => c.broker_session_timeout_ticks = leaf(v, p)?,
-            5 => c.unclean_leader_election = leaf(v, p)?,
-            _ => c.eligible_leader_replicas = leaf(v, p)?,
-        }
-        Ok(())
-    })?;
-    Ok(c)
-}
+leaf_object!(
+    cluster,
+    CLUSTER,
+    ClusterConfig,
+    [
+        brokers,
+        replication_factor,
+        min_insync_replicas,
+        replica_lag_time_max_ticks,
+        broker_session_timeout_ticks,
+        unclean_leader_election,
+        eligible_leader_replicas,
+    ]
+);
 
 #[cfg(not(feature = "cluster"))]
 fn cluster(_: Value, path: &mut Path) -> Read<ClusterConfig> {
@@ -498,41 +507,24 @@ fn cluster(_: Value, path: &mut Path) -> Read<ClusterConfig> {
 }
 
 #[cfg(feature = "cluster")]
-const DELIVERY: &[&str] = &[
-    "acks",
-    "enable_idempotence",
-    "max_in_flight",
-    "linger_ticks",
-    "batch_records",
-    "retries",
-    "request_timeout_ticks",
-    "delivery_timeout_ticks",
-    "retry_backoff_ticks",
-    "retry_backoff_max_ticks",
-    "buffer_records",
-];
-
-#[cfg(feature = "cluster")]
-fn delivery(value: Value, path: &mut Path) -> Read<DeliverySettings> {
-    let mut c = DeliverySettings::default();
-    members(value, DELIVERY, path, |i, v, p| {
-        match i {
-            0 => c.acks = leaf(v, p)?,
-            1 => c.enable_idempotence = leaf(v, p)?,
-            2 => c.max_in_flight = leaf(v, p)?,
-            3 => c.linger_ticks = leaf(v, p)?,
-            4 => c.batch_records = leaf(v, p)?,
-            5 => c.retries = leaf(v, p)?,
-            6 => c.request_timeout_ticks = leaf(v, p)?,
-            7 => c.delivery_timeout_ticks = leaf(v, p)?,
-            8 => c.retry_backoff_ticks = leaf(v, p)?,
-            9 => c.retry_backoff_max_ticks = leaf(v, p)?,
-            _ => c.buffer_records = leaf(v, p)?,
-        }
-        Ok(())
-    })?;
-    Ok(c)
-}
+leaf_object!(
+    delivery,
+    DELIVERY,
+    DeliverySettings,
+    [
+        acks,
+        enable_idempotence,
+        max_in_flight,
+        linger_ticks,
+        batch_records,
+        retries,
+        request_timeout_ticks,
+        delivery_timeout_ticks,
+        retry_backoff_ticks,
+        retry_backoff_max_ticks,
+        buffer_records,
+    ]
+);
 
 #[cfg(not(feature = "cluster"))]
 fn delivery(_: Value, path: &mut Path) -> Read<DeliverySettings> {
@@ -540,23 +532,12 @@ fn delivery(_: Value, path: &mut Path) -> Read<DeliverySettings> {
 }
 
 #[cfg(feature = "transactions")]
-const TRANSACTIONS: &[&str] =
-    &["group", "transaction_timeout_ticks", "isolation_level", "downstream_per_tick"];
-
-#[cfg(feature = "transactions")]
-fn transactions(value: Value, path: &mut Path) -> Read<TransactionsConfig> {
-    let mut c = TransactionsConfig::default();
-    members(value, TRANSACTIONS, path, |i, v, p| {
-        match i {
-            0 => c.group = leaf(v, p)?,
-            1 => c.transaction_timeout_ticks = leaf(v, p)?,
-            2 => c.isolation_level = leaf(v, p)?,
-            _ => c.downstream_per_tick = leaf(v, p)?,
-        }
-        Ok(())
-    })?;
-    Ok(c)
-}
+leaf_object!(
+    transactions,
+    TRANSACTIONS,
+    TransactionsConfig,
+    [group, transaction_timeout_ticks, isolation_level, downstream_per_tick]
+);
 
 #[cfg(not(feature = "transactions"))]
 fn transactions(_: Value, path: &mut Path) -> Read<TransactionsConfig> {
