@@ -23,6 +23,9 @@ describe('transactions', () => {
       assert.match(await c1.textContent(), /demo-inst-1.*fenced/);
       const c3 = lab.page.locator('[data-consumer=c3] [data-field=txn-producer]');
       assert.match(await c3.textContent(), /demo-inst-1\s*epoch \d+/);
+      // Beside the producer's own state, the coordinator's TransactionState for the id, in Kafka's words.
+      const state = await lab.text('[data-consumer=c3] [data-field=coordinator-state]');
+      assert.match(state, /^coordinator: (Empty|Ongoing|PrepareCommit|PrepareAbort|CompleteCommit|CompleteAbort)$/);
       // payouts: the aborted results, an ABORT marker, COMMIT markers, and the stable offset.
       assert.ok(await lab.page.locator('[data-field=payouts] .payout.is-aborted').count() >= 1);
       assert.equal(await lab.page.locator('[data-field=payouts] .payout-marker.is-abort').count(), 1);

@@ -554,18 +554,16 @@ fn transactions_text(t: &offsetlab_engine::TransactionsView, sim: &Sim) -> Strin
         let _ = writeln!(out, "  {}", payouts_tape(sim, p));
     }
     for p in &t.producers {
-        let state = if p.fenced {
-            "fenced"
-        } else if !p.running {
-            "stopped"
-        } else if p.in_transaction {
-            "in a transaction"
-        } else {
-            "ready"
-        };
         let epoch = p.epoch.map_or_else(|| "-".to_string(), |e| e.to_string());
-        let _ =
-            writeln!(out, "{:<4}{:<18}epoch {:<5}{state}", p.consumer.to_string(), p.transactional_id, epoch);
+        let _ = writeln!(
+            out,
+            "{:<4}{:<18}epoch {:<5}{:<18}coordinator {}",
+            p.consumer.to_string(),
+            p.transactional_id,
+            epoch,
+            p.client_state(),
+            p.coordinator_state
+        );
     }
     let rows = [
         ("committed", t.committed_transactions),

@@ -719,10 +719,17 @@ fn run_reports_the_transactions_and_the_downstream_reader() {
     assert_eq!(block[0], "transactions (group demo, downstream read_committed)", "{text}");
     assert!(block[1].starts_with("payouts-0 ") && block[1].contains("last stable"), "{text}");
     // c1, the zombie, was fenced by c3, which owns its transactional.id now.
-    let zombie = block.iter().find(|l| l.starts_with("c1 ")).expect("c1's producer");
-    assert!(zombie.contains("demo-inst-1") && zombie.ends_with("fenced"), "{text}");
-    let replacement = block.iter().find(|l| l.starts_with("c3 ")).expect("c3's producer");
-    assert!(replacement.contains("demo-inst-1") && replacement.ends_with("ready"), "{text}");
+    // Each line: consumer, transactional.id, epoch, the producer's own state, the coordinator's.
+    let words = |consumer: &str| -> Vec<&str> {
+        let line =
+            block.iter().find(|l| l.starts_with(consumer)).unwrap_or_else(|| panic!("{consumer}: {text}"));
+        line.split_whitespace().collect()
+    };
+    let zombie = words("c1 ");
+    assert_eq!((zombie[1], zombie[4]), ("demo-inst-1", "fenced"), "{text}");
+    let replacement = words("c3 ");
+    assert_eq!((replacement[1], replacement[4]), ("demo-inst-1", "ready"), "{text}");
+    assert_eq!(&replacement[5..], ["coordinator", "CompleteCommit"], "{text}");
     let count = |label: &str| -> u64 {
         let line = block.iter().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("{label}: {text}"));
         line[label.len()..].trim().parse().unwrap()

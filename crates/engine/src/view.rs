@@ -505,16 +505,40 @@ pub struct RollingView {
     pub remaining: Vec<ConsumerId>,
 }
 
-/// A member's transactional producer, for `offsetlab run`.
+/// A member's transactional producer, for `offsetlab run` and its card.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TxnProducerView {
     pub consumer: ConsumerId,
     pub transactional_id: String,
     pub producer_id: Option<u64>,
+    /// The epoch this producer has (a newer instance's may be higher).
     pub epoch: Option<u32>,
     pub in_transaction: bool,
     pub fenced: bool,
     pub running: bool,
+    /// What the transaction coordinator holds for the transactional id, in
+    /// Kafka's `TransactionState` words (`Ongoing`, `CompleteAbort`, …) as
+    /// `kafka-transactions --describe` prints them: after a crash the
+    /// producer's own state stops, the coordinator's goes on (the timeout
+    /// aborts an open transaction).
+    pub coordinator_state: &'static str,
+}
+
+impl TxnProducerView {
+    /// The producer's own state in a word: `fenced`, `stopped` (its process
+    /// is not running), `in a transaction` or `ready`.
+    #[must_use]
+    pub fn client_state(&self) -> &'static str {
+        if self.fenced {
+            "fenced"
+        } else if !self.running {
+            "stopped"
+        } else if self.in_transaction {
+            "in a transaction"
+        } else {
+            "ready"
+        }
+    }
 }
 
 /// Exactly-once processing: the output topic payouts, the members'

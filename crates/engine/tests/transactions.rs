@@ -75,6 +75,11 @@ fn a_crash_mid_transaction_is_aborted_and_redone_and_read_committed_sees_each_re
     for p in &t.payouts {
         assert_eq!(p.last_stable_offset, p.log_end, "everything is decided at the end");
     }
+    // The crashed c1's producer stopped in its transaction; the coordinator went on and aborted it.
+    let c1 = t.producers.iter().find(|p| p.transactional_id == "demo-c1").expect("c1's producer");
+    assert_eq!((c1.client_state(), c1.coordinator_state), ("stopped", "CompleteAbort"), "{c1:?}");
+    let c2 = t.producers.iter().find(|p| p.transactional_id == "demo-c2").expect("c2's producer");
+    assert_eq!((c2.client_state(), c2.coordinator_state), ("ready", "CompleteCommit"), "{c2:?}");
 }
 
 #[test]

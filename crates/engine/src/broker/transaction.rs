@@ -168,6 +168,18 @@ pub(crate) enum TxnState {
 }
 
 impl TxnState {
+    /// Kafka's name of the state, as `kafka-transactions --describe` prints it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            TxnState::Empty => "Empty",
+            TxnState::Ongoing => "Ongoing",
+            TxnState::PrepareCommit => "PrepareCommit",
+            TxnState::PrepareAbort => "PrepareAbort",
+            TxnState::CompleteCommit => "CompleteCommit",
+            TxnState::CompleteAbort => "CompleteAbort",
+        }
+    }
+
     /// `TransactionState.validPreviousStates`: whether `self` may follow `from`.
     fn may_follow(self, from: TxnState) -> bool {
         use TxnState::*;

@@ -483,7 +483,11 @@ impl Sim {
 
     /// Consumer `id`'s transactional producer, if it has one.
     pub(super) fn txn_producer_view(&self, id: ConsumerId) -> Option<crate::view::TxnProducerView> {
-        let p = self.eos.as_ref()?.producers.iter().find(|p| p.consumer == id)?;
+        let eos = self.eos.as_ref()?;
+        let p = eos.producers.iter().find(|p| p.consumer == id)?;
+        // An id the coordinator has not seen yet (initTransactions not sent) is `Empty` to it.
+        let coordinator_state =
+            eos.coordinator.describe(&p.transactional_id).map_or("Empty", |(state, _, _)| state.name());
         let c = self.consumers.iter().find(|x| x.id == id);
         Some(crate::view::TxnProducerView {
             consumer: p.consumer,
@@ -493,6 +497,7 @@ impl Sim {
             in_transaction: p.in_transaction,
             fenced: p.fenced,
             running: c.is_some_and(|c| c.alive() && c.process != ConsumerState::Stopped),
+            coordinator_state,
         })
     }
 

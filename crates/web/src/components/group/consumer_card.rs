@@ -193,11 +193,11 @@ pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
                     title={format!("transactional.id {}: its producer epoch, and whether a newer instance fenced it", t.transactional_id)}>
                     <span>{ t.transactional_id.clone() }</span>
                     <span>{ t.epoch.map_or_else(|| "no epoch".to_string(), |e| format!("epoch {e}")) }</span>
-                    if t.fenced {
-                        <span data-field="fenced">{ "fenced" }</span>
-                    } else if t.in_transaction {
-                        <span>{ "in a transaction" }</span>
-                    }
+                    <span data-field={if t.fenced { "fenced" } else { "client-state" }}>{ t.client_state() }</span>
+                    <span data-field="coordinator-state"
+                        title={format!("The transaction coordinator's TransactionState for {}", t.transactional_id)}>
+                        { format!("coordinator: {}", t.coordinator_state) }
+                    </span>
                 </p>
             }
             if !props.left.is_empty() {
