@@ -421,6 +421,19 @@ impl Outcome {
                 Ok(says) => JsonOutcome { reproduced: true, message: says },
                 Err(failing) => JsonOutcome { reproduced: false, message: failing },
             }),
+            transactions: self.sim.transactions_view().map(|t| JsonTransactions {
+                producers: t
+                    .producers
+                    .iter()
+                    .map(|p| JsonTxnProducer {
+                        consumer: p.consumer,
+                        transactional_id: p.transactional_id.clone(),
+                        epoch: p.epoch,
+                        state: p.client_state(),
+                        coordinator_state: p.coordinator_state,
+                    })
+                    .collect(),
+            }),
             config: events.map(|_| self.sim.config()),
             events,
         };
@@ -451,11 +464,32 @@ struct JsonReport<'a> {
     resumed_from: Option<Vec<JsonResume>>,
     /// The guide's outcome check; null when the scenario has no guide.
     outcome: Option<JsonOutcome<'a>>,
+    /// With `config.transactions`: each member's transactional producer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transactions: Option<JsonTransactions>,
     /// `--events` only: the config the run used and its event trace.
     #[serde(skip_serializing_if = "Option::is_none")]
     config: Option<&'a offsetlab_engine::Config>,
     #[serde(skip_serializing_if = "Option::is_none")]
     events: Option<&'a [offsetlab_engine::Event]>,
+}
+
+/// `run --json`'s `transactions`.
+#[derive(Debug, Serialize)]
+struct JsonTransactions {
+    producers: Vec<JsonTxnProducer>,
+}
+
+/// A member's transactional producer: its own state (`fenced`, `stopped`,
+/// `in a transaction`, `ready`) and the coordinator's `TransactionState` for
+/// its id (`Ongoing`, `CompleteAbort`, …).
+#[derive(Debug, Serialize)]
+struct JsonTxnProducer {
+    consumer: ConsumerId,
+    transactional_id: String,
+    epoch: Option<u32>,
+    state: &'static str,
+    coordinator_state: &'static str,
 }
 
 /// Reproduced: what the guide says, `{n}` filled in. Not: the first failing condition.

@@ -752,4 +752,14 @@ fn run_reports_the_transactions_and_the_downstream_reader() {
         metrics["downstream_delivered"].as_u64().unwrap(),
         12 + metrics["downstream_duplicates"].as_u64().unwrap()
     );
+    // Each member's producer: c1 crashed in its transaction, which the coordinator's timeout aborted.
+    let producers = value["transactions"]["producers"].as_array().expect("transactions.producers");
+    let c1 = producers.iter().find(|p| p["consumer"] == "c1").expect("c1's producer");
+    assert_eq!(
+        (&c1["transactional_id"], &c1["state"], &c1["coordinator_state"]),
+        (&"demo-c1".into(), &"stopped".into(), &"CompleteAbort".into()),
+        "{json}"
+    );
+    let plain = stdout_of(&["run", "--scenario", "default", "--json"]);
+    assert!(serde_json::from_str::<serde_json::Value>(&plain).unwrap().get("transactions").is_none());
 }

@@ -101,7 +101,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * aborted_seen}, {@code fenced_writes}: read_committed, duplicates, delivered and aborted seen
  * exactly; read_uncommitted, whether there are duplicates and aborted results (at least one), and
  * the inputs seen (delivered &minus; duplicates); the zombie's fenced writes as at least one on both
- * sides (the exact count is timing; both are shown). A built-in (or its metrics) that the given
+ * sides (the exact count is timing; both are shown); and, once no transaction is open, the
+ * coordinator's {@code TransactionState} of each transactional id ({@code Admin.describeTransactions},
+ * what {@code kafka-transactions describe} prints) against {@code run --json}'s {@code
+ * transactions.producers[].coordinator_state}. A built-in (or its metrics) that the given
  * offsetlab does not have yet is reported out of scope with Kafka's figures; Kafka's side runs
  * either way.
  *
@@ -252,9 +255,17 @@ public final class Transactions {
   // ------------------------------------------------------------------ the model
 
   /** The model's run: its seed and metrics, or why it cannot be compared. */
-  record Model(long seed, Map<String, Long> metrics, String missing) {
+  /**
+   * A built-in's run: its metrics, and the transaction coordinator's {@code TransactionState} per transactional id at the
+   * end ({@code run --json}'s {@code transactions.producers}).
+   */
+  record Model(long seed, Map<String, Long> metrics, Map<String, String> coordinatorStates, String missing) {
     long get(String metric) {
       return metrics.get(metric);
+    }
+
+    String state(String transactionalId) {
+      return coordinatorStates.getOrDefault(transactionalId, "(not in the run)");
     }
   }
 
@@ -272,7 +283,7 @@ public final class Transactions {
       String err = Files.readString(stderr.toPath(), StandardCharsets.UTF_8).strip();
       if (p.exitValue() != 0) {
         if (err.contains("no built-in scenario named")) {
-          return new Model(seed == null ? -1 : seed, Map.of(), "the built-in is not in this offsetlab yet");
+          return new Model(seed == null ? -1 : seed, Map.of(), Map.of(), "the built-in is not in this offsetlab yet");
         }
         throw new IOException(String.join(" ", command) + " failed (" + p.exitValue() + "): " + err);
       }
@@ -285,10 +296,15 @@ public final class Transactions {
         else absent.add(m);
       }
       long runSeed = run.path("seed").asLong(seed == null ? -1 : seed);
-      if (!absent.isEmpty()) {
-        return new Model(runSeed, values, "the built-in's metrics " + String.join(", ", absent) + " are not in this offsetlab yet");
+      Map<String, String> states = new LinkedHashMap<>();
+      for (JsonNode producer : run.path("transactions").path("producers")) {
+        states.put(producer.path("transactional_id").asText(), producer.path("coordinator_state").asText());
       }
-      return new Model(runSeed, values, null);
+      if (!absent.isEmpty()) {
+        return new Model(runSeed, values, states, "the built-in's metrics " + String.join(", ", absent)
+            + " are not in this offsetlab yet");
+      }
+      return new Model(runSeed, values, states, null);
     } finally {
       stdout.delete();
       stderr.delete();
@@ -334,6 +350,8 @@ public final class Transactions {
       timeline.add(String.format("c1's transaction aborted (payouts' last stable offset at its high watermark) %s after the kill"
           + " (transaction.timeout.ms %d, the broker looks every %d ms)", ms(System.nanoTime() - killedAt), TRANSACTION_TIMEOUT_MS,
           CLEANUP_INTERVAL_MS));
+      Map<String, String> states = transactionStates(List.of("demo-c1", "demo-c2"));
+      timeline.add("kafka-transactions describe: " + states);
       Set<String> committed = committedTransactions(apps);
       timeline.add("transactions committed: " + String.join(", ", committed));
       Read readRc = read(IsolationLevel.READ_COMMITTED, inputs.keySet(), committed);
@@ -352,6 +370,8 @@ public final class Transactions {
         a.check("downstream results delivered (read_committed; " + inputs.size() + " inputs)", rc.get("downstream_delivered"),
             readRc.delivered());
         a.check("aborted results seen by the downstream", rc.get("aborted_seen"), readRc.aborted());
+        a.check("TransactionState of demo-c1 (killed mid-transaction)", rc.state("demo-c1"), states.get("demo-c1"));
+        a.check("TransactionState of demo-c2", rc.state("demo-c2"), states.get("demo-c2"));
         a.note("fenced writes (not compared: nobody writes after the kill)", "offsetlab " + rc.get("fenced_writes") + ", kafka "
             + fencedWrites(apps));
       }
@@ -429,6 +449,8 @@ public final class Transactions {
       replacement.close();
       other.close();
       waitFor("payouts to have no open transaction", ABORT_TIMEOUT_MS, this::noOpenTransaction, apps);
+      Map<String, String> states = transactionStates(List.of("demo-inst-1", "demo-inst-2"));
+      timeline.add("kafka-transactions describe: " + states);
       Set<String> committed = committedTransactions(apps);
       timeline.add("transactions committed: " + String.join(", ", committed));
       Read readRc = read(IsolationLevel.READ_COMMITTED, inputs.keySet(), committed);
@@ -447,6 +469,9 @@ public final class Transactions {
             readRc.delivered());
         c.check("aborted results seen by the downstream", model.get("aborted_seen"), readRc.aborted());
         c.check("the zombie's writes fenced: at least 1", model.get("fenced_writes") >= 1, fenced >= 1);
+        c.check("TransactionState of demo-inst-1 (the replacement's, the zombie's refused)", model.state("demo-inst-1"),
+            states.get("demo-inst-1"));
+        c.check("TransactionState of demo-inst-2", model.state("demo-inst-2"), states.get("demo-inst-2"));
         c.note("fenced writes (exact; timing, not compared)", "offsetlab " + model.get("fenced_writes") + ", kafka " + fenced);
       }
       return entry(ZOMBIE, model, c, story, secs, readRc, timeline, contrast, fenced, failures(apps));
@@ -697,6 +722,14 @@ public final class Transactions {
   }
 
   /** Whether {@code payouts} has no open transaction: its last stable offset is its high watermark everywhere. */
+  /** What {@code kafka-transactions describe} says of each id: the coordinator's {@code TransactionState}. */
+  private Map<String, String> transactionStates(List<String> transactionalIds) throws Exception {
+    Map<String, String> states = new TreeMap<>();
+    admin.describeTransactions(transactionalIds).all().get(20, TimeUnit.SECONDS)
+        .forEach((id, description) -> states.put(id, description.state().toString()));
+    return states;
+  }
+
   private boolean noOpenTransaction() throws Exception {
     Map<TopicPartition, OffsetSpec> ask = new LinkedHashMap<>();
     for (int p = 0; p < PARTITIONS; p++) ask.put(new TopicPartition(OUTPUT, p), OffsetSpec.latest());
