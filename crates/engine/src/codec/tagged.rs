@@ -173,18 +173,7 @@ where
 /// the message refusing it.
 fn untag(value: Value, tag: &'static str) -> Result<Value, String> {
     let Value::Object(mut members) = value else {
-        let unexpected = match &value {
-            Value::Null => de::Unexpected::Unit,
-            Value::Bool(b) => de::Unexpected::Bool(*b),
-            Value::Number(n) => match (n.as_u64(), n.as_i64()) {
-                (Some(n), _) => de::Unexpected::Unsigned(n),
-                (None, Some(n)) => de::Unexpected::Signed(n),
-                _ => de::Unexpected::Float(n.as_f64().unwrap_or_default()),
-            },
-            Value::String(s) => de::Unexpected::Str(s),
-            _ => de::Unexpected::Seq,
-        };
-        let refused: serde_json::Error = de::Error::invalid_type(unexpected, &"an object");
+        let refused: serde_json::Error = de::Error::invalid_type(super::read::unexpected(&value), &"an object");
         return Err(super::after_value(&super::plain(&refused.to_string())));
     };
     let name = match members.remove(tag) {
