@@ -173,7 +173,8 @@ where
 /// the message refusing it.
 fn untag(value: Value, tag: &'static str) -> Result<Value, String> {
     let Value::Object(mut members) = value else {
-        let refused: serde_json::Error = de::Error::invalid_type(super::read::unexpected(&value), &"an object");
+        let refused: serde_json::Error =
+            de::Error::invalid_type(super::read::unexpected(&value), &"an object");
         return Err(super::after_value(&super::plain(&refused.to_string())));
     };
     let name = match members.remove(tag) {
