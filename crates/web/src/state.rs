@@ -634,7 +634,7 @@ impl AppState {
             .iter()
             .flatten()
             .map(|p| {
-                let from = p.log_end.saturating_sub(TAPE_CELLS).max(p.log_start);
+                let from = last_window_start(p.log_start, p.log_end);
                 BridgeTape {
                     partition: p.partition,
                     records: sim.bridge_records(p.partition, from, TAPE_CELLS as u32),
@@ -648,7 +648,7 @@ impl AppState {
                 .payouts
                 .iter()
                 .map(|p| {
-                    let from = p.log_end.saturating_sub(TAPE_CELLS).max(p.log_start);
+                    let from = last_window_start(p.log_start, p.log_end);
                     PayoutTape {
                         partition: p.partition,
                         records: sim.payout_records(p.partition, from, TAPE_CELLS as u32),
@@ -694,7 +694,7 @@ impl AppState {
             TapeScroll::Older => Some(current.saturating_sub(half).max(p.log_start)),
             TapeScroll::Newer => {
                 // Towards the log end; once the window is where following puts it, follow.
-                let last = p.log_end.saturating_sub(TAPE_CELLS).max(p.log_start);
+                let last = last_window_start(p.log_start, p.log_end);
                 let to = (current + half).min(last);
                 (to != tape_window_start(p, None, share)).then_some(to)
             }
@@ -707,6 +707,12 @@ impl AppState {
     }
 }
 
+/// The first offset of the last window of a log: its newest `TAPE_CELLS`
+/// offsets, or all of it when shorter.
+fn last_window_start(log_start: u64, log_end: u64) -> u64 {
+    log_end.saturating_sub(TAPE_CELLS).max(log_start)
+}
+
 /// The first offset a tape shows: where the user scrolled, or, following,
 /// a few cells before the committed offset (or the cursor, if behind it),
 /// sliding to keep the log end in view when it fits. A share group's tape
@@ -714,7 +720,7 @@ impl AppState {
 /// there is to see, and they sit at the log end.
 #[must_use]
 pub fn tape_window_start(p: &offsetlab_engine::PartitionView, scroll: Option<u64>, share: bool) -> u64 {
-    let last_window = p.log_end.saturating_sub(TAPE_CELLS).max(p.log_start);
+    let last_window = last_window_start(p.log_start, p.log_end);
     match scroll {
         Some(from) => from.clamp(p.log_start, last_window),
         None => {

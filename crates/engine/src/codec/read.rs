@@ -309,40 +309,43 @@ fn condition(value: Value, path: &mut Path) -> Read<Condition> {
     Ok(Condition { metric: metric.expect("metric is required"), group, at_least, at_most })
 }
 
-/// `config`'s own fields, then a group's (a single group's settings may sit
-/// at the top level): as `ConfigFile` declares them.
-const CONFIG: &[&str] = &[
-    "seed",
-    "partitions",
-    "retention_records",
-    "producer",
-    "groups",
-    "cluster",
-    "transactions",
-    "consumers",
-    "records_per_poll",
-    "handle_per_tick",
-    "commit",
-    "idempotent",
-    "session_timeout_ticks",
-    "shutdown_deadline_ticks",
-    "assignor",
-    "position",
-    "bridge",
-    "protocol",
-    "remote_assignor",
-    "static_members",
-    "heartbeat_interval_ticks",
-    "rebalance_timeout_ticks",
-    "lock_duration_ticks",
-    "delivery_count_limit",
-    "max_record_locks",
-    "share_auto_offset_reset",
-    "acknowledgement_mode",
-];
+/// The field lists of `config` and of a group, from one list of the group's
+/// fields less its name: `config` has its own fields, then those (a single
+/// group's settings may sit at the top level), as `ConfigFile` declares them.
+macro_rules! config_fields {
+    ([$($own:literal),+ $(,)?], [$($group:literal),+ $(,)?]) => {
+        const CONFIG: &[&str] = &[$($own,)+ $($group,)+];
+        /// `CONFIG`'s fields before the group's.
+        const CONFIG_OWN: usize = [$($own),+].len();
+        const GROUP: &[&str] = &["name", $($group,)+];
+    };
+}
 
-/// `CONFIG`'s fields before the group's.
-const CONFIG_OWN: usize = 7;
+config_fields!(
+    ["seed", "partitions", "retention_records", "producer", "groups", "cluster", "transactions"],
+    [
+        "consumers",
+        "records_per_poll",
+        "handle_per_tick",
+        "commit",
+        "idempotent",
+        "session_timeout_ticks",
+        "shutdown_deadline_ticks",
+        "assignor",
+        "position",
+        "bridge",
+        "protocol",
+        "remote_assignor",
+        "static_members",
+        "heartbeat_interval_ticks",
+        "rebalance_timeout_ticks",
+        "lock_duration_ticks",
+        "delivery_count_limit",
+        "max_record_locks",
+        "share_auto_offset_reset",
+        "acknowledgement_mode",
+    ]
+);
 
 pub(crate) fn config(value: Value, path: &mut Path) -> Read<Config> {
     let mut c = Config { groups: Vec::new(), ..Config::default() };
@@ -383,30 +386,6 @@ pub(crate) fn config(value: Value, path: &mut Path) -> Read<Config> {
     };
     Ok(c)
 }
-
-const GROUP: &[&str] = &[
-    "name",
-    "consumers",
-    "records_per_poll",
-    "handle_per_tick",
-    "commit",
-    "idempotent",
-    "session_timeout_ticks",
-    "shutdown_deadline_ticks",
-    "assignor",
-    "position",
-    "bridge",
-    "protocol",
-    "remote_assignor",
-    "static_members",
-    "heartbeat_interval_ticks",
-    "rebalance_timeout_ticks",
-    "lock_duration_ticks",
-    "delivery_count_limit",
-    "max_record_locks",
-    "share_auto_offset_reset",
-    "acknowledgement_mode",
-];
 
 fn group(value: Value, path: &mut Path) -> Read<GroupConfig> {
     let mut g = GroupConfig::default();
