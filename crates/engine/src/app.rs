@@ -104,6 +104,7 @@ impl Application {
             subject: fetched.subject,
             duplicate: !first,
             out_of_key_order,
+            from_producer: from_producer || (out_of_key_order && fetched.producer_reordered),
             effect,
             produced_tick: fetched.produced_tick,
         };

@@ -26,6 +26,21 @@ pub enum Acks {
     All,
 }
 
+impl Acks {
+    /// Every setting, in the order a menu lists them.
+    pub const ALL: [Acks; 3] = [Acks::Zero, Acks::One, Acks::All];
+
+    /// The setting as Kafka and the scenario JSON write it: `0`, `1`, `all`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Acks::Zero => "0",
+            Acks::One => "1",
+            Acks::All => "all",
+        }
+    }
+}
+
 /// Why a produce request did not succeed: the leader's error codes, and the
 /// two the client makes up itself (a request timeout, a broken connection).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

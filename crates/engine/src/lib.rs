@@ -71,13 +71,13 @@ pub use scenario::{
     TIMELINE_INPUTS_MAX, TimedInput, builtin, builtins, commit_cost_comparison,
 };
 pub use sim::{IN_FLIGHT_SHOWN_MAX, Sim, subject_key};
+pub use view::{BrokerView, ClusterView, ReplicaSetView, ReplicaView, TransactionsView, TxnProducerView};
 pub use view::{
     CheckpointView, ConsumerState, ConsumerStats, ConsumerView, ExpansionView, Finding, FindingKind,
     GroupView, HandledRecord, InFlightRecord, LagSample, LedgerEntry, LoopStep, MemberView, Metrics,
     PartitionSplit, PartitionView, PeekView, ProducerView, RebalanceView, RecordView, RestartPreview,
     RollingView, SettingsView, ShareRecordView, SplitCheck, SplitStatus, View,
 };
-pub use view::{TransactionsView, TxnProducerView};
 
 // The in-crate unit tests run in headless Chromium too (`cargo test --target wasm32-unknown-unknown`).
 #[cfg(all(test, target_arch = "wasm32"))]

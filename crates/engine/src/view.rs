@@ -264,6 +264,9 @@ pub struct HandledRecord {
     pub subject: u32,
     pub duplicate: bool,
     pub out_of_key_order: bool,
+    /// The duplicate or the reordering came from the producer: a second copy
+    /// it wrote, or a record it wrote after a later-sent one (a retried batch).
+    pub from_producer: bool,
     pub effect: bool,
     pub produced_tick: Tick,
 }
@@ -555,4 +558,59 @@ pub struct TransactionsView {
     pub fenced_writes: u64,
     pub committed_transactions: u64,
     pub aborted_transactions: u64,
+}
+
+/// The brokers and each partition's replicas (`Sim::cluster_view`): what the
+/// page's broker strip and the tapes' replica lines draw.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClusterView {
+    pub brokers: Vec<BrokerView>,
+    /// In partition order.
+    pub partitions: Vec<ReplicaSetView>,
+    pub replication_factor: u32,
+    pub min_insync_replicas: u32,
+    pub unclean_leader_election: bool,
+    /// The producer's `acks`.
+    pub acks: crate::delivery::Acks,
+    /// `enable.idempotence` as the producer runs it (Kafka's default resolved).
+    pub idempotence: bool,
+    /// `max.in.flight.requests.per.connection`.
+    pub max_in_flight: u32,
+    /// Records sent and not yet acknowledged or failed (the accumulator's buffer).
+    pub buffered_records: u64,
+}
+
+/// One broker (node id from 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BrokerView {
+    pub id: u32,
+    /// Its process runs.
+    pub alive: bool,
+    /// The controller fenced it (its session timed out) and it has not registered again.
+    pub fenced: bool,
+    /// The partitions it leads, in order.
+    pub leader_of: Vec<u32>,
+}
+
+/// One partition's replicas, as `kafka-topics --describe` and the leader see them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReplicaSetView {
+    pub partition: u32,
+    pub leader: Option<u32>,
+    pub leader_epoch: u32,
+    /// Consumers read below it; acks=all answers once it passes the append.
+    pub high_watermark: u64,
+    /// In the partition's replica order.
+    pub replicas: Vec<ReplicaView>,
+}
+
+/// One replica of a partition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReplicaView {
+    pub broker: u32,
+    /// The replica's log end offset: what it holds.
+    pub log_end: u64,
+    pub in_isr: bool,
+    /// In the eligible leader replicas (KIP-966).
+    pub in_elr: bool,
 }

@@ -169,3 +169,44 @@ fn unknown_and_bad_cluster_fields_are_refused_with_their_name() {
             .unwrap();
     assert_eq!(Sim::new(config).unwrap_err().field, "producer.delivery.acks");
 }
+
+#[test]
+fn the_cluster_view_follows_a_crash_an_election_and_the_high_watermark() {
+    let plain = Sim::new(Config::default()).unwrap();
+    assert!(plain.cluster_view().is_none(), "no delivery path, no cluster view");
+
+    let mut sim = cluster_sim();
+    let before = sim.cluster_view().expect("a cluster");
+    assert_eq!(before.brokers.iter().map(|b| b.id).collect::<Vec<_>>(), [1, 2, 3]);
+    assert_eq!((before.replication_factor, before.min_insync_replicas), (2, 1));
+    assert_eq!(before.acks, offsetlab_engine::Acks::All);
+    assert!(before.idempotence, "Kafka's default with acks=all");
+    for r in &before.partitions {
+        assert_eq!(r.replicas.len(), 2);
+        assert!(r.replicas.iter().all(|x| x.in_isr), "every replica starts in the ISR");
+        let leader = r.leader.expect("a leader");
+        let leads = &before.brokers[leader as usize - 1].leader_of;
+        assert!(leads.contains(&r.partition), "broker {leader} lists P{}", r.partition);
+    }
+
+    sim.handle_input(Input::KeepSending { per_tick: 2 }).unwrap();
+    sim.handle_tick(10);
+    let p0_leader = sim.cluster_view().unwrap().partitions[0].leader.unwrap();
+    sim.handle_input(Input::CrashBroker { broker: p0_leader }).unwrap();
+    sim.handle_tick(40);
+    let after = sim.cluster_view().unwrap();
+    let down = &after.brokers[p0_leader as usize - 1];
+    assert!(!down.alive && down.fenced && down.leader_of.is_empty(), "{down:?}");
+    let p0 = &after.partitions[0];
+    assert!(p0.leader.is_some_and(|l| l != p0_leader), "P0 has a new leader: {p0:?}");
+    assert!(p0.leader_epoch > before.partitions[0].leader_epoch);
+    let isr: Vec<u32> = p0.replicas.iter().filter(|r| r.in_isr).map(|r| r.broker).collect();
+    assert_eq!(isr, [p0.leader.unwrap()], "the crashed replica left the ISR");
+    // Consumers read below the high watermark: the view's log end is the leader's.
+    let view = sim.view();
+    for r in &after.partitions {
+        let leader_end = r.replicas.iter().find(|x| Some(x.broker) == r.leader).unwrap().log_end;
+        assert!(r.high_watermark <= leader_end);
+        assert_eq!(view.partitions[r.partition as usize].log_end, r.high_watermark, "P{}", r.partition);
+    }
+}

@@ -548,6 +548,58 @@ impl Sim {
         }
     }
 
+    /// The brokers and each partition's replicas now, when the run has a
+    /// delivery path (`None` without one: the tapes are one broker's log).
+    #[must_use]
+    pub fn cluster_view(&self) -> Option<crate::view::ClusterView> {
+        use crate::view::{BrokerView, ClusterView, ReplicaSetView, ReplicaView};
+        let path = self.delivery.as_deref()?;
+        let replication = &path.replication;
+        let config = replication.config();
+        let partitions: Vec<ReplicaSetView> = (0..self.partition_count())
+            .map(|p| {
+                let isr = replication.isr(p);
+                let elr = replication.elr(p);
+                ReplicaSetView {
+                    partition: p,
+                    leader: replication.leader(p),
+                    leader_epoch: replication.leader_epoch(p),
+                    high_watermark: replication.high_watermark(p),
+                    replicas: replication
+                        .replicas(p)
+                        .into_iter()
+                        .map(|broker| ReplicaView {
+                            broker,
+                            log_end: replication.replica_log_end(p, broker).unwrap_or(0),
+                            in_isr: isr.contains(&broker),
+                            in_elr: elr.contains(&broker),
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        let brokers = (1..=config.brokers)
+            .map(|id| BrokerView {
+                id,
+                alive: replication.is_alive(id),
+                fenced: replication.is_fenced(id),
+                leader_of: partitions.iter().filter(|r| r.leader == Some(id)).map(|r| r.partition).collect(),
+            })
+            .collect();
+        let delivery = self.config.producer.delivery.unwrap_or_default();
+        Some(ClusterView {
+            brokers,
+            partitions,
+            replication_factor: config.replication_factor,
+            min_insync_replicas: config.min_insync_replicas,
+            unclean_leader_election: config.unclean_leader_election,
+            acks: delivery.acks,
+            idempotence: path.accumulator.idempotent(),
+            max_in_flight: delivery.max_in_flight,
+            buffered_records: path.accumulator.buffered_records(),
+        })
+    }
+
     // ---------------------------------------------------------------- inputs
 
     fn need_path(&self, input: &'static str) -> Result<(), InputError> {
