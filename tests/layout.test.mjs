@@ -3,9 +3,8 @@
 // experiment reproduces its outcome from a click, and axe-core finds no violation in either theme.
 
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
+import { axeViolations } from './lib/axe.mjs';
 import { useBrowser, withLab } from './lib/page.mjs';
 import { playFastest } from './lib/scale.mjs';
 
@@ -13,8 +12,6 @@ import { playFastest } from './lib/scale.mjs';
  * chapters of about 400 to 650 px each. A chapter more needs this raised, and a reason: the
  * eighth, "Exactly once, and where it stops", measured 6,365 px in all. */
 const PAGE_HEIGHT_MAX_PX = 6400;
-
-const AXE_SOURCE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** Bounding boxes (viewport coordinates, rounded) of the first element matching each selector. */
 function boxes(lab, selectors) {
@@ -28,21 +25,6 @@ function boxes(lab, selectors) {
     }
     return out;
   }, selectors);
-}
-
-/** axe-core's violations in the page as it is now, one line each (rule, impact, nodes). */
-async function axeViolations(lab) {
-  await lab.page.evaluate(AXE_SOURCE);
-  const violations = await lab.page.evaluate(async () => {
-    const result = await window.axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      nodes: v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')}: ${n.failureSummary?.split('\n')[1] ?? ''}`),
-      count: v.nodes.length,
-    }));
-  });
-  return violations.map((v) => `${v.id} (${v.impact}, ${v.count} nodes): ${v.nodes.join(' | ')}`);
 }
 
 describe('layout and story', () => {

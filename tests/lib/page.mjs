@@ -46,13 +46,13 @@ export function launch() {
 }
 
 /**
- * Registers before/after hooks in the enclosing describe(): one server and one browser for the
- * file. Returns an object whose `server` and `browser` are set once the hooks ran.
+ * Registers before/after hooks in the enclosing describe(): one server (of `root`, the built
+ * page: dist/ when left out) and one browser for the file. Returns an object whose `server` and `browser` are set once the hooks ran.
  */
-export function useBrowser() {
+export function useBrowser(root = undefined) {
   const env = { server: null, browser: null };
   before(async () => {
-    env.server = await serve();
+    env.server = await serve(root);
     env.browser = await launch();
   });
   after(async () => {

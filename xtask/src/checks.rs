@@ -33,9 +33,24 @@ pub fn all(ctx: &Ctx, skip_setup: bool) -> Result {
                 .args(["--", "-D", "warnings"]),
         )
     })?;
+    step("clippy (native and wasm32, offsetlab-web with its cluster feature)", || {
+        run::run(
+            ctx.cargo()
+                .args(["clippy", "-p", "offsetlab-web", "-p", "offsetlab-prerender", "--all-targets"])
+                .args(["--features", "offsetlab-web/cluster", "--", "-D", "warnings"]),
+        )?;
+        run::run(
+            ctx.cargo()
+                .args(["clippy", "-p", "offsetlab-web", "--target", WASM_TARGET, "--features", "cluster"])
+                .args(["--", "-D", "warnings"]),
+        )
+    })?;
     // The web crate is a workspace member outside default-members; --workspace includes it,
     // and it compiles natively, so its native tests (if any) run here too.
     step("test (native, workspace)", || run::run(ctx.cargo().args(["test", "--workspace"])))?;
+    step("test (native, offsetlab-web with its cluster feature)", || {
+        run::run(ctx.cargo().args(["test", "-p", "offsetlab-web", "--features", "cluster"]))
+    })?;
     step("test (wasm32 in headless Chromium, offsetlab-engine)", || {
         run::run(&mut wasm_test(ctx, "offsetlab-engine"))
     })?;
@@ -43,7 +58,18 @@ pub fn all(ctx: &Ctx, skip_setup: bool) -> Result {
         run::run(&mut wasm_test(ctx, "offsetlab-web"))
     })?;
     step("trunk build --release", || run::run(ctx.trunk().args(["build", "--release"])))?;
-    step("page size", || page_size(&ctx.root.join("dist")))?;
+    step("page size", || page_size(&ctx.root.join("dist"), true))?;
+    // The page with its cluster feature, beside the published one: over the budget today, so its
+    // size is printed, not held to it (ARCHITECTURE.md). The end-to-end tests drive both.
+    step("trunk build --release (cluster feature)", || {
+        run::run(
+            ctx.trunk()
+                .args(["build", "--release", "--dist"])
+                .arg(cluster_dist(ctx))
+                .env("TRUNK_BUILD_FEATURES", "cluster"),
+        )
+    })?;
+    step("page size (cluster feature)", || page_size(&cluster_dist(ctx), false))?;
     step("end-to-end tests", || end_to_end(ctx))?;
     // Against a real Kafka broker; the setup step above installed Java and Maven.
     step("conformance (subset)", || {
@@ -84,8 +110,13 @@ fn gzip_size(path: &Path) -> Result<u64> {
     Ok(output.stdout.len() as u64)
 }
 
-/// Prints the raw and gzip sizes of dist's wasm and js, and holds the total to the budget.
-fn page_size(dist: &Path) -> Result {
+/// Where `cargo xtask test` builds the page with its cluster feature.
+fn cluster_dist(ctx: &Ctx) -> std::path::PathBuf {
+    ctx.root.join("target").join("dist-cluster")
+}
+
+/// Prints the raw and gzip sizes of dist's wasm and js; with `hold`, holds the total to the budget.
+fn page_size(dist: &Path, hold: bool) -> Result {
     let entries = fs::read_dir(dist).map_err(|e| format!("cannot read {}: {e}", dist.display()))?;
     let mut files: Vec<_> = entries
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))
@@ -105,6 +136,17 @@ fn page_size(dist: &Path) -> Result {
         gzip_total += gzip;
     }
     println!("page size: {gzip_total} bytes gzip (wasm+js), {raw_total} bytes raw");
+    if !hold {
+        let (word, by) = if gzip_total > PAGE_GZIP_BUDGET_BYTES {
+            ("over", gzip_total - PAGE_GZIP_BUDGET_BYTES)
+        } else {
+            ("under", PAGE_GZIP_BUDGET_BYTES - gzip_total)
+        };
+        println!(
+            "{by} bytes {word} the budget of {PAGE_GZIP_BUDGET_BYTES} bytes gzip (not held: not published)"
+        );
+        return Ok(());
+    }
     if gzip_total > PAGE_GZIP_BUDGET_BYTES {
         return Err(format!(
             "the page is {gzip_total} bytes gzip, over the budget of {PAGE_GZIP_BUDGET_BYTES} bytes"
@@ -167,6 +209,7 @@ fn test_dependencies(ctx: &Ctx) -> Result {
 fn node_with_page(ctx: &Ctx) -> Command {
     let mut cmd = ctx.cmd("node");
     cmd.env("OFFSETLAB_DIST", ctx.root.join("dist"))
+        .env("OFFSETLAB_CLUSTER_DIST", cluster_dist(ctx))
         .env("CHROMIUM", CHROMIUM)
         .env("CHROMEDRIVER", CHROMEDRIVER);
     cmd

@@ -19,9 +19,9 @@
 //! `Rc`s for everything derived, so equality by pointer tells Yew what changed.
 
 use offsetlab_engine::{
-    BridgeRecordView, CommitCost, ConsumerStats, DescribeView, GroupProtocol, History, Input, JournalEntry,
-    LagSample, LedgerEntry, Link, LinkScenario, PayoutRecordView, RecordView, ReplayError, RestartPreview,
-    Scenario, SplitCheck, TransactionsView, View, builtin, describe_view,
+    BridgeRecordView, ClusterView, CommitCost, ConsumerStats, DescribeView, GroupProtocol, History, Input,
+    JournalEntry, LagSample, LedgerEntry, Link, LinkScenario, PayoutRecordView, RecordView, ReplayError,
+    RestartPreview, Scenario, SplitCheck, TransactionsView, View, builtin, describe_view,
 };
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -113,6 +113,14 @@ pub enum Action {
     /// `group.protocol` (refused, with the engine's reason, if its settings
     /// do not fit: a share group has no static members).
     Protocol(GroupProtocol),
+    /// Start the current scenario again with the producer's `acks` and
+    /// `enable.idempotence` (`None`: Kafka's default for the acks), refused
+    /// with the engine's reason if they do not fit.
+    #[cfg(feature = "cluster")]
+    Delivery {
+        acks: offsetlab_engine::Acks,
+        idempotence: Option<bool>,
+    },
 }
 
 /// The panels under the simulation that a first visit does not need: one at
@@ -255,6 +263,11 @@ pub struct AppState {
     pub bridge_tapes: Rc<Vec<BridgeTape>>,
     /// The payouts topic and its readers, when the run has transactions.
     pub payouts: Option<Rc<Payouts>>,
+    /// The brokers and each partition's replicas, when the run has a
+    /// cluster or a producer delivery path (the page's `cluster` feature).
+    pub cluster: Option<Rc<ClusterView>>,
+    /// `kafka-topics --describe --topic orders` now, with a cluster.
+    pub topic_describe: Option<Rc<str>>,
     /// booblik's `/stats`: one entry per consumer and partition.
     pub stats: Rc<Vec<ConsumerStats>>,
     /// booblik's split check, now.
@@ -290,6 +303,7 @@ impl PartialEq for AppState {
             && Rc::ptr_eq(&self.stats, &other.stats)
             && Rc::ptr_eq(&self.bridge_tapes, &other.bridge_tapes)
             && self.payouts.as_ref().map(Rc::as_ptr) == other.payouts.as_ref().map(Rc::as_ptr)
+            && self.cluster.as_ref().map(Rc::as_ptr) == other.cluster.as_ref().map(Rc::as_ptr)
             && Rc::ptr_eq(&self.lag_history, &other.lag_history)
             && Rc::ptr_eq(&self.ledger, &other.ledger)
             && Rc::ptr_eq(&self.announcements, &other.announcements)
@@ -368,6 +382,8 @@ impl AppState {
             describe_view: (DescribeView::Offsets, false),
             bridge_tapes: Rc::new(Vec::new()),
             payouts: None,
+            cluster: None,
+            topic_describe: None,
             stats: Rc::new(sim.stats()),
             split: Rc::new(sim.split_check()),
             lag_history: Rc::new(Vec::new()),
@@ -660,6 +676,11 @@ impl AppState {
                 .collect();
             Rc::new(Payouts { tapes, view })
         });
+        #[cfg(feature = "cluster")]
+        {
+            self.cluster = sim.cluster_view().map(Rc::new);
+            self.topic_describe = self.cluster.as_ref().map(|_| Rc::from(sim.describe_topic()));
+        }
         self.stats = Rc::new(sim.stats());
         self.split = Rc::new(sim.split_check());
         self.lag_history = Rc::new((0..view.partitions.len() as u32).map(|p| sim.lag_history(p)).collect());
@@ -778,6 +799,30 @@ impl Reducible for AppState {
                     self.scenario.name,
                     protocol.name(),
                     self.seed
+                ));
+            }
+            #[cfg(feature = "cluster")]
+            Action::Delivery { acks, idempotence } => {
+                let mut scenario = (*self.scenario).clone();
+                let mut delivery = scenario.config.producer.delivery.unwrap_or_default();
+                delivery.acks = acks;
+                delivery.enable_idempotence = idempotence;
+                scenario.config.producer.delivery = Some(delivery);
+                let setting = format!(
+                    "acks={}, enable.idempotence={}",
+                    acks.name(),
+                    idempotence.map_or("default", |on| if on { "true" } else { "false" })
+                );
+                if let Err(e) = scenario.validate() {
+                    next.message = Some(format!("{setting}: {e}").into());
+                    return Rc::new(next);
+                }
+                next = AppState::start(Rc::new(scenario), self.seed, self.guided);
+                self.carry_ui(&mut next);
+                next.playing = self.playing;
+                next.announce(format!(
+                    "Started {} again with {setting} (seed {}).",
+                    self.scenario.name, self.seed
                 ));
             }
             Action::Guide(scenario) => next = self.load(scenario, true),
@@ -994,6 +1039,54 @@ mod tests {
         // A run without transactions has none.
         let plain = run(AppState::new(1, None), [Action::Load(Rc::new(builtin("default").unwrap()))]);
         assert!(plain.payouts.is_none());
+    }
+
+    #[cfg(feature = "cluster")]
+    #[test]
+    fn a_cluster_run_brings_the_brokers_the_replicas_and_the_topic_describe() {
+        use offsetlab_engine::Acks;
+        let crash = Rc::new(builtin("acks1-leader-crash").unwrap());
+        let state = run(AppState::new(1, None), [Action::Load(crash)]);
+        let cluster = state.cluster.clone().expect("a run with a cluster shows it");
+        assert_eq!(cluster.brokers.len(), 3);
+        assert_eq!(cluster.partitions[0].leader, Some(1));
+        assert!(state.topic_describe.as_deref().is_some_and(|t| t.contains("Leader: 1")));
+        let state = run(Rc::unwrap_or_clone(state), std::iter::repeat_n(Action::Advance(10), 8));
+        let cluster = state.cluster.clone().unwrap();
+        assert!(!cluster.brokers[0].alive, "the timeline crashed broker 1");
+        assert_eq!(cluster.partitions[0].leader, Some(2));
+        assert!(
+            state.topic_describe.as_deref().is_some_and(|t| t.contains("Leader: 2")),
+            "{:?}",
+            state.topic_describe
+        );
+        assert!(state.view.metrics.acked_lost >= 1);
+        // The tape ends at the high watermark.
+        assert_eq!(state.view.partitions[0].log_end, cluster.partitions[0].high_watermark);
+
+        // A broker input from the strip.
+        let state = run(Rc::unwrap_or_clone(state), [Action::Apply(Input::RestartBroker { broker: 1 })]);
+        assert!(state.cluster.as_ref().unwrap().brokers[0].alive, "{:?}", state.message);
+        let refused = run(Rc::unwrap_or_clone(state), [Action::Apply(Input::RestartBroker { broker: 1 })]);
+        assert!(refused.message.is_some(), "restarting a running broker is refused with a reason");
+
+        // The delivery settings start the run again; a combination Kafka refuses is refused, with its reason.
+        let bad = run(
+            Rc::unwrap_or_clone(refused),
+            [Action::Delivery { acks: Acks::One, idempotence: Some(true) }],
+        );
+        let message = bad.message.as_deref().expect("refused");
+        assert!(message.starts_with("acks=1, enable.idempotence=true: "), "{message}");
+        assert_eq!(bad.cluster.as_ref().unwrap().acks, Acks::One, "the run is unchanged");
+        let all = run(Rc::unwrap_or_clone(bad), [Action::Delivery { acks: Acks::All, idempotence: None }]);
+        let cluster = all.cluster.as_ref().unwrap();
+        assert_eq!((cluster.acks, cluster.idempotence), (Acks::All, true));
+        assert_eq!(all.view.tick, 0, "from tick 0");
+        assert_eq!(all.scenario.name, "acks1-leader-crash");
+
+        // A run without a cluster has none.
+        let plain = run(AppState::new(1, None), [Action::Load(Rc::new(builtin("default").unwrap()))]);
+        assert!(plain.cluster.is_none() && plain.topic_describe.is_none());
     }
 
     #[test]

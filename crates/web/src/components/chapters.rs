@@ -26,6 +26,9 @@ pub enum Live {
     Describe,
     /// The poll loop with each consumer's place in it.
     PollLoop,
+    /// `kafka-topics --describe --topic orders`, now (with a cluster).
+    #[cfg(feature = "cluster")]
+    DescribeTopic,
 }
 
 /// One chapter of the story.
@@ -53,7 +56,7 @@ pub struct Chapter {
 
 /// The story, in the order the seed explainer tells it. Every built-in
 /// scenario but the starting point is in exactly one chapter (tested).
-pub static CHAPTERS: [Chapter; 8] = [
+pub static CHAPTERS: &[Chapter] = &[
     Chapter {
         id: "log-and-keys",
         title: "The log and keys",
@@ -186,6 +189,32 @@ pub static CHAPTERS: [Chapter; 8] = [
         rules_beside: false,
         more_under_text: true,
     },
+    #[cfg(feature = "cluster")]
+    Chapter {
+        id: "written",
+        title: "What 'written' means",
+        paragraphs: &[
+            "Each partition lives on several brokers: a leader takes the writes, followers copy its \
+             log, and those that keep up form the in-sync replicas (ISR). The high watermark is \
+             the offset every ISR member has: consumers read only below it. The tapes end there, \
+             and the line under each tape says what every replica holds.",
+            "The producer's acks decide when a write counts as done: acks=1 when the leader wrote \
+             it, acks=all when every ISR member has it. Crash a leader that answered before its \
+             followers copied and a follower takes over without those records: acknowledged, then \
+             lost. min.insync.replicas=2 refuses writes that too few replicas would hold instead.",
+            "A lost answer makes the producer send the batch again. Without idempotence the leader \
+             writes it twice, and with several batches in flight a retried one lands after a later \
+             one: duplicates and reorderings before any consumer reads. With idempotence (Kafka's \
+             default) sequence numbers let the leader drop the copy and keep the order.",
+        ],
+        rules: &[],
+        question: None,
+        live: Some(Live::DescribeTopic),
+        featured: &["acks1-leader-crash", "acks-all-survives"],
+        more: &["retry-without-idempotence", "idempotent-producer", "inflight-reorders", "unclean-election"],
+        rules_beside: false,
+        more_under_text: false,
+    },
     Chapter {
         id: "exactly-once",
         title: "Exactly once, and where it stops",
@@ -284,6 +313,18 @@ pub fn title(name: &str) -> Option<&'static str> {
         "eos-read-uncommitted" => "The same crash, read uncommitted",
         "eos-zombie-fenced" => "A zombie instance, fenced",
         "eos-external-effect" => "Exactly once in Kafka, twice in the ledger",
+        #[cfg(feature = "cluster")]
+        "acks1-leader-crash" => "acks=1 and a leader crash",
+        #[cfg(feature = "cluster")]
+        "acks-all-survives" => "acks=all survives the same crash",
+        #[cfg(feature = "cluster")]
+        "retry-without-idempotence" => "A retry without idempotence",
+        #[cfg(feature = "cluster")]
+        "idempotent-producer" => "The idempotent producer",
+        #[cfg(feature = "cluster")]
+        "inflight-reorders" => "Five in flight reorder a retried batch",
+        #[cfg(feature = "cluster")]
+        "unclean-election" => "An unclean election",
         _ => return None,
     })
 }
@@ -334,6 +375,8 @@ pub fn Chapters(props: &SectionProps) -> Html {
                             view={state.describe_view} on_action={props.on_action.clone()} />
                     },
                     Live::PollLoop => html! { <PollLoop state={state.clone()} on_action={props.on_action.clone()} /> },
+                    #[cfg(feature = "cluster")]
+                    Live::DescribeTopic => topic_describe(state),
                 });
                 html! {
                     <section class="chapter" id={chapter.id} key={chapter.id}
@@ -373,6 +416,27 @@ pub fn Chapters(props: &SectionProps) -> Html {
     }
 }
 
+/// `kafka-topics --describe` for the running cluster, or what to load to see it.
+#[cfg(feature = "cluster")]
+fn topic_describe(state: &crate::state::AppState) -> Html {
+    match &state.topic_describe {
+        Some(text) => html! {
+            <figure class="describe describe-topic">
+                <figcaption>
+                    <code>{ "$ kafka-topics --bootstrap-server localhost:9092 --describe --topic orders" }</code>
+                </figcaption>
+                <pre class="terminal" data-field="describe-topic" tabindex="0"
+                    aria-label="kafka-topics --describe output">{ text.to_string() }</pre>
+            </figure>
+        },
+        None => html! {
+            <p class="describe-topic-none">
+                { "The running scenario has no cluster: load one of this chapter's experiments to see kafka-topics --describe." }
+            </p>
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
@@ -393,14 +457,15 @@ mod tests {
             // The page's build has no cluster (the engine's `cluster` feature is off in it):
             // its built-ins are the command's. A workspace test run turns the feature on for all.
             let config = &scenario.config;
-            if config.cluster.is_some() || config.producer.delivery.is_some() {
+            if !cfg!(feature = "cluster") && (config.cluster.is_some() || config.producer.delivery.is_some())
+            {
                 assert_eq!(homes, 0, "{name} needs a cluster, which the page's build has not");
                 continue;
             }
             assert_eq!(homes, 1, "{name} is told in exactly one chapter");
             assert!(title(name).is_some(), "{name} has a title");
         }
-        for chapter in &CHAPTERS {
+        for chapter in CHAPTERS {
             assert!(
                 !chapter.featured.is_empty() && chapter.featured.len() <= 2,
                 "{}: one or two inline",

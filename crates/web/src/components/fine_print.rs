@@ -2,6 +2,24 @@
 
 use yew::prelude::*;
 
+/// Where this build of the page stands on brokers and replication.
+#[cfg(not(feature = "cluster"))]
+const CLUSTER_ON_THIS_PAGE: &str = "The offsetlab command models that part: brokers that crash and \
+    restart, the ISR and the high watermark, clean and unclean leader elections, and the producer's \
+    batches, retries and idempotence. Its built-in scenarios acks1-leader-crash (it loses \
+    acknowledged records) and acks-all-survives (it does not), retry-without-idempotence, \
+    idempotent-producer, inflight-reorders and unclean-election tell that story. This page leaves \
+    it out: with it the page would be over its download budget. A build with the page's cluster \
+    feature has it.";
+#[cfg(feature = "cluster")]
+const CLUSTER_ON_THIS_PAGE: &str = "This build of the page models them, as Kafka 4.4.0 runs them: \
+    brokers that crash and restart, the ISR and the high watermark, clean and unclean elections \
+    with the eligible leader replicas, and the producer's batches, retries and idempotence. Where \
+    it differs: batch.size counts records, not bytes; the ISR changes and a restarted broker's \
+    registration take no time; a crashed broker keeps its whole log; a new leader keeps the old \
+    leader's high watermark; no preferred leader election; partition p's replicas start at \
+    broker p + 1, where Kafka starts at a random broker.";
+
 /// `(heading, paragraphs)`, in display order.
 const ITEMS: [(&str, &[&str]); 13] = [
     (
@@ -10,13 +28,7 @@ const ITEMS: [(&str, &[&str]); 13] = [
             "The tapes behave as one broker's log that never fails. Real partitions are \
              replicated: a leader and followers on different brokers, and the producer's acks \
              together with the topic's min.insync.replicas decide when a write counts as done.",
-            "The offsetlab command models that part too: brokers that crash and restart, the ISR \
-             and the high watermark, clean and unclean leader elections, and the producer's \
-             batches, retries and idempotence. Its built-in scenarios acks1-leader-crash (it loses \
-             acknowledged records) and acks-all-survives (it does not), retry-without-idempotence, \
-             idempotent-producer, inflight-reorders and unclean-election tell that story.",
-            "This page leaves that part out for now: with it, the page would be over its download \
-             budget.",
+            CLUSTER_ON_THIS_PAGE,
         ],
     ),
     (

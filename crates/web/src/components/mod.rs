@@ -11,6 +11,8 @@ use yew::prelude::*;
 mod announcer;
 mod app;
 mod booblik;
+#[cfg(feature = "cluster")]
+mod brokers;
 pub mod chapters;
 mod clock_bar;
 mod counters;
@@ -35,6 +37,8 @@ mod topic;
 pub use announcer::Announcer;
 pub use app::{App, AppProps};
 pub use booblik::Booblik;
+#[cfg(feature = "cluster")]
+pub use brokers::{Brokers, BrokersProps};
 pub use chapters::{CHAPTERS, Chapters, ExperimentIndex, RULES, chapter_of};
 pub use clock_bar::ClockBar;
 pub use counters::{Counters, CountersProps};

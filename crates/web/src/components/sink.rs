@@ -14,11 +14,19 @@ fn chip_label(r: &HandledRecord) -> String {
         "user-{}, P{} offset {}, record {}, handled by {} at tick {}",
         r.subject, r.partition, r.offset, r.record_id, r.consumer, r.tick
     );
-    if r.duplicate {
-        label.push_str(", dup: handled before");
+    // Where it came from: the producer (a second copy, a retried batch
+    // overtaken) or the consumer side (a replay).
+    match (r.duplicate, r.from_producer) {
+        (true, true) => label.push_str(", dup: the producer wrote it twice"),
+        (true, false) => label.push_str(", dup: handled before"),
+        _ => {}
     }
     if r.out_of_key_order {
-        label.push_str(", out of key order");
+        label.push_str(if r.from_producer {
+            ", out of key order: the producer reordered it"
+        } else {
+            ", out of key order"
+        });
     }
     if !r.effect {
         label.push_str(", no effect (idempotent)");
@@ -45,11 +53,11 @@ pub fn Sink(props: &SectionProps) -> Html {
                     <span class="legend-chip no-effect" aria-hidden="true"></span>{ "faded = no effect (idempotent)" }
                 </p>
             </div>
-            <Counters metrics={view.metrics.clone()} />
+            <Counters metrics={view.metrics.clone()} producer={props.state.cluster.is_some()} />
             <ol class="sink-strip" data-field="sink-strip"
                 aria-label={format!("The last {} records the application handled, oldest first", shown.len())}>
                 { for shown.iter().enumerate().map(|(i, r)| {
-                    let class = class_list(&[Some("chip"), r.duplicate.then_some("duplicate"), r.out_of_key_order.then_some("out-of-order"), (!r.effect).then_some("no-effect")]);
+                    let class = class_list(&[Some("chip"), r.duplicate.then_some("duplicate"), r.out_of_key_order.then_some("out-of-order"), (!r.effect).then_some("no-effect"), r.from_producer.then_some("from-producer")]);
                     html! {
                         <li key={first_seq + i as u64} {class} data-record-id={r.record_id.to_string()}
                             aria-label={chip_label(r)}
@@ -81,8 +89,36 @@ pub fn Sink(props: &SectionProps) -> Html {
                     <dd>{ "Live members that own at least one partition." }</dd>
                     <dt>{ "Generation" }</dt>
                     <dd>{ "How many times the group has completed a rebalance." }</dd>
+                    { producer_help(props.state.cluster.is_some()) }
                 </dl>
             </details>
         </section>
     }
+}
+
+/// What the producer's counters count, with a cluster.
+#[cfg(feature = "cluster")]
+fn producer_help(cluster: bool) -> Html {
+    if !cluster {
+        return Html::default();
+    }
+    html! {
+        <>
+            <dt>{ "Acknowledged then lost" }</dt>
+            <dd>{ "Records the producer was told were written that a leader election later cut off the log." }</dd>
+            <dt>{ "Written twice by the producer" }</dt>
+            <dd>{ "Records appended a second time: a retry after a lost acknowledgement, without idempotence." }</dd>
+            <dt>{ "Reordered by the producer" }</dt>
+            <dd>{ "Records appended after a record the producer sent later: a retried batch overtaken by the next." }</dd>
+            <dt>{ "Writes refused" }</dt>
+            <dd>{ "Produce requests the leader refused with NOT_ENOUGH_REPLICAS: acks=all with the ISR below min.insync.replicas." }</dd>
+            <dt>{ "From the producer" }</dt>
+            <dd>{ "The duplicates and out-of-key-order records above that the producer made; the rest are the consumer side's replays." }</dd>
+        </>
+    }
+}
+
+#[cfg(not(feature = "cluster"))]
+fn producer_help(_: bool) -> Html {
+    Html::default()
 }

@@ -91,9 +91,11 @@ pub fn Topic(props: &SectionProps) -> Html {
         } else {
             Vec::new()
         };
+        let replicas =
+            state.cluster.as_ref().and_then(|c| c.partitions.get(tape.partition as usize)).cloned();
         html! {
             <PartitionTape key={tape.partition} tape={tape.clone()} {partition} {selected} {store} {stored}
-                {groups} on_action={props.on_action.clone()} />
+                {groups} {replicas} on_action={props.on_action.clone()} />
         }
     });
     // One keyed list of its own, between the spacers (see tape.rs on keyed lists).
@@ -118,6 +120,7 @@ pub fn Topic(props: &SectionProps) -> Html {
                 { "Topic: " }<span class="topic-name">{ "orders" }</span>
                 <span class="topic-sub">{ " · each cell is a record: its offset and its key" }</span>
             </h2>
+            { brokers(state, &props.on_action) }
             { tapes }
             if state.view.restart_pending {
                 <p class="restart-pending" data-field="restart-pending">
@@ -133,4 +136,17 @@ pub fn Topic(props: &SectionProps) -> Html {
             <Legend {store} />
         </section>
     }
+}
+
+/// The broker strip and the delivery settings, with a cluster.
+#[cfg(feature = "cluster")]
+fn brokers(state: &crate::state::AppState, on_action: &Callback<Action>) -> Html {
+    let Some(cluster) = state.cluster.clone() else { return Html::default() };
+    let idempotence_setting = state.scenario.config.producer.delivery.and_then(|d| d.enable_idempotence);
+    html! { <crate::components::Brokers {cluster} {idempotence_setting} on_action={on_action.clone()} /> }
+}
+
+#[cfg(not(feature = "cluster"))]
+fn brokers(_: &crate::state::AppState, _: &Callback<Action>) -> Html {
+    Html::default()
 }

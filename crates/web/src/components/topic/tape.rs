@@ -41,6 +41,10 @@ pub struct TapeProps {
     /// order (the first group's too), drawn as a named marker. Empty with one group.
     #[prop_or_default]
     pub groups: Vec<GroupMarker>,
+    /// With a cluster: the partition's replicas, ISR and high watermark (the
+    /// tape then ends at the high watermark, where consumers stop).
+    #[prop_or_default]
+    pub replicas: Option<offsetlab_engine::ReplicaSetView>,
     pub on_action: Callback<Action>,
 }
 
@@ -196,6 +200,11 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
             </span>
         }
     });
+    #[cfg(feature = "cluster")]
+    let replicas = props.replicas.as_ref().map(replica_line).unwrap_or_default();
+    #[cfg(not(feature = "cluster"))]
+    let replicas = Html::default();
+    let end_label = if props.replicas.is_some() { "HW" } else { "end" };
     html! {
         <div class="tape" data-partition={p.to_string()} role="group" aria-label={format!("Partition {p}")}>
             <div class="tape-head">
@@ -222,6 +231,7 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
                     }
                 </span>
             </div>
+            { replicas }
             <div class={class_list(&[Some("tape-scroll"), named.then_some("has-group-markers")])}
                 style={named.then(|| format!("--groups:{}", props.groups.len()))}>
                 <div class="tape-track">
@@ -247,11 +257,48 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
                         </span>
                     }
                     <span class="log-end" data-marker="log-end">
-                        <span class="log-end-label">{ format!("end {log_end}") }</span>
+                        <span class="log-end-label">{ format!("{end_label} {log_end}") }</span>
                     </span>
                 </div>
             </div>
         </div>
+    }
+}
+
+/// The partition's replicas in a line: each broker's replica with what it
+/// holds and whether it is in the ISR, in words (never colour alone), and the
+/// records the leader has above the high watermark, which no consumer reads yet.
+#[cfg(feature = "cluster")]
+fn replica_line(r: &offsetlab_engine::ReplicaSetView) -> Html {
+    let leader_end = r.replicas.iter().find(|x| Some(x.broker) == r.leader).map(|x| x.log_end);
+    let above = leader_end.map_or(0, |end| end.saturating_sub(r.high_watermark));
+    html! {
+        <p class="replicas" data-field="replicas">
+            if r.leader.is_none() {
+                <span class="replica-offline" data-field="offline">{ "no leader: offline" }</span>
+                { " " }
+            }
+            { for r.replicas.iter().map(|x| {
+                let leader = r.leader == Some(x.broker);
+                let tag = if x.in_isr { "ISR" } else if x.in_elr { "ELR" } else { "out of ISR" };
+                // Spaces between the parts: a screen reader reads the line as one text.
+                html! {
+                    <>
+                        <span class={class_list(&[Some("replica"), leader.then_some("leader"), (!x.in_isr).then_some("out")])}
+                            data-broker={x.broker.to_string()}>
+                            { format!("broker {}{} holds {} ", x.broker, if leader { " (leader)" } else { "" }, x.log_end) }
+                            <span class="replica-tag">{ tag }</span>
+                        </span>
+                        { " " }
+                    </>
+                }
+            }) }
+            if above > 0 {
+                <span class="replica-above" data-field="above-high-watermark">
+                    { format!("{above} above the high watermark, not readable yet") }
+                </span>
+            }
+        </p>
     }
 }
 

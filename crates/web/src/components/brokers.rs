@@ -1,0 +1,146 @@
+//! The cluster above the tapes: a strip of brokers (up or down, the
+//! partitions each leads, crash and restart), and the producer's delivery
+//! settings that decide what "written" means.
+
+use crate::components::{class_list, send};
+use crate::state::Action;
+use offsetlab_engine::{Acks, ClusterView, Input};
+use std::rc::Rc;
+use web_sys::HtmlSelectElement;
+use yew::prelude::*;
+
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct BrokersProps {
+    pub cluster: Rc<ClusterView>,
+    /// `enable.idempotence` as the scenario sets it (`None`: Kafka's default).
+    pub idempotence_setting: Option<bool>,
+    pub on_action: Callback<Action>,
+}
+
+/// "P0, P2", or "nothing".
+fn partition_list(partitions: &[u32]) -> String {
+    if partitions.is_empty() {
+        return "nothing".to_owned();
+    }
+    partitions.iter().map(|p| format!("P{p}")).collect::<Vec<_>>().join(", ")
+}
+
+#[component]
+pub fn Brokers(props: &BrokersProps) -> Html {
+    let cluster = &props.cluster;
+    let brokers = cluster.brokers.iter().map(|b| {
+        let state = match (b.alive, b.fenced) {
+            (true, _) => "up",
+            (false, true) => "down, fenced",
+            (false, false) => "down",
+        };
+        let (action, label, input) = if b.alive {
+            ("crash-broker", "Crash", Input::CrashBroker { broker: b.id })
+        } else {
+            ("restart-broker", "Restart", Input::RestartBroker { broker: b.id })
+        };
+        html! {
+            <li key={b.id} class={class_list(&[Some("broker"), (!b.alive).then_some("down")])}
+                data-broker={b.id.to_string()}>
+                <span class="broker-name">{ format!("broker {}", b.id) }</span>{ " " }
+                <span class="broker-state" data-field="broker-state">{ state }</span>{ " " }
+                <span class="broker-leads" data-field="broker-leads">
+                    { format!("leads {}", partition_list(&b.leader_of)) }
+                </span>{ " " }
+                <button type="button" data-action={action}
+                    aria-label={format!("{label} broker {}", b.id)}
+                    onclick={send(&props.on_action, Action::Apply(input))}>
+                    { label }
+                </button>
+            </li>
+        }
+    });
+
+    let idempotence = props.idempotence_setting;
+    let on_acks = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |e: Event| {
+            let select: HtmlSelectElement = e.target_unchecked_into();
+            if let Some(acks) = Acks::ALL.into_iter().find(|a| a.name() == select.value()) {
+                on_action.emit(Action::Delivery { acks, idempotence });
+            }
+        })
+    };
+    let acks = cluster.acks;
+    let on_idempotence = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |e: Event| {
+            let select: HtmlSelectElement = e.target_unchecked_into();
+            let idempotence = match select.value().as_str() {
+                "true" => Some(true),
+                "false" => Some(false),
+                _ => None,
+            };
+            on_action.emit(Action::Delivery { acks, idempotence });
+        })
+    };
+    let chosen = |value: Option<bool>| idempotence == value;
+    // A select the user changed keeps showing the choice, whatever the
+    // options' `selected` say: after a refused change, or once the run
+    // restarted, put it back to the run's own setting.
+    let acks_ref = use_node_ref();
+    let idempotence_ref = use_node_ref();
+    {
+        let (acks_ref, idempotence_ref) = (acks_ref.clone(), idempotence_ref.clone());
+        let idempotence_value = match idempotence {
+            None => "",
+            Some(true) => "true",
+            Some(false) => "false",
+        };
+        use_effect(move || {
+            for (node, value) in [(&acks_ref, acks.name()), (&idempotence_ref, idempotence_value)] {
+                if let Some(select) = node.cast::<HtmlSelectElement>() {
+                    if select.value() != value {
+                        select.set_value(value);
+                    }
+                }
+            }
+        });
+    }
+    html! {
+        <div class="cluster" data-field="cluster">
+            <ul class="broker-strip" aria-label="Brokers">{ for brokers }</ul>
+            <div class="delivery-settings">
+                <label class="setting-inline">
+                    <span>{ "acks" }</span>
+                    <select data-field="acks" ref={acks_ref} onchange={on_acks}>
+                        { for Acks::ALL.into_iter().map(|a| html! {
+                            <option value={a.name()} selected={a == acks}>{ a.name() }</option>
+                        }) }
+                    </select>
+                </label>
+                <label class="setting-inline">
+                    <span>{ "enable.idempotence" }</span>
+                    <select data-field="idempotence" ref={idempotence_ref} onchange={on_idempotence}>
+                        <option value="" selected={chosen(None)}>
+                            // What the default gives is known for the run's own settings only.
+                            { match idempotence {
+                                None => format!("default ({})", cluster.idempotence),
+                                Some(_) => "default".to_owned(),
+                            } }
+                        </option>
+                        <option value="true" selected={chosen(Some(true))}>{ "true" }</option>
+                        <option value="false" selected={chosen(Some(false))}>{ "false" }</option>
+                    </select>
+                </label>
+                <span class="delivery-facts" data-field="delivery-facts">
+                    { format!(
+                        "replication factor {} · min.insync.replicas {} · {} in flight · unclean election {}",
+                        cluster.replication_factor,
+                        cluster.min_insync_replicas,
+                        cluster.max_in_flight,
+                        if cluster.unclean_leader_election { "on" } else { "off" },
+                    ) }
+                </span>
+            </div>
+            <p class="setting-help">
+                { "Changing acks or idempotence starts the run again from tick 0 with them." }
+            </p>
+        </div>
+    }
+}
