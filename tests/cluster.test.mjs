@@ -73,6 +73,23 @@ describe('the cluster on the page', { skip: ROOT ? false : 'OFFSETLAB_CLUSTER_DI
     });
   });
 
+  it('chapter written: Try it, crash broker 1 by hand from the strip, and the outcome is reproduced', { timeout: 120_000 }, async () => {
+    await withLab(env, { seed: 1 }, async (lab) => {
+      await lab.click('#written [data-try=acks1-leader-crash]');
+      await lab.pause();
+      // The guide's step: crash broker 1 while its followers are behind (ticks 7 to 12).
+      await lab.step(8);
+      assert.equal((await lab.view()).metrics.acked_lost, 0);
+      await lab.click('[data-broker="1"] button[data-action=crash-broker]');
+      await lab.step(12);
+      await lab.page.waitForFunction(
+        () => document.querySelector('#x-acks1-leader-crash [data-field=chapter-outcome]')?.dataset.reproduced === 'true',
+      );
+      assert.match(await lab.text('#x-acks1-leader-crash [data-field=chapter-outcome]'), /Reproduced/);
+      assert.ok((await lab.view()).metrics.acked_lost >= 1);
+    });
+  });
+
   it('a run without a cluster has no broker strip and no producer counters', { timeout: 60_000 }, async () => {
     await withLab(env, { seed: 1 }, async (lab) => {
       assert.equal(await lab.page.locator('[data-field=cluster]').count(), 0);
