@@ -359,6 +359,9 @@ impl PartitionTxns {
 
     /// The invariants no write can break.
     pub(crate) fn check(&self) {
+        if !cfg!(debug_assertions) {
+            return; // the whole-state sweep: debug builds and tests (ARCHITECTURE.md)
+        }
         assert!(self.producers.len() <= PRODUCERS_MAX, "producers are bounded");
         assert!(self.aborted.len() <= ABORTED_TXNS_MAX, "the aborted index is bounded");
         assert!(self.high_watermark <= self.log_end, "HW ≤ log end");
