@@ -90,6 +90,26 @@ describe('the cluster on the page', { skip: ROOT ? false : 'OFFSETLAB_CLUSTER_DI
     });
   });
 
+  for (const [name, fault, metric] of [
+    ['retry-without-idempotence', 'lose-next-ack', 'producer_duplicates'],
+    ['inflight-reorders', 'lose-next-request', 'producer_reordered'],
+  ]) {
+    it(`chapter written: Try it ${name}, inject the fault by hand, and the outcome is reproduced`, { timeout: 120_000 }, async () => {
+      await withLab(env, { seed: 1 }, async (lab) => {
+        await lab.click(`#written [data-try=${name}]`);
+        await lab.pause();
+        assert.equal((await lab.view()).tick, 0);
+        await lab.click(`[data-field=cluster] button[data-action=${fault}]`);
+        await lab.step(60);
+        await lab.page.waitForFunction(
+          (name) => document.querySelector(`#x-${name} [data-field=chapter-outcome]`)?.dataset.reproduced === 'true',
+          name,
+        );
+        assert.ok((await lab.view()).metrics[metric] >= 1, metric);
+      });
+    });
+  }
+
   it('a run without a cluster has no broker strip and no producer counters', { timeout: 60_000 }, async () => {
     await withLab(env, { seed: 1 }, async (lab) => {
       assert.equal(await lab.page.locator('[data-field=cluster]').count(), 0);

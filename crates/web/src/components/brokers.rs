@@ -56,6 +56,42 @@ pub fn Brokers(props: &BrokersProps) -> Html {
         }
     });
 
+    // The produce faults, on the partition chosen here (P0 at first).
+    let fault_partition = use_state(|| 0_u32);
+    let partitions = cluster.partitions.len() as u32;
+    let p = (*fault_partition).min(partitions.saturating_sub(1));
+    let on_partition = {
+        let fault_partition = fault_partition.clone();
+        Callback::from(move |e: Event| {
+            let select: HtmlSelectElement = e.target_unchecked_into();
+            if let Ok(p) = select.value().parse::<u32>() {
+                fault_partition.set(p);
+            }
+        })
+    };
+    let faults = html! {
+        <div class="faults" role="group" aria-label="Produce faults">
+            if partitions > 1 {
+                <label class="setting-inline">
+                    <span>{ "partition" }</span>
+                    <select data-field="fault-partition" onchange={on_partition}>
+                        { for (0..partitions).map(|q| html! {
+                            <option value={q.to_string()} selected={q == p}>{ format!("P{q}") }</option>
+                        }) }
+                    </select>
+                </label>
+            }
+            <button type="button" data-action="lose-next-ack"
+                onclick={send(&props.on_action, Action::Apply(Input::LoseNextAck { partition: p }))}>
+                { format!("Lose the next ack from P{p}'s leader") }
+            </button>
+            <button type="button" data-action="lose-next-request"
+                onclick={send(&props.on_action, Action::Apply(Input::LoseNextRequest { partition: p }))}>
+                { format!("Lose the next request to P{p}") }
+            </button>
+        </div>
+    };
+
     let idempotence = props.idempotence_setting;
     let on_acks = {
         let on_action = props.on_action.clone();
@@ -130,16 +166,21 @@ pub fn Brokers(props: &BrokersProps) -> Html {
                 </label>
                 <span class="delivery-facts" data-field="delivery-facts">
                     { format!(
-                        "replication factor {} · min.insync.replicas {} · {} in flight · unclean election {}",
+                        "replication factor {} · min.insync.replicas {} · {} in flight · unclean election {} · {} records not yet acknowledged",
                         cluster.replication_factor,
                         cluster.min_insync_replicas,
                         cluster.max_in_flight,
                         if cluster.unclean_leader_election { "on" } else { "off" },
+                        cluster.buffered_records,
                     ) }
                 </span>
             </div>
+            { faults }
             <p class="setting-help">
-                { "Changing acks or idempotence starts the run again from tick 0 with them." }
+                { "Changing acks or idempotence starts the run again from tick 0 with them. A lost \
+                   ack: the leader wrote the batch, but the producer never hears so, times the \
+                   request out and sends the batch again. A lost request: the batch never reaches \
+                   the leader; the producer times it out and sends it again." }
             </p>
         </div>
     }
