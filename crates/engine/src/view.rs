@@ -97,14 +97,17 @@ pub struct ProducerView {
 pub struct PartitionView {
     pub partition: u32,
     pub log_start: u64,
+    /// The leader's log end: with a cluster, records from the high watermark
+    /// on are written but not yet readable.
     pub log_end: u64,
     /// The group's committed offset (the dashed line); `None` before the first commit.
     pub committed: Option<u64>,
     /// The position held for the partition: the committed offset, or
     /// (consumer-side stores) its owner's stored checkpoint.
     pub held: Option<u64>,
-    /// Log end − the position held: the committed offset, as the CLI
-    /// computes it (consumer-side stores: the owner's stored checkpoint).
+    /// The high watermark (the log end without a cluster) − the position
+    /// held: the committed offset, as the CLI computes it (consumer-side
+    /// stores: the owner's stored checkpoint).
     pub lag: Option<u64>,
     /// The member that owns it in the current generation (maybe a crashed one).
     pub owner: Option<ConsumerId>,

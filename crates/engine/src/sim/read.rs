@@ -284,7 +284,11 @@ impl Sim {
                     committed: self.committed_line(0, p),
                     held,
                     oldest_unprocessed_age: self.oldest_unprocessed_age(0, p),
-                    lag: held.map(|o| log_end - o.min(log_end)),
+                    // To the high watermark, as the describe table and the counters measure it.
+                    lag: held.map(|o| {
+                        let hw = self.high_watermark(p);
+                        hw - o.min(hw)
+                    }),
                     owner: owner.map(|m| m.consumer),
                     owner_alive: owner.is_some_and(|m| m.expires_at.is_none()),
                     position,

@@ -196,8 +196,9 @@ pub static CHAPTERS: &[Chapter] = &[
         paragraphs: &[
             "Each partition lives on several brokers: a leader takes the writes, followers copy its \
              log, and those that keep up form the in-sync replicas (ISR). The high watermark is \
-             the offset every ISR member has: consumers read only below it. The tapes end there, \
-             and the line under each tape says what every replica holds.",
+             the offset every ISR member has: consumers read only below it. On the tapes the \
+             records past it are faint, and the line above each tape says what every replica \
+             holds.",
             "The producer's acks decide when a write counts as done: acks=1 when the leader wrote \
              it, acks=all when every ISR member has it. Crash a leader that answered before its \
              followers copied and a follower takes over without those records: acknowledged, then \

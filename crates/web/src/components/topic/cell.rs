@@ -17,6 +17,10 @@ pub struct TapeCellProps {
     pub selected: bool,
     /// The one cell of its tape in the tab order.
     pub tab_stop: bool,
+    /// At or past the partition's high watermark: written on the leader, not
+    /// yet on every in-sync replica, so no consumer reads it yet.
+    #[prop_or_default]
+    pub above_high_watermark: bool,
 }
 
 /// One record: a button with its offset and key label, coloured by subject,
@@ -25,7 +29,7 @@ pub struct TapeCellProps {
 /// Its accessible name starts with what it shows ("7 u3 ×2"), then says it in words.
 #[component]
 pub fn TapeCell(props: &TapeCellProps) -> Html {
-    let TapeCellProps { record, at, selected, tab_stop } = *props;
+    let TapeCellProps { record, at, selected, tab_stop, above_high_watermark } = *props;
     let r = &record;
     let hue = r.subject % KEY_HUES;
     let key = if r.keyed { format!("u{}", r.subject) } else { format!("·u{}", r.subject) };
@@ -54,6 +58,9 @@ pub fn TapeCell(props: &TapeCellProps) -> Html {
     if r.poison {
         label.push_str(", poison: every handler fails on it");
     }
+    if above_high_watermark {
+        label.push_str(", above the high watermark: not readable yet");
+    }
     // A share group's in-flight record: its holder and delivery count on the cell.
     let share = r.share.map(|s| {
         match (s.holder, s.lock_until) {
@@ -80,6 +87,7 @@ pub fn TapeCell(props: &TapeCellProps) -> Html {
         r.poison.then_some("poison"),
         share.as_ref().map(|(state, _)| *state),
         selected.then_some("selected"),
+        above_high_watermark.then_some("above-hw"),
     ]);
     html! {
         <button type="button" {class} data-offset={r.offset.to_string()} style={format!("left:calc({at} * var(--cell))")}

@@ -148,13 +148,15 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
     // Collected into one keyed list of its own: `{ for … }` would splice the
     // cells in among the (unkeyed) markers, and Yew would then diff them by
     // position, rebuilding every cell whenever the window slides.
+    let high_watermark = props.replicas.as_ref().map(|r| r.high_watermark);
     let cells: Html = tape
         .records
         .iter()
         .map(|r| {
             html! {
                 <TapeCell key={r.offset} record={*r} at={r.offset - base}
-                    selected={props.selected == Some(r.offset)} tab_stop={r.offset == tab_stop} />
+                    selected={props.selected == Some(r.offset)} tab_stop={r.offset == tab_stop}
+                    above_high_watermark={high_watermark.is_some_and(|hw| r.offset >= hw)} />
             }
         })
         .collect();
@@ -204,7 +206,14 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
     let replicas = props.replicas.as_ref().map(replica_line).unwrap_or_default();
     #[cfg(not(feature = "cluster"))]
     let replicas = Html::default();
-    let end_label = if props.replicas.is_some() { "HW" } else { "end" };
+    // The high watermark on the strip, named: consumers read only the records before it.
+    let high_watermark_marker = high_watermark.and_then(|hw| slot(hw).map(|i| (hw, i))).map(|(hw, i)| {
+        html! {
+            <span class="marker high-watermark" data-marker="high-watermark" style={format!("left:calc({i} * var(--cell))")}>
+                <span class="high-watermark-label">{ format!("HW {hw}") }</span>
+            </span>
+        }
+    });
     html! {
         <div class="tape" data-partition={p.to_string()} role="group" aria-label={format!("Partition {p}")}>
             <div class="tape-head">
@@ -248,6 +257,7 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
                             // goes would make it rebuild the cells before it.
                             { committed_marker.unwrap_or_default() }
                             { position_marker.unwrap_or_default() }
+                            { high_watermark_marker.unwrap_or_default() }
                             <span class="group-markers">{ group_markers }</span>
                         </div>
                     </div>
@@ -257,7 +267,7 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
                         </span>
                     }
                     <span class="log-end" data-marker="log-end">
-                        <span class="log-end-label">{ format!("{end_label} {log_end}") }</span>
+                        <span class="log-end-label">{ format!("end {log_end}") }</span>
                     </span>
                 </div>
             </div>
@@ -274,6 +284,8 @@ fn replica_line(r: &offsetlab_engine::ReplicaSetView) -> Html {
     let above = leader_end.map_or(0, |end| end.saturating_sub(r.high_watermark));
     html! {
         <p class="replicas" data-field="replicas">
+            <span class="replica-hw" data-field="high-watermark">{ format!("high watermark {}", r.high_watermark) }</span>
+            { " " }
             if r.leader.is_none() {
                 <span class="replica-offline" data-field="offline">{ "no leader: offline" }</span>
                 { " " }
