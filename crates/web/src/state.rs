@@ -544,6 +544,28 @@ impl AppState {
 
     /// What a new run keeps of the page around it: the reader's answers,
     /// the speed, the open panel, the index filter.
+    /// The current scenario with one setting changed, started again from
+    /// tick 0 with the same seed; or, when the engine refuses it, `next` as it
+    /// was with the reason (`refused: reason`) in the status line.
+    fn start_changed(
+        &self,
+        mut next: AppState,
+        scenario: Scenario,
+        refused: &str,
+        setting: &str,
+    ) -> Rc<AppState> {
+        if let Err(e) = scenario.validate() {
+            next.message = Some(format!("{refused}: {e}").into());
+            return Rc::new(next);
+        }
+        let mut next = AppState::start(Rc::new(scenario), self.seed, self.guided);
+        self.carry_ui(&mut next);
+        next.playing = self.playing;
+        next.announce(format!("Started {} again with {setting} (seed {}).", self.scenario.name, self.seed));
+        next.refresh();
+        Rc::new(next)
+    }
+
     fn carry_ui(&self, next: &mut AppState) {
         next.quiz = self.quiz;
         next.speed = self.speed;
@@ -787,19 +809,8 @@ impl Reducible for AppState {
             Action::Protocol(protocol) => {
                 let mut scenario = (*self.scenario).clone();
                 scenario.config.groups[0].protocol = protocol;
-                if let Err(e) = scenario.validate() {
-                    next.message = Some(format!("{}: {e}", protocol.name()).into());
-                    return Rc::new(next);
-                }
-                next = AppState::start(Rc::new(scenario), self.seed, self.guided);
-                self.carry_ui(&mut next);
-                next.playing = self.playing;
-                next.announce(format!(
-                    "Started {} again with group.protocol={} (seed {}).",
-                    self.scenario.name,
-                    protocol.name(),
-                    self.seed
-                ));
+                let setting = format!("group.protocol={}", protocol.name());
+                return self.start_changed(next, scenario, protocol.name(), &setting);
             }
             #[cfg(feature = "cluster")]
             Action::Delivery { acks, idempotence } => {
@@ -813,17 +824,7 @@ impl Reducible for AppState {
                     acks.name(),
                     idempotence.map_or("default", |on| if on { "true" } else { "false" })
                 );
-                if let Err(e) = scenario.validate() {
-                    next.message = Some(format!("{setting}: {e}").into());
-                    return Rc::new(next);
-                }
-                next = AppState::start(Rc::new(scenario), self.seed, self.guided);
-                self.carry_ui(&mut next);
-                next.playing = self.playing;
-                next.announce(format!(
-                    "Started {} again with {setting} (seed {}).",
-                    self.scenario.name, self.seed
-                ));
+                return self.start_changed(next, scenario, &setting, &setting);
             }
             Action::Guide(scenario) => next = self.load(scenario, true),
             Action::Restart => {
