@@ -17,6 +17,15 @@ pub struct BrokersProps {
     pub on_action: Callback<Action>,
 }
 
+/// `enable.idempotence` as the select's option value: `""` for Kafka's default.
+fn idempotence_value(setting: Option<bool>) -> &'static str {
+    match setting {
+        None => "",
+        Some(true) => "true",
+        Some(false) => "false",
+    }
+}
+
 /// "P0, P2", or "nothing".
 fn partition_list(partitions: &[u32]) -> String {
     if partitions.is_empty() {
@@ -107,15 +116,12 @@ pub fn Brokers(props: &BrokersProps) -> Html {
         let on_action = props.on_action.clone();
         Callback::from(move |e: Event| {
             let select: HtmlSelectElement = e.target_unchecked_into();
-            let idempotence = match select.value().as_str() {
-                "true" => Some(true),
-                "false" => Some(false),
-                _ => None,
-            };
+            let value = select.value();
+            let idempotence =
+                [Some(true), Some(false)].into_iter().find(|&s| idempotence_value(s) == value).flatten();
             on_action.emit(Action::Delivery { acks, idempotence });
         })
     };
-    let chosen = |value: Option<bool>| idempotence == value;
     // A select the user changed keeps showing the choice, whatever the
     // options' `selected` say: after a refused change, or once the run
     // restarted, put it back to the run's own setting.
@@ -123,13 +129,10 @@ pub fn Brokers(props: &BrokersProps) -> Html {
     let idempotence_ref = use_node_ref();
     {
         let (acks_ref, idempotence_ref) = (acks_ref.clone(), idempotence_ref.clone());
-        let idempotence_value = match idempotence {
-            None => "",
-            Some(true) => "true",
-            Some(false) => "false",
-        };
         use_effect(move || {
-            for (node, value) in [(&acks_ref, acks.name()), (&idempotence_ref, idempotence_value)] {
+            for (node, value) in
+                [(&acks_ref, acks.name()), (&idempotence_ref, idempotence_value(idempotence))]
+            {
                 if let Some(select) = node.cast::<HtmlSelectElement>() {
                     if select.value() != value {
                         select.set_value(value);
@@ -153,15 +156,17 @@ pub fn Brokers(props: &BrokersProps) -> Html {
                 <label class="setting-inline">
                     <span>{ "enable.idempotence" }</span>
                     <select data-field="idempotence" ref={idempotence_ref} onchange={on_idempotence}>
-                        <option value="" selected={chosen(None)}>
+                        { for [None, Some(true), Some(false)].into_iter().map(|setting| {
                             // What the default gives is known for the run's own settings only.
-                            { match idempotence {
-                                None => format!("default ({})", cluster.idempotence),
-                                Some(_) => "default".to_owned(),
-                            } }
-                        </option>
-                        <option value="true" selected={chosen(Some(true))}>{ "true" }</option>
-                        <option value="false" selected={chosen(Some(false))}>{ "false" }</option>
+                            let label = match (setting, idempotence) {
+                                (Some(on), _) => on.to_string(),
+                                (None, None) => format!("default ({})", cluster.idempotence),
+                                (None, Some(_)) => "default".to_owned(),
+                            };
+                            html! {
+                                <option value={idempotence_value(setting)} selected={setting == idempotence}>{ label }</option>
+                            }
+                        }) }
                     </select>
                 </label>
                 <span class="delivery-facts" data-field="delivery-facts">
