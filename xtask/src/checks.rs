@@ -15,8 +15,22 @@ use crate::setup::{self, CHROMEDRIVER, CHROMIUM, WASM_TARGET};
 /// and few dependencies are what keep it under.
 pub const PAGE_GZIP_BUDGET_BYTES: u64 = 400_000;
 
+/// About what a clean `cargo xtask test` writes to the disk (target/, node_modules, Maven's and
+/// cargo's caches), measured on a clean clone; below it the run warns before it starts.
+pub const CLEAN_RUN_DISK_BYTES: u64 = 12_000_000_000;
+
 pub fn all(ctx: &Ctx, skip_setup: bool) -> Result {
     let start = Instant::now();
+    match run::disk_free_bytes() {
+        Some(free) if free < CLEAN_RUN_DISK_BYTES => println!(
+            "warning: {} free on the disk of {}; a clean run writes about {} there",
+            run::gigabytes(free),
+            run::target_dir().display(),
+            run::gigabytes(CLEAN_RUN_DISK_BYTES)
+        ),
+        Some(free) => println!("disk: {} free", run::gigabytes(free)),
+        None => {}
+    }
     if skip_setup {
         println!("skipping tool setup (--skip-setup)");
     } else {

@@ -81,22 +81,56 @@ pub fn word(text: &str, n: usize) -> Option<String> {
     text.lines().next()?.split_whitespace().nth(n).map(str::to_owned)
 }
 
-/// Runs one named step, printing its elapsed time; a failure names the step.
+/// Runs one named step, printing its elapsed time and the disk space left after it; a failure
+/// names the step.
 pub fn step(name: &str, body: impl FnOnce() -> Result) -> Result {
     println!("\n==> {name}");
     let start = Instant::now();
     let result = body();
     let secs = start.elapsed().as_secs_f64();
+    let disk = disk_free_text();
     match result {
         Ok(()) => {
-            println!("<== {name}: ok in {secs:.1}s");
+            println!("<== {name}: ok in {secs:.1}s; {disk}");
             Ok(())
         }
         Err(message) => {
-            println!("<== {name}: FAILED after {secs:.1}s");
+            println!("<== {name}: FAILED after {secs:.1}s; {disk}");
             Err(format!("step `{name}` failed: {message}"))
         }
     }
+}
+
+/// Where cargo writes: `$CARGO_TARGET_DIR`, or `target/` beside the workspace's manifest.
+pub fn target_dir() -> PathBuf {
+    match env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("target"),
+    }
+}
+
+/// Bytes free to this user on the disk that holds the target directory (or the nearest of its
+/// ancestors that exists), or `None` where the system does not say.
+pub fn disk_free_bytes() -> Option<u64> {
+    let target = target_dir();
+    let existing = target.ancestors().find(|dir| dir.exists())?;
+    fs4::available_space(existing).ok()
+}
+
+/// `"disk: 41.3 GB free"` for the step lines: a full disk is the likeliest failure of a clean run
+/// that is not the project's own, and this line is how its log shows it.
+fn disk_free_text() -> String {
+    match disk_free_bytes() {
+        Some(bytes) => format!("disk: {} free", gigabytes(bytes)),
+        None => "disk: free space unknown".to_owned(),
+    }
+}
+
+/// Bytes as decimal gigabytes with one decimal: `41_300_000_000` → `41.3 GB`.
+pub fn gigabytes(bytes: u64) -> String {
+    // Tenths of a gigabyte, rounded, in integers: no float formatting surprises.
+    let tenths = (bytes + 50_000_000) / 100_000_000;
+    format!("{}.{} GB", tenths / 10, tenths % 10)
 }
 
 #[cfg(test)]
@@ -108,6 +142,14 @@ mod tests {
         assert_eq!(word("trunk 0.22.1\nmore", 1).as_deref(), Some("0.22.1"));
         assert_eq!(word("wasm-opt version 132 (version_132)", 2).as_deref(), Some("132"));
         assert_eq!(word("", 0), None);
+    }
+
+    #[test]
+    fn gigabytes_round_to_a_tenth() {
+        assert_eq!(gigabytes(41_300_000_000), "41.3 GB");
+        assert_eq!(gigabytes(287_000_000), "0.3 GB");
+        assert_eq!(gigabytes(49_999_999), "0.0 GB");
+        assert_eq!(gigabytes(950_000_000), "1.0 GB");
     }
 
     #[test]
