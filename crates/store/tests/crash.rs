@@ -32,12 +32,14 @@ fn crash_at(target: WriteStep) -> impl FnMut(WriteStep) -> ControlFlow<()> {
 
 #[test]
 fn round_trip_and_absent() {
-    let store = FileOffsetStore::open(scratch("round-trip")).unwrap();
+    let dir = scratch("round-trip");
+    let store = FileOffsetStore::open(&dir).unwrap();
     assert_eq!(store.read("c1-orders-0").unwrap(), None);
     store.write("c1-orders-0", 1234).unwrap();
     assert_eq!(store.read("c1-orders-0").unwrap(), Some(1234));
     store.write("c1-orders-0", u64::MAX).unwrap();
     assert_eq!(store.read("c1-orders-0").unwrap(), Some(u64::MAX));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
