@@ -26,6 +26,9 @@ describe('transactions', () => {
       // Beside the producer's own state, the coordinator's TransactionState for the id, in Kafka's words.
       const state = await lab.text('[data-consumer=c3] [data-field=coordinator-state]');
       assert.match(state, /^coordinator: (Empty|Ongoing|PrepareCommit|PrepareAbort|CompleteCommit|CompleteAbort)$/);
+      // The zombie's card shows the same id's state, marked as the newer epoch's transaction.
+      const zombie = await lab.text('[data-consumer=c1] [data-field=coordinator-state]');
+      assert.equal(zombie, state.replace('coordinator:', 'coordinator (newer epoch):'));
       // payouts: the aborted results, an ABORT marker, COMMIT markers, and the stable offset.
       assert.ok(await lab.page.locator('[data-field=payouts] .payout.is-aborted').count() >= 1);
       assert.equal(await lab.page.locator('[data-field=payouts] .payout-marker.is-abort').count(), 1);

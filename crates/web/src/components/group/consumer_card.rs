@@ -194,9 +194,16 @@ pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
                     <span>{ t.transactional_id.clone() }</span>
                     <span>{ t.epoch.map_or_else(|| "no epoch".to_string(), |e| format!("epoch {e}")) }</span>
                     <span data-field={if t.fenced { "fenced" } else { "client-state" }}>{ t.client_state() }</span>
+                    // A fenced producer's id belongs to the instance that fenced it: the
+                    // coordinator's state is that newer epoch's transaction, not this one's.
                     <span data-field="coordinator-state"
-                        title={format!("The transaction coordinator's TransactionState for {}", t.transactional_id)}>
-                        { format!("coordinator: {}", t.coordinator_state) }
+                        title={if t.fenced {
+                            format!("The transaction coordinator's TransactionState for {}, which a newer \
+                                     instance now holds at a higher epoch: its transaction, not this one's", t.transactional_id)
+                        } else {
+                            format!("The transaction coordinator's TransactionState for {}", t.transactional_id)
+                        }}>
+                        { format!("coordinator{}: {}", if t.fenced { " (newer epoch)" } else { "" }, t.coordinator_state) }
                     </span>
                 </p>
             }
