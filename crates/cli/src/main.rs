@@ -133,8 +133,12 @@ struct ScenarioArgs {
     /// A built-in scenario's name (see `offsetlab scenarios`) or the path of a scenario JSON file.
     ///
     /// A built-in's name wins over a file of the same name; write `./NAME` for the file.
-    #[arg(long, value_name = "NAME|FILE.json")]
-    scenario: String,
+    #[arg(long = "scenario", value_name = "NAME|FILE.json", conflicts_with = "scenario_positional")]
+    scenario_option: Option<String>,
+    /// The scenario, as `--scenario` takes it: `offsetlab run acks1-leader-crash` is
+    /// `offsetlab run --scenario acks1-leader-crash`.
+    #[arg(value_name = "SCENARIO", required_unless_present = "scenario_option", id = "scenario_positional")]
+    scenario_positional: Option<String>,
     /// Seed for every random choice; defaults to the scenario's config.seed.
     #[arg(long, value_name = "S")]
     seed: Option<u64>,
@@ -145,6 +149,13 @@ struct ScenarioArgs {
     /// outcome; `check`: the split check).
     #[arg(long)]
     json: bool,
+}
+
+impl ScenarioArgs {
+    /// The scenario named by `--scenario` or in the first position (clap requires exactly one).
+    fn scenario(&self) -> &str {
+        self.scenario_option.as_deref().or(self.scenario_positional.as_deref()).unwrap_or_default()
+    }
 }
 
 #[derive(Debug, Args)]
@@ -282,15 +293,9 @@ fn execute(command: Command) -> Result<Verdict, Failure> {
             writeln!(out, "{}", moved_summary(moved, keys.len() as u64))?;
         }
         Command::Run(args) => {
-            let RunArgs {
-                run: ScenarioArgs { scenario, seed, ticks, json },
-                offset_dir,
-                guided,
-                events,
-                describe,
-                verbose,
-            } = args;
-            let mut loaded = run::load(&scenario)?;
+            let RunArgs { run, offset_dir, guided, events, describe, verbose } = args;
+            let ScenarioArgs { seed, ticks, json, .. } = run;
+            let mut loaded = run::load(run.scenario())?;
             if guided {
                 loaded.scenario = loaded.scenario.guided();
             }
@@ -313,8 +318,8 @@ fn execute(command: Command) -> Result<Verdict, Failure> {
             }
         }
         Command::Check(args) => {
-            let ScenarioArgs { scenario, seed, ticks, json } = args.run;
-            let loaded = run::load(&scenario)?;
+            let ScenarioArgs { seed, ticks, json, .. } = args.run;
+            let loaded = run::load(args.run.scenario())?;
             let outcome = run::run(loaded, seed, ticks)?;
             let check = outcome.sim.split_check();
             if json {

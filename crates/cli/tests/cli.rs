@@ -282,6 +282,21 @@ fn a_scenario_file_runs_like_the_built_in() {
 }
 
 #[test]
+fn the_scenario_may_come_first_without_its_option() {
+    for command in ["run", "check"] {
+        assert_eq!(
+            stdout_of(&[command, "acks1-leader-crash", "--json"]),
+            stdout_of(&[command, "--scenario", "acks1-leader-crash", "--json"]),
+            "{command}"
+        );
+    }
+    let both = failure_of(&["run", "default", "--scenario", "default"]);
+    assert!(both.contains("cannot be used with"), "{both}");
+    let neither = failure_of(&["run", "--seed", "3"]);
+    assert!(neither.contains("<SCENARIO>"), "{neither}");
+}
+
+#[test]
 fn every_built_in_runs() {
     for (name, _) in BUILTINS {
         let v = run_json(&["--scenario", name]);
