@@ -105,12 +105,14 @@ fn wasm_test(ctx: &Ctx, package: &str) -> Command {
     cmd
 }
 
-/// [`wasm_test`] with the browser's temporary files in a directory of their own under the target
-/// directory, removed afterwards whatever the outcome. The runner ends its chromedriver session
-/// without the browser's profile being deleted: each test binary left an 18 MB profile in /tmp,
-/// 27 of them (0.5 GB) per run, which nothing removes on a machine that runs CI again and again.
+/// [`wasm_test`] with the browser's temporary files in a directory of their own, removed
+/// afterwards whatever the outcome. The runner ends its chromedriver session without the
+/// browser's profile being deleted: each test binary left an 18 MB profile in the temporary
+/// directory, 27 of them (0.5 GB) per run, which nothing removes on a machine that runs CI again
+/// and again. The directory stays in the system's temporary directory, under a short name: the
+/// browser makes a socket inside it, and a socket's path has at most 107 bytes.
 fn wasm_tests(ctx: &Ctx, package: &str) -> Result {
-    let scratch = run::target_dir().join("wasm-test-tmp");
+    let scratch = std::env::temp_dir().join(format!("offsetlab-wasm-tests-{}", std::process::id()));
     let _ = fs::remove_dir_all(&scratch);
     fs::create_dir_all(&scratch).map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
     let outcome = run::run(wasm_test(ctx, package).env("TMPDIR", &scratch));
