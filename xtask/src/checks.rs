@@ -116,8 +116,8 @@ fn wasm_tests(ctx: &Ctx, package: &str) -> Result {
     let _ = fs::remove_dir_all(&scratch);
     fs::create_dir_all(&scratch).map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
     let outcome = run::run(wasm_test(ctx, package).env("TMPDIR", &scratch));
-    // A browser process still writing there as the runner exits may make this fail: the next
-    // run removes it before it starts, so it is said and the tests' outcome stands.
+    // A browser process still writing there as the runner exits may make this fail: it is said,
+    // with the path, and the tests' outcome stands.
     if let Err(e) = fs::remove_dir_all(&scratch) {
         println!("warning: cannot remove {}: {e}", scratch.display());
     }
