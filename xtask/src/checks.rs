@@ -29,8 +29,7 @@ pub fn all(ctx: &Ctx, skip_setup: bool) -> Result {
             run::target_dir().display(),
             run::gigabytes(CLEAN_RUN_DISK_BYTES)
         ),
-        Some(free) => println!("disk: {} free", run::gigabytes(free)),
-        None => {}
+        _ => println!("{}", run::disk_free_text()),
     }
     if skip_setup {
         println!("skipping tool setup (--skip-setup)");

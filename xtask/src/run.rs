@@ -119,7 +119,7 @@ pub fn disk_free_bytes() -> Option<u64> {
 
 /// `"disk: 41.3 GB free"` for the step lines: a full disk is the likeliest failure of a clean run
 /// that is not the project's own, and this line is how its log shows it.
-fn disk_free_text() -> String {
+pub fn disk_free_text() -> String {
     match disk_free_bytes() {
         Some(bytes) => format!("disk: {} free", gigabytes(bytes)),
         None => "disk: free space unknown".to_owned(),

@@ -197,12 +197,8 @@ pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
                     // A fenced producer's id belongs to the instance that fenced it: the
                     // coordinator's state is that newer epoch's transaction, not this one's.
                     <span data-field="coordinator-state"
-                        title={if t.fenced {
-                            format!("The transaction coordinator's TransactionState for {}, which a newer \
-                                     instance now holds at a higher epoch: its transaction, not this one's", t.transactional_id)
-                        } else {
-                            format!("The transaction coordinator's TransactionState for {}", t.transactional_id)
-                        }}>
+                        title={format!("The transaction coordinator's TransactionState for {}{}", t.transactional_id,
+                            if t.fenced { ", which a newer instance now holds at a higher epoch: its transaction, not this one's" } else { "" })}>
                         { format!("coordinator{}: {}", if t.fenced { " (newer epoch)" } else { "" }, t.coordinator_state) }
                     </span>
                 </p>
