@@ -105,6 +105,8 @@ describe('the cluster on the page', { skip: ROOT ? false : 'OFFSETLAB_CLUSTER_DI
   ]) {
     it(`chapter written: Try it ${name}, inject the fault by hand, and the outcome is reproduced`, { timeout: 120_000 }, async () => {
       await withLab(env, { seed: 1 }, async (lab) => {
+        // One of the chapter's other experiments: its link loads it and draws its card in full.
+        await lab.click(`#written [data-jump=${name}]`);
         await lab.click(`#written [data-try=${name}]`);
         await lab.pause();
         assert.equal((await lab.view()).tick, 0);

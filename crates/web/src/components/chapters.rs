@@ -43,7 +43,8 @@ pub struct Chapter {
     /// The quiz question the reader predicts here, if any.
     pub question: Option<usize>,
     pub live: Option<Live>,
-    /// Built-in scenarios shown in full, then the others of the chapter, one line each.
+    /// Built-in scenarios shown in full, then the others of the chapter, a link each
+    /// (drawn in full while one runs).
     pub featured: &'static [&'static str],
     pub more: &'static [&'static str],
     /// Where the rules and the other experiments go, so that at two columns

@@ -1,6 +1,7 @@
 //! A chapter's experiments inline: the featured ones in full (what they show,
-//! what to watch, "Try it" / "Watch it"), the others one line each; the one
-//! running shows its live outcome check.
+//! what to watch, "Try it" / "Watch it"), the others as a line of links that
+//! load them, as the index's do; the one running is drawn in full wherever it
+//! is, with its live outcome check.
 
 use super::{CHAPTERS, summary, title};
 use crate::components::builtin;
@@ -91,7 +92,7 @@ pub fn ChapterExperiments(props: &ChapterExperimentsProps) -> Html {
         let heading = title(&name).map_or_else(|| name.clone(), str::to_string);
         let class = class_list(&[
             Some("experiment"),
-            Some(if featured { "featured" } else { "compact" }),
+            Some(if featured { "featured" } else { "more" }),
             running.then_some("running"),
         ]);
         let outcome = running.then(|| match (&props.outcome, &props.pending) {
@@ -118,13 +119,11 @@ pub fn ChapterExperiments(props: &ChapterExperimentsProps) -> Html {
                         <code>{ &name }</code>
                     </p>
                 </div>
-                if featured {
-                    <p class="summary">
-                        { summary(scenario) }{ " " }
-                        <strong>{ "Watch: " }</strong>{ &scenario.watch }
-                    </p>
-                    { notes(&name) }
-                }
+                <p class="summary">
+                    { summary(scenario) }{ " " }
+                    <strong>{ "Watch: " }</strong>{ &scenario.watch }
+                </p>
+                { notes(&name) }
                 { for outcome }
                 <div class="experiment-actions">
                     if has_steps {
@@ -151,6 +150,9 @@ pub fn ChapterExperiments(props: &ChapterExperimentsProps) -> Html {
     if featured.is_empty() && more.is_empty() {
         return html! {};
     }
+    // The others stay one link each until one runs: a newcomer reads the featured
+    // pair, and the rest cost a line instead of a card each (the index lists them too).
+    let (running_more, links): (Vec<_>, Vec<_>) = more.iter().partition(|s| s.name == props.running.as_str());
     html! {
         <div class="chapter-experiments">
             if !featured.is_empty() {
@@ -159,11 +161,38 @@ pub fn ChapterExperiments(props: &ChapterExperimentsProps) -> Html {
                 </ul>
             }
             if !more.is_empty() {
-                <h3 class="more-heading">{ "More in this chapter" }</h3>
-                <ul class="experiment-list more">
-                    { for more.iter().map(|s| block(s, false)) }
-                </ul>
+                <div class="more-experiments">
+                    <h3 class="more-heading">{ "More in this chapter" }</h3>
+                    if !links.is_empty() {
+                        <ul class="more-links">
+                            { for links.iter().map(|s| more_link(s, &props.on_action)) }
+                        </ul>
+                    }
+                </div>
+                if !running_more.is_empty() {
+                    <ul class="experiment-list more">
+                        { for running_more.iter().map(|s| block(s, false)) }
+                    </ul>
+                }
             }
         </div>
+    }
+}
+
+/// One of the chapter's other experiments as a link: a click loads it, and its
+/// card replaces the link (the link holds the card's id so that the jump lands there).
+fn more_link(scenario: &Rc<Scenario>, on_action: &Callback<Action>) -> Html {
+    let name = scenario.name.clone();
+    let onclick = {
+        let scenario = scenario.clone();
+        on_action.reform(move |_: MouseEvent| Action::Load(scenario.clone()))
+    };
+    html! {
+        <li key={name.clone()} id={format!("x-{name}")}>
+            <a href={format!("#x-{name}")} data-jump={name.clone()} {onclick}
+                title={summary(scenario)}>
+                { title(&name).map_or_else(|| name.clone(), str::to_string) }
+            </a>
+        </li>
     }
 }

@@ -84,12 +84,11 @@ pub fn ExperimentIndex(props: &ExperimentIndexProps) -> Html {
         .collect();
     html! {
         <section class="experiment-index" id="experiments" aria-labelledby="experiments-heading">
-            <p class="eyebrow">{ "Index" }</p>
             <h2 id="experiments-heading">{ "All experiments" }</h2>
             <div class="index-bar">
             <p class="section-lead">
-                { "Each sets the simulation up from tick 0 with its own seed, so it plays out the same \
-                   way every time. A line opens it in its chapter." }
+                { "Each starts at tick 0 with its own seed: the same run every time. A line opens it \
+                   in its chapter." }
             </p>
             <label class="index-filter">
                 <span>{ "Filter" }</span>
