@@ -34,7 +34,8 @@ function seconds(fallback) {
 }
 
 async function openBusy(lab) {
-  await lab.click('button[data-scenario=busy-group]');
+  // One of its chapter's other experiments: a link that loads it.
+  await lab.click('#operations [data-jump=busy-group]');
   await lab.page.waitForFunction(() => window.offsetlab_view()?.partitions.length === 12);
 }
 
