@@ -18,7 +18,11 @@
 //!    application, one JVM per instance, one killed or stopped and fenced mid-transaction (the
 //!    same in the subset: together under half a minute). The broker's server.properties lowers
 //!    `transaction.abort.timed.out.transaction.cleanup.interval.ms` to 1 s for the killed
-//!    instance's transaction, which only that program uses.
+//!    instance's transaction, which only that program uses. `dev.offsetlab.conformance.Delivery`
+//!    tells the producer's lost-acknowledgement and lost-request built-ins
+//!    (`retry-without-idempotence`, `idempotent-producer`, `inflight-reorders`) through a fault
+//!    proxy of its own on 127.0.0.1, in front of the broker's second listener (FAULTY, which
+//!    advertises the proxy's port: [`BrokerPorts`]); together about ten seconds.
 //! 5. The broker is stopped.
 //! 6. A three-node KRaft cluster starts ([`cluster`]: three combined broker+controller nodes with
 //!    small heaps, on free loopback ports, log directories under target/conformance/cluster/,
@@ -139,6 +143,7 @@ pub fn run(ctx: &Ctx, options: &Options, setup: bool) -> Result {
             let mut kafka4_groups = None;
             let transactions_missing = missing_source(ctx, "Transactions");
             let mut transactions = None;
+            let mut delivery = None;
             let mut broker = None;
             let started = step("start the broker", || {
                 broker = Some(Broker::start(&java, &dir)?);
@@ -189,6 +194,27 @@ pub fn run(ctx: &Ctx, options: &Options, setup: bool) -> Result {
                         let out = dir.join("transactions.json");
                         transactions = Some(comparison(&java, "Transactions", &args, &out, deadline));
                     }
+                    // The producer's lost request and lost acknowledgement, through the fault
+                    // proxy in front of the broker's FAULTY listener.
+                    delivery = Some(match missing_source(ctx, "Delivery") {
+                        Some(why) => Err(why),
+                        None => {
+                            let proxy = broker.ports.proxy.to_string();
+                            let upstream = broker.ports.faulty.to_string();
+                            let args = [
+                                "--bootstrap",
+                                &bootstrap,
+                                "--proxy",
+                                &proxy,
+                                "--upstream",
+                                &upstream,
+                                "--offsetlab",
+                                &offsetlab_arg,
+                                "--out",
+                            ];
+                            comparison(&java, "Delivery", &args, &dir.join("delivery.json"), deadline)
+                        }
+                    });
                     // Stopped here, not only by the guard, to time it and to notice a broker
                     // that died during the comparison.
                     match broker.stop() {
@@ -213,6 +239,10 @@ pub fn run(ctx: &Ctx, options: &Options, setup: bool) -> Result {
                 (Some(why), _) => skip(&mut programs, "Transactions", why),
                 (None, Some(outcome)) => record(&mut files, &mut programs, "Transactions", outcome),
                 (None, None) => skip(&mut programs, "Transactions", "the broker did not run".to_owned()),
+            }
+            match delivery {
+                Some(outcome) => record(&mut files, &mut programs, "Delivery", outcome),
+                None => skip(&mut programs, "Delivery", "the broker did not run".to_owned()),
             }
         }
     }
@@ -449,10 +479,22 @@ fn relative(ctx: &Ctx, path: &Path) -> String {
     path.strip_prefix(&ctx.root).unwrap_or(path).display().to_string()
 }
 
-/// Two distinct free loopback ports (the broker's and its controller's).
-fn free_ports() -> Result<(u16, u16)> {
-    let ports = free_port_list(2)?;
-    Ok((ports[0], ports[1]))
+/// The single broker's loopback ports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BrokerPorts {
+    /// Its PLAINTEXT listener, which every program but Delivery bootstraps from.
+    pub broker: u16,
+    pub controller: u16,
+    /// Its FAULTY listener, which advertises `proxy` instead of its own port: a client that
+    /// bootstraps from the proxy (Delivery's `FaultProxy`) sends everything through it.
+    pub faulty: u16,
+    pub proxy: u16,
+}
+
+/// Four distinct free loopback ports for the single broker.
+fn free_ports() -> Result<BrokerPorts> {
+    let ports = free_port_list(4)?;
+    Ok(BrokerPorts { broker: ports[0], controller: ports[1], faulty: ports[2], proxy: ports[3] })
 }
 
 /// `count` distinct free loopback ports: all bound at once on 127.0.0.1:0, then released for the
@@ -469,18 +511,20 @@ fn free_port_list(count: usize) -> Result<Vec<u16>> {
 
 /// The single-node KRaft broker's configuration: broker and controller in one process, both on
 /// 127.0.0.1, one replica for every internal topic, no topic auto-creation, and short group
-/// delays so runs are quick and deterministic.
-pub fn server_properties(port: u16, controller_port: u16, log_dir: &Path) -> String {
+/// delays so runs are quick and deterministic. A second client listener, FAULTY, advertises the
+/// fault proxy's port (see [`BrokerPorts`]).
+pub fn server_properties(ports: &BrokerPorts, log_dir: &Path) -> String {
+    let BrokerPorts { broker: port, controller: controller_port, faulty, proxy } = *ports;
     format!(
         "\
 # Written by `cargo xtask conformance` for one run; the log directory is formatted afresh.
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:{controller_port}
-listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}
-advertised.listeners=PLAINTEXT://127.0.0.1:{port}
+listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port},FAULTY://127.0.0.1:{faulty}
+advertised.listeners=PLAINTEXT://127.0.0.1:{port},FAULTY://127.0.0.1:{proxy}
 controller.listener.names=CONTROLLER
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,FAULTY:PLAINTEXT
 inter.broker.listener.name=PLAINTEXT
 log.dirs={log_dir}
 offsets.topic.replication.factor=1
@@ -532,6 +576,7 @@ fn storage_tool(java: &Java, args: &[&str]) -> Result<String> {
 struct Broker {
     child: Child,
     port: u16,
+    ports: BrokerPorts,
     log: PathBuf,
     stopped: bool,
 }
@@ -546,9 +591,10 @@ impl Broker {
         }
         let logs = kafka.join("logs");
         fs::create_dir_all(&logs).map_err(|e| format!("cannot create {}: {e}", logs.display()))?;
-        let (port, controller_port) = free_ports()?;
+        let ports = free_ports()?;
+        let (port, controller_port) = (ports.broker, ports.controller);
         let properties = kafka.join("server.properties");
-        write(&properties, &server_properties(port, controller_port, &logs))?;
+        write(&properties, &server_properties(&ports, &logs))?;
 
         let cluster_id = storage_tool(java, &["random-uuid"])?;
         let config = properties.display().to_string();
@@ -563,7 +609,7 @@ impl Broker {
         let started = Instant::now();
         let child =
             cmd.spawn().map_err(|e| format!("cannot start the broker (`{}`): {e}", run::describe(&cmd)))?;
-        let mut broker = Broker { child, port, log, stopped: false };
+        let mut broker = Broker { child, port, ports, log, stopped: false };
         println!(
             "broker started (pid {}) on 127.0.0.1:{port}, controller on :{controller_port}",
             broker.child.id()
@@ -689,16 +735,17 @@ mod tests {
 
     #[test]
     fn renders_server_properties() {
-        let text = server_properties(40001, 40002, Path::new("/tmp/conformance/kafka/logs"));
+        let ports = BrokerPorts { broker: 40001, controller: 40002, faulty: 40003, proxy: 40004 };
+        let text = server_properties(&ports, Path::new("/tmp/conformance/kafka/logs"));
         expect![[r#"
             # Written by `cargo xtask conformance` for one run; the log directory is formatted afresh.
             process.roles=broker,controller
             node.id=1
             controller.quorum.voters=1@127.0.0.1:40002
-            listeners=PLAINTEXT://127.0.0.1:40001,CONTROLLER://127.0.0.1:40002
-            advertised.listeners=PLAINTEXT://127.0.0.1:40001
+            listeners=PLAINTEXT://127.0.0.1:40001,CONTROLLER://127.0.0.1:40002,FAULTY://127.0.0.1:40003
+            advertised.listeners=PLAINTEXT://127.0.0.1:40001,FAULTY://127.0.0.1:40004
             controller.listener.names=CONTROLLER
-            listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+            listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,FAULTY:PLAINTEXT
             inter.broker.listener.name=PLAINTEXT
             log.dirs=/tmp/conformance/kafka/logs
             offsets.topic.replication.factor=1
@@ -733,9 +780,10 @@ mod tests {
 
     #[test]
     fn free_ports_are_distinct_and_loopback() {
-        let (a, b) = free_ports().unwrap();
-        assert_ne!(a, b);
-        assert!(a > 0 && b > 0);
+        let p = free_ports().unwrap();
+        let all = [p.broker, p.controller, p.faulty, p.proxy];
+        assert!(all.iter().all(|&port| port > 0));
+        assert_eq!(all.iter().collect::<std::collections::BTreeSet<_>>().len(), 4, "{p:?}");
     }
 
     #[test]

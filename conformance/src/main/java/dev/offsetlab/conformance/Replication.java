@@ -80,8 +80,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * stalled, and that the new leader is a follower that stalled. Shown, not compared: the exact
  * counts on both sides, the records in the log at the end, refused writes.
  *
- * <p>The lost-acknowledgement and lost-request built-ins and the unclean election are listed as
- * out of scope with {@code --out-of-scope}, each with the reason.
+ * <p>The unclean election is listed as out of scope with {@code --out-of-scope}, with the reason.
+ * The lost-acknowledgement and lost-request built-ins are {@link Delivery}'s, on the single broker.
  *
  * <p>Usage: {@code Replication --bootstrap H:P,H:P,H:P --offsetlab BIN --scenario NAME --node
  * ID:PID:PORT (one per node) [--out-of-scope] --out FILE.json}. Exit 0 when it ran (a difference
@@ -112,18 +112,12 @@ public final class Replication {
   private static final Map<String, String> OUT_OF_SCOPE = new LinkedHashMap<>();
 
   static {
-    String lost =
-        "needs a lost %s (the model's `%s`): a real broker cannot be made to drop one without a proxy between the"
-            + " client and the broker, which the harness does not have";
     OUT_OF_SCOPE.put(
         "unclean-election",
         "needs a follower out of the ISR but not fenced when the leader crashes, with ELR off: replica.lag.time.max.ms"
             + " is a static broker setting, 30 s on this cluster so that the paused followers of the two stories stay"
             + " in sync, and pausing a combined node also pauses a controller; it would need a cluster of its own"
             + " (lag shorter than the session, ELR disabled at format time), not run");
-    OUT_OF_SCOPE.put("retry-without-idempotence", String.format(lost, "produce acknowledgement", "lose-next-ack"));
-    OUT_OF_SCOPE.put("idempotent-producer", String.format(lost, "produce acknowledgement", "lose-next-ack"));
-    OUT_OF_SCOPE.put("inflight-reorders", String.format(lost, "produce request", "lose-next-request"));
   }
 
   /** A cluster node: its id, its JVM's pid, its port. */
