@@ -20,10 +20,10 @@ fn string(value: &JsValue) -> String {
     value.as_string().unwrap_or_else(|| panic!("{value:?} is not a string"))
 }
 
-/// Loads a built-in through its Experiments button and stops the clock it starts.
+/// Loads a built-in from its chapter and stops the clock it starts.
 async fn load(name: &str) -> Page {
     let page = Page::with_seed(1).await;
-    page.click(&format!("[data-scenario={name}]")).await;
+    page.open_experiment(name).await;
     if page.text("[data-field=clock]") == "playing" {
         page.click("[data-action=play]").await;
     }

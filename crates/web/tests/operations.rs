@@ -10,10 +10,10 @@ use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// Loads a built-in through its Experiments button and stops the clock it starts.
+/// Loads a built-in from its chapter and stops the clock it starts.
 async fn load(name: &str) -> Page {
     let page = Page::with_seed(1).await;
-    page.click(&format!("[data-scenario={name}]")).await;
+    page.open_experiment(name).await;
     if page.text("[data-field=clock]") == "playing" {
         page.click("[data-action=play]").await;
     }

@@ -55,6 +55,14 @@ impl Page {
         text.parse().unwrap_or_else(|_| panic!("counter {key} reads {text:?}"))
     }
 
+    /// Loads a built-in from its chapter, as a reader does: the Set up / Watch it button of a
+    /// card, or the link of an experiment the chapter lists as a link.
+    pub async fn open_experiment(&self, name: &str) {
+        let button = format!(".chapters [data-scenario={name}]");
+        let has_button = self.root.query_selector(&button).unwrap().is_some();
+        self.click(&if has_button { button } else { format!(".chapters [data-jump={name}]") }).await;
+    }
+
     pub async fn click(&self, selector: &str) {
         self.find(selector).dyn_into::<HtmlElement>().unwrap().click();
         settle().await;
