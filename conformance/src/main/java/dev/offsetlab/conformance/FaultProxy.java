@@ -87,7 +87,13 @@ final class FaultProxy implements AutoCloseable {
     while (!server.isClosed()) {
       try {
         Socket client = server.accept();
-        Socket broker = new Socket(InetAddress.getLoopbackAddress(), upstreamPort);
+        Socket broker;
+        try {
+          broker = new Socket(InetAddress.getLoopbackAddress(), upstreamPort);
+        } catch (IOException e) {
+          client.close();
+          continue;
+        }
         client.setTcpNoDelay(true);
         broker.setTcpNoDelay(true);
         synchronized (sockets) {
