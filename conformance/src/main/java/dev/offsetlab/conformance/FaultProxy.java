@@ -155,9 +155,7 @@ final class FaultProxy implements AutoCloseable {
               applied++;
             }
           }
-          out.writeInt(frame.length);
-          out.write(frame);
-          out.flush();
+          forward(out, frame);
         }
       } catch (IOException e) {
         // The client closed (its request timed out, or it is done): close both sides.
@@ -178,9 +176,7 @@ final class FaultProxy implements AutoCloseable {
             lost = true;
             continue;
           }
-          out.writeInt(frame.length);
-          out.write(frame);
-          out.flush();
+          forward(out, frame);
         }
       } catch (IOException e) {
         // The broker or the client closed.
@@ -201,6 +197,12 @@ final class FaultProxy implements AutoCloseable {
         // Closing anyway.
       }
     }
+  }
+
+  private static void forward(DataOutputStream out, byte[] frame) throws IOException {
+    out.writeInt(frame.length);
+    out.write(frame);
+    out.flush();
   }
 
   /** One frame (its size refused beyond the bound, or under its header's bytes). */
