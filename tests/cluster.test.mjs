@@ -56,6 +56,7 @@ describe('the cluster on the page', { skip: ROOT ? false : 'OFFSETLAB_CLUSTER_DI
 
   it('acks and idempotence start the run again; a combination Kafka refuses is refused', { timeout: 120_000 }, async () => {
     await withLab(env, { query: '?seed=14&scenario=acks1-leader-crash' }, async (lab) => {
+      await lab.pauseAtStart();
       await lab.step(3);
       await lab.page.selectOption('[data-field=idempotence]', 'true');
       await lab.settle();
@@ -85,7 +86,7 @@ describe('the cluster on the page', { skip: ROOT ? false : 'OFFSETLAB_CLUSTER_DI
   it('chapter written: Try it, crash broker 1 by hand from the strip, and the outcome is reproduced', { timeout: 120_000 }, async () => {
     await withLab(env, { seed: 1 }, async (lab) => {
       await lab.click('#written [data-try=acks1-leader-crash]');
-      await lab.pause();
+      await lab.pauseAtStart();
       // The guide's step: crash broker 1 while its followers are behind (ticks 7 to 12).
       await lab.step(8);
       assert.equal((await lab.view()).metrics.acked_lost, 0);
@@ -108,8 +109,7 @@ describe('the cluster on the page', { skip: ROOT ? false : 'OFFSETLAB_CLUSTER_DI
         // One of the chapter's other experiments: its link loads it and draws its card in full.
         await lab.click(`#written [data-jump=${name}]`);
         await lab.click(`#written [data-try=${name}]`);
-        await lab.pause();
-        assert.equal((await lab.view()).tick, 0);
+        await lab.pauseAtStart();
         await lab.click(`[data-field=cluster] button[data-action=${fault}]`);
         await lab.step(60);
         await lab.page.waitForFunction(

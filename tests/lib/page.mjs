@@ -203,6 +203,16 @@ export class Lab {
     await this.waitForText('[data-field=clock]', 'paused');
   }
 
+  /** Stops the clock, and starts the run again from tick 0 (same seed, same scenario) when the
+   * clock got a tick in before it stopped: on a loaded machine the first frames after a load can
+   * already be a tick's time apart. */
+  async pauseAtStart() {
+    await this.pause();
+    if ((await this.view()).tick !== 0) await this.click('button[data-action=restart]');
+    await this.page.waitForFunction(() => window.offsetlab_view()?.tick === 0);
+    await this.waitForText('button[data-action=play]', 'Play');
+  }
+
   /** `ticks` clicks on Step, each waiting until the view on screen is one tick further. */
   async step(ticks = 1) {
     for (let i = 0; i < ticks; i++) {
