@@ -1,5 +1,5 @@
-//! The three-node KRaft cluster of the replication stories (`acks1-leader-crash`,
-//! `acks-all-survives`), and the `Replication` program's runs on it.
+//! The three-node KRaft cluster of the replication stories ([`SCENARIOS`]), and the
+//! `Replication` program's runs on it.
 //!
 //! Three combined nodes (`process.roles=broker,controller`, ids 1 to 3, a static quorum of the
 //! three in `controller.quorum.voters`), each a `kafka.Kafka` JVM with a small heap
@@ -7,7 +7,8 @@
 //! target/conformance/cluster/nodeN/ and its output in target/conformance/cluster/nodeN.log.
 //! Followers stay in the ISR for [`REPLICA_LAG_TIME_MAX_MS`] though they fetch nothing, so a
 //! follower paused with SIGSTOP is still in sync when the leader crashes; a broker is fenced after
-//! [`SESSION_TIMEOUT_MS`] without a heartbeat, longer than any pause `Replication` makes.
+//! [`SESSION_TIMEOUT_MS`] without a heartbeat, longer than the pauses of the clean stories (the
+//! unclean one pauses its follower until it is fenced and out of the ISR).
 //!
 //! The harness owns every node's process: it passes their pids to `Replication`, which stops and
 //! continues the followers (SIGSTOP, SIGCONT) and kills the leader (SIGKILL) itself, one scenario
@@ -45,7 +46,7 @@ pub const SESSION_TIMEOUT_MS: u32 = 9_000;
 /// The least SIGTERM grace a stop gives the nodes, even at the deadline.
 pub const MIN_GRACE: Duration = Duration::from_secs(2);
 /// The scenarios `Replication` plays on the cluster, one run each, in this order.
-pub const SCENARIOS: [&str; 2] = ["acks1-leader-crash", "acks-all-survives"];
+pub const SCENARIOS: [&str; 3] = ["acks1-leader-crash", "acks-all-survives", "unclean-election"];
 
 /// One node's configuration: broker and controller in one process on 127.0.0.1, the three nodes
 /// as the controller quorum, three replicas for internal topics, no automatic leader moves (a
@@ -351,10 +352,6 @@ pub fn replication(
         let nodes = cluster.node_args();
         let mut args = vec!["--bootstrap", &bootstrap, "--offsetlab", offsetlab, "--scenario", scenario];
         args.extend(nodes.iter().map(String::as_str));
-        if i + 1 == SCENARIOS.len() {
-            // The stories the cluster cannot tell are listed once, after the last story.
-            args.push("--out-of-scope");
-        }
         args.push("--out");
         let out = dir.join(format!("replication-{scenario}.json"));
         match comparison(java, "Replication", &args, &out, deadline) {

@@ -19,9 +19,9 @@ const CLUSTER_ON_THIS_PAGE: &str = "This build of the page models them, as Kafka
     registration take no time; a crashed broker keeps its whole log; a new leader keeps the old \
     leader's high watermark; no preferred leader election; partition p's replicas start at \
     broker p + 1, where Kafka starts at a random broker. Checked on a real Kafka 4.4.0: the two \
-    leader-crash experiments on a three-node cluster, and the lost acknowledgement and lost request \
-    through a proxy in front of a broker (the same log, record by record); the unclean election \
-    is not.";
+    leader-crash experiments and the unclean election on a three-node cluster (the same \
+    acknowledged records lost), and the lost acknowledgement and lost request through a proxy in \
+    front of a broker (the same log, record by record).";
 
 /// `(heading, paragraphs)`, in display order.
 const ITEMS: [(&str, &[&str]); 13] = [

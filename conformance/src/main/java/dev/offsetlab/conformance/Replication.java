@@ -24,10 +24,13 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.FeatureUpdate;
+import org.apache.kafka.clients.admin.FinalizedVersionRange;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.admin.UpdateFeaturesOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -43,7 +46,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * The replication built-ins on a real three-node KRaft cluster: {@code acks1-leader-crash} loses
- * acknowledged records and {@code acks-all-survives} does not, on Kafka as in the model.
+ * acknowledged records and {@code acks-all-survives} does not, on Kafka as in the model, and
+ * {@code unclean-election} loses them through an out-of-sync replica elected leader.
  *
  * <p>{@code cargo xtask conformance} starts the cluster (three combined broker+controller nodes,
  * {@code replica.lag.time.max.ms} 30 s so that a paused follower stays in the ISR, {@code
@@ -75,22 +79,33 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       acknowledged but that is not in it is an acknowledged record lost.
  * </ol>
  *
+ * <p>The unclean election (the model's election kind is {@code unclean}) is told differently where
+ * Kafka needs it: the topic has the model's replication factor (2: the leader and the follower
+ * that stalls; the third node holds no replica of it) and {@code unclean.leader.election.enable},
+ * and eligible leader replicas (KIP-966) are switched off for the story as in the model's cluster
+ * (feature {@code eligible.leader.replicas.version} downgraded to 0, upgraded back after). The
+ * model's follower leaves the ISR by lagging longer than {@code replica.lag.time.max.ms}; that
+ * setting is static and 30 s on this cluster, longer than the session, so the paused follower
+ * stays paused until it is fenced and the controller takes it out of the ISR. The next records
+ * are then acknowledged by the leader alone; the leader is killed and the follower continued, and
+ * once it is unfenced and the leader fenced the controller elects it though it is not in the ISR.
+ *
  * <p>Compared: whether acknowledged records were lost (Kafka's count against the model's {@code
  * acked_lost}: the verdict of the issue), how many records were acknowledged while the followers
- * stalled, and that the new leader is a follower that stalled. Shown, not compared: the exact
- * counts on both sides, the records in the log at the end, refused writes.
+ * stalled, and that the new leader is a follower that stalled, elected cleanly (from the ISR) or
+ * uncleanly (from outside it) as in the model. Shown, not compared: the exact counts on both sides,
+ * the records in the log at the end, refused writes.
  *
- * <p>The unclean election is listed as out of scope with {@code --out-of-scope}, with the reason.
- * The lost-acknowledgement and lost-request built-ins are {@link Delivery}'s, on the single broker.
+ * <p>The lost-acknowledgement and lost-request built-ins are {@link Delivery}'s, on the single broker.
  *
  * <p>Usage: {@code Replication --bootstrap H:P,H:P,H:P --offsetlab BIN --scenario NAME --node
- * ID:PID:PORT (one per node) [--out-of-scope] --out FILE.json}. Exit 0 when it ran (a difference
+ * ID:PID:PORT (one per node) --out FILE.json}. Exit 0 when it ran (a difference
  * is a result), 1 when the harness failed, 2 on bad arguments. Pids are signalled with {@code
  * kill}; a killed pid is watched through /proc (Linux).
  */
 public final class Replication {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final List<String> SCENARIOS = List.of("acks1-leader-crash", "acks-all-survives");
+  private static final List<String> SCENARIOS = List.of("acks1-leader-crash", "acks-all-survives", "unclean-election");
   /** Each story's topic is its own, so a run never meets the one before. */
   private static final String TOPIC_PREFIX = "orders-";
   /** After the followers stop, before the next records: longer than replica.fetch.wait.max.ms. */
@@ -108,17 +123,10 @@ public final class Replication {
   private static final long QUIET_MS = 3_000;
   private static final long READ_TIMEOUT_MS = 30_000;
 
-  /** The stories Kafka cannot be made to tell on this cluster, and why. */
-  private static final Map<String, String> OUT_OF_SCOPE = new LinkedHashMap<>();
-
-  static {
-    OUT_OF_SCOPE.put(
-        "unclean-election",
-        "needs a follower out of the ISR but not fenced when the leader crashes, with ELR off: replica.lag.time.max.ms"
-            + " is a static broker setting, 30 s on this cluster so that the paused followers of the two stories stay"
-            + " in sync, and pausing a combined node also pauses a controller; it would need a cluster of its own"
-            + " (lag shorter than the session, ELR disabled at format time), not run");
-  }
+  /** A follower paused for the unclean story is fenced (out of the ISR) within this. */
+  private static final long FENCE_TIMEOUT_MS = 45_000;
+  /** Kafka's feature for eligible leader replicas (KIP-966). */
+  private static final String ELR_FEATURE = "eligible.leader.replicas.version";
 
   /** A cluster node: its id, its JVM's pid, its port. */
   record ClusterNode(int id, long pid, int port) {}
@@ -143,7 +151,7 @@ public final class Replication {
   }
 
   public static void main(String[] args) {
-    String usage = "--bootstrap H:P,… --offsetlab BIN --scenario NAME --node ID:PID:PORT … [--out-of-scope] --out FILE.json";
+    String usage = "--bootstrap H:P,… --offsetlab BIN --scenario NAME --node ID:PID:PORT … --out FILE.json";
     Map<String, List<String>> opts = DriverArgs.forDriver("Replication", usage, args);
     Map<String, String> last = DriverArgs.last(opts);
     String scenario = last.get("scenario");
@@ -183,17 +191,6 @@ public final class Replication {
     } finally {
       run.continueAll();
       run.admin.close(Duration.ofSeconds(5));
-    }
-    if (opts.containsKey("out-of-scope")) {
-      OUT_OF_SCOPE.forEach((name, why) -> {
-        ObjectNode entry = JSON.createObjectNode();
-        entry.put("name", name);
-        entry.put("kind", "scenario");
-        entry.put("result", "out-of-scope");
-        entry.put("cases", 0);
-        entry.put("detail", "not checked on the 3-node cluster: " + why);
-        entries.add(entry);
-      });
     }
     try {
       Files.createDirectories(out.toAbsolutePath().getParent());
@@ -312,33 +309,43 @@ public final class Replication {
       int duplicatesInLog,
       Map<String, Integer> failures,
       int newLeader,
+      List<Integer> isrBeforeCrash,
       List<Integer> isrAfter,
       long pauseMs,
-      long electionMs) {}
+      long electionMs,
+      String elr) {}
 
   private ObjectNode play(String scenario) throws Exception {
     Model m = model(scenario);
     String where = scenario + " (seed " + m.seed() + ")";
-    if (m.replicationFactor() != nodes.size()) {
-      throw new IOException(where + ": the model has replication factor " + m.replicationFactor() + ", the cluster " + nodes.size() + " nodes");
+    if (m.replicationFactor() > nodes.size() || m.replicationFactor() < 1 + m.stalled().size()) {
+      throw new IOException(where + ": the model has replication factor " + m.replicationFactor() + " with " + m.stalled().size()
+          + " stalled followers, the cluster " + nodes.size() + " nodes");
     }
     long began = System.nanoTime();
-    Outcome k = story(scenario, where, m);
+    Outcome k = onCluster(scenario, where, m);
     double secs = (System.nanoTime() - began) / 1e9;
 
     List<String> rows = new ArrayList<>();
     List<String> differences = new ArrayList<>();
     check(rows, differences, "acknowledged records lost (acked_lost >= 1)", m.ackedLost() >= 1, k.lost() >= 1);
     check(rows, differences, "records acknowledged while the followers stalled", m.ackedDuring(), k.ackedDuring());
-    check(rows, differences, "the new leader is a follower that stalled (clean election)",
-        m.stalled().contains(m.newLeader()) && m.electionKind().equals("clean"), m.stalled().contains(k.newLeader()));
+    if (unclean(m)) {
+      check(rows, differences, "the new leader is a follower that stalled, not in the ISR (unclean election)",
+          m.stalled().contains(m.newLeader()), m.stalled().contains(k.newLeader()) && !k.isrBeforeCrash().contains(k.newLeader()));
+    } else {
+      check(rows, differences, "the new leader is a follower that stalled (clean election)",
+          m.stalled().contains(m.newLeader()) && m.electionKind().equals("clean"), m.stalled().contains(k.newLeader()));
+    }
     List<String> notes = new ArrayList<>();
     notes.add(String.format("%-62s offsetlab %d, kafka %d", "acknowledged records lost (exact; not compared)", m.ackedLost(), k.lost()));
     notes.add(String.format("%-62s offsetlab %d, kafka %d", "records acknowledged in all", m.acked(), k.acked()));
-    notes.add(String.format("%-62s offsetlab %d delivered, kafka %d in the log (%d twice)", "records read at the end", m.delivered(), k.inLog(), k.duplicatesInLog()));
+    notes.add(String.format("%-62s offsetlab %d delivered, kafka %d in the log (%d twice)", "records read (offsetlab's consumer reads all along)", m.delivered(), k.inLog(), k.duplicatesInLog()));
     notes.add(String.format("%-62s offsetlab %d, kafka %s", "writes refused (NOT_ENOUGH_REPLICAS) / failed sends", m.writesRefused(), k.failures()));
-    notes.add(String.format("%-62s offsetlab %d (%s), kafka %d, ISR then %s", "the new leader", m.newLeader(), m.electionKind(), k.newLeader(), k.isrAfter()));
+    notes.add(String.format("%-62s offsetlab %d (%s), kafka %d, ISR %s before the crash, %s then", "the new leader", m.newLeader(), m.electionKind(), k.newLeader(),
+        k.isrBeforeCrash().isEmpty() ? "not read" : k.isrBeforeCrash(), k.isrAfter()));
     notes.add(String.format("%-62s kafka: paused %d ms (session %d ms), leader elected %d ms after the crash", "timing", k.pauseMs(), SESSION_TIMEOUT_MS, k.electionMs()));
+    notes.add(String.format("%-62s %s", "eligible leader replicas (KIP-966) on kafka", k.elr()));
 
     ObjectNode entry = JSON.createObjectNode();
     entry.put("name", scenario);
@@ -346,18 +353,23 @@ public final class Replication {
     entry.put("result", differences.isEmpty() ? "equal" : "different");
     entry.put("cases", rows.size());
     String story = String.format(
-        "acks=%s, min.insync.replicas=%d, 3-node cluster: %d acknowledged, %d lost on Kafka; offsetlab acked_lost %d (%d acknowledged)",
-        m.acks(), m.minInsync(), k.acked(), k.lost(), m.ackedLost(), m.acked());
+        "acks=%s, min.insync.replicas=%d, replication factor %d, %s election, 3-node cluster: %d acknowledged, %d lost on Kafka; offsetlab acked_lost %d (%d acknowledged)",
+        m.acks(), m.minInsync(), m.replicationFactor(), m.electionKind(), k.acked(), k.lost(), m.ackedLost(), m.acked());
     entry.put("detail", String.format("%s, %.1f s: %s", story, secs,
         differences.isEmpty() ? rows.size() + " checks equal"
             : differences.size() + " of " + rows.size() + " checks differ; first: " + differences.get(0)));
     StringBuilder table = new StringBuilder();
-    table.append(String.format("story: %d sent, followers %s paused (SIGSTOP), %d sent, leader %d killed (SIGKILL), followers continued, %d sent%n",
-        m.sendBefore(), m.stalled(), m.sendDuring(), m.leader(), m.sendAfter()));
+    table.append(String.format("story: %d sent, followers %s paused (SIGSTOP)%s, %d sent, leader %d killed (SIGKILL), followers continued, %d sent%n",
+        m.sendBefore(), m.stalled(), unclean(m) ? " until fenced and out of the ISR" : "", m.sendDuring(), m.leader(), m.sendAfter()));
     rows.forEach(r -> table.append(r).append('\n'));
     notes.forEach(n -> table.append(n).append('\n'));
     entry.put("table", table.toString());
     return entry;
+  }
+
+  /** The model's story ends in an unclean election: a replica outside the ISR leads. */
+  private static boolean unclean(Model m) {
+    return m.electionKind().equals("unclean");
   }
 
   private static void check(List<String> rows, List<String> differences, String what, Object ours, Object kafka) {
@@ -366,19 +378,38 @@ public final class Replication {
     if (!same) differences.add(what + ": offsetlab " + ours + ", kafka " + kafka);
   }
 
-  private Outcome story(String scenario, String where, Model m) throws Exception {
+  private Outcome onCluster(String scenario, String where, Model m) throws Exception {
     ClusterNode leader = node(where, m.leader());
     List<ClusterNode> followers = new ArrayList<>();
     for (int id : m.stalled()) followers.add(node(where, id));
     String topic = TOPIC_PREFIX + scenario;
-    TopicPartition tp = new TopicPartition(topic, 0);
 
+    boolean unclean = unclean(m);
     waitFor(where + ": all three brokers unfenced", SETTLE_TIMEOUT_MS, () -> admin.describeCluster().nodes().get(10, TimeUnit.SECONDS).size() >= nodes.size());
+    // The leader, the followers that stall, then other nodes up to the model's replication factor.
     List<Integer> replicas = new ArrayList<>();
     replicas.add(leader.id());
-    nodes.keySet().stream().filter(id -> id != leader.id()).forEach(replicas::add);
+    followers.forEach(f -> replicas.add(f.id()));
+    nodes.keySet().stream().filter(id -> !replicas.contains(id)).limit(m.replicationFactor() - replicas.size()).forEach(replicas::add);
+    short elrBefore = featureLevel(ELR_FEATURE);
+    String elr = "version " + elrBefore;
+    if (unclean && elrBefore > 0) {
+      // The model's unclean story has ELR off; with it on, the crashed leader would wait in the ELR.
+      setFeatureLevel(ELR_FEATURE, (short) 0);
+      elr = "version " + elrBefore + ", downgraded to " + featureLevel(ELR_FEATURE) + " for this story";
+    }
+    try {
+      return story(where, m, leader, followers, topic, replicas, unclean, elr);
+    } finally {
+      if (featureLevel(ELR_FEATURE) != elrBefore) setFeatureLevel(ELR_FEATURE, elrBefore);
+    }
+  }
+
+  private Outcome story(String where, Model m, ClusterNode leader, List<ClusterNode> followers, String topic,
+      List<Integer> replicas, boolean unclean, String elr) throws Exception {
+    TopicPartition tp = new TopicPartition(topic, 0);
     NewTopic newTopic = new NewTopic(topic, Map.of(0, replicas))
-        .configs(Map.of("min.insync.replicas", String.valueOf(m.minInsync()), "unclean.leader.election.enable", "false"));
+        .configs(Map.of("min.insync.replicas", String.valueOf(m.minInsync()), "unclean.leader.election.enable", String.valueOf(unclean)));
     admin.createTopics(List.of(newTopic)).all().get(30, TimeUnit.SECONDS);
     waitFor(where + ": " + topic + " led by broker " + leader.id() + " with every replica in sync", SETTLE_TIMEOUT_MS, () -> {
       TopicPartitionInfo p = describe(topic);
@@ -401,13 +432,25 @@ public final class Replication {
       waitFor(where + ": the high watermark at " + before + " (every follower copied the first records)", SETTLE_TIMEOUT_MS,
           () -> highWatermark(tp) >= before);
 
-      // The followers stall: paused, still in the ISR.
+      // The followers stall: paused, still in the ISR (or, for the unclean story, until they are not).
       long pausedAt = System.nanoTime();
       for (ClusterNode f : followers) signal(where, "STOP", f.pid());
       // A fetch each follower sent before it stopped waits on the leader (replica.fetch.wait.max.ms,
       // 500 ms by default) and would carry the next records into its socket, to be appended when it
       // continues: let those fetches be answered empty first.
       Thread.sleep(STALL_SETTLE_MS);
+      // The ISR the crash finds. Read only in the unclean story, which waits for the fence anyway: a
+      // describe may go to a paused broker and wait out the request timeout, which the short
+      // stall of the other stories has no room for (they keep the followers in the ISR by design).
+      List<Integer> isrBeforeCrash = new ArrayList<>();
+      if (unclean) {
+        waitFor(where + ": the paused followers " + m.stalled() + " fenced and out of the ISR of " + tp, FENCE_TIMEOUT_MS, () -> {
+          List<Integer> isr = describe(topic).isr().stream().map(Node::id).sorted().toList();
+          isrBeforeCrash.clear();
+          isrBeforeCrash.addAll(isr);
+          return isr.contains(leader.id()) && m.stalled().stream().noneMatch(isr::contains);
+        });
+      }
       for (int i = 0; i < m.sendDuring(); i++) {
         String value = "r" + values.size();
         values.add(value);
@@ -423,7 +466,7 @@ public final class Replication {
       long crashedAt = System.nanoTime();
       for (ClusterNode f : followers) signal(where, "CONT", f.pid());
       long pauseMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - pausedAt);
-      if (pauseMs >= SESSION_TIMEOUT_MS) {
+      if (!unclean && pauseMs >= SESSION_TIMEOUT_MS) {
         throw new IOException(where + ": the followers were paused " + pauseMs + " ms, not shorter than the broker session (" + SESSION_TIMEOUT_MS + " ms): the story is not the model's");
       }
       int[] elected = {-1};
@@ -471,7 +514,7 @@ public final class Replication {
       int lost = 0;
       for (String v : ackedValues) if (!read.containsKey(v)) lost++;
       int twice = (int) read.values().stream().filter(n -> n > 1).count();
-      return new Outcome(ackedValues.size(), ackedDuring, lost, read.size(), twice, failures, elected[0], isrAfter, pauseMs, electionMs);
+      return new Outcome(ackedValues.size(), ackedDuring, lost, read.size(), twice, failures, elected[0], isrBeforeCrash, isrAfter, pauseMs, electionMs, elr);
     } finally {
       // Bounded: on a failure mid-story sends may still be pending.
       producer.close(Duration.ofSeconds(5));
@@ -518,6 +561,20 @@ public final class Replication {
     } catch (ExecutionException | InterruptedException e) {
       return false;
     }
+  }
+
+  /** The cluster's finalized level of a feature (0 when it is not finalized). */
+  private short featureLevel(String feature) throws Exception {
+    FinalizedVersionRange range = admin.describeFeatures().featureMetadata().get(10, TimeUnit.SECONDS).finalizedFeatures().get(feature);
+    return range == null ? 0 : range.maxVersionLevel();
+  }
+
+  /** Sets a feature's level, up or down, and waits until the cluster reports it. */
+  private void setFeatureLevel(String feature, short level) throws Exception {
+    short now = featureLevel(feature);
+    FeatureUpdate.UpgradeType type = level < now ? FeatureUpdate.UpgradeType.SAFE_DOWNGRADE : FeatureUpdate.UpgradeType.UPGRADE;
+    admin.updateFeatures(Map.of(feature, new FeatureUpdate(level, type)), new UpdateFeaturesOptions()).all().get(10, TimeUnit.SECONDS);
+    waitFor(feature + " at level " + level, SETTLE_TIMEOUT_MS, () -> featureLevel(feature) == level);
   }
 
   private TopicPartitionInfo describe(String topic) throws Exception {
