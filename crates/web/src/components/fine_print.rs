@@ -2,38 +2,44 @@
 
 use yew::prelude::*;
 
-/// Where this build of the page stands on brokers and replication.
+/// The first paragraph of "Brokers, replication and acks", in both builds.
+const TAPES_NEVER_FAIL: &str = "The tapes behave as one broker's log that never fails. Real \
+    partitions are replicated: a leader and followers on different brokers, and the producer's \
+    acks together with the topic's min.insync.replicas decide when a write counts as done.";
+
+/// What the tapes leave out, then where this build of the page stands on
+/// brokers and replication: one paragraph without the cluster; with it, what it
+/// models and where it differs, then what was checked on a real Kafka, in a
+/// paragraph of its own.
 #[cfg(not(feature = "cluster"))]
-const CLUSTER_ON_THIS_PAGE: &str = "The offsetlab command models that part: brokers that crash and \
+const BROKERS_REPLICATION_ACKS: &[&str] = &[
+    TAPES_NEVER_FAIL,
+    "The offsetlab command models that part: brokers that crash and \
     restart, the ISR and the high watermark, clean and unclean leader elections, and the producer's \
     batches, retries and idempotence. Its built-in scenarios acks1-leader-crash (it loses \
     acknowledged records) and acks-all-survives (it does not), retry-without-idempotence, \
     idempotent-producer, inflight-reorders and unclean-election tell that story. This page leaves \
     it out: with it the page would be over its download budget. A build with the page's cluster \
-    feature has it.";
+    feature has it.",
+];
 #[cfg(feature = "cluster")]
-const CLUSTER_ON_THIS_PAGE: &str = "This build of the page models them, as Kafka 4.4.0 runs them: \
+const BROKERS_REPLICATION_ACKS: &[&str] = &[
+    TAPES_NEVER_FAIL,
+    "This build of the page models them, as Kafka 4.4.0 runs them: \
     brokers that crash and restart, the ISR and the high watermark, clean and unclean elections \
     with the eligible leader replicas, and the producer's batches, retries and idempotence. Where \
     it differs: batch.size counts records, not bytes; the ISR changes and a restarted broker's \
     registration take no time; a crashed broker keeps its whole log; a new leader keeps the old \
     leader's high watermark; no preferred leader election; partition p's replicas start at \
-    broker p + 1, where Kafka starts at a random broker. Checked on a real Kafka 4.4.0: the two \
-    leader-crash experiments and the unclean election on a three-node cluster (the same \
-    acknowledged records lost), and the lost acknowledgement and lost request through a proxy in \
-    front of a broker (the same log, record by record).";
+    broker p + 1, where Kafka starts at a random broker.",
+    "Checked on a real Kafka 4.4.0: the two leader-crash experiments and the unclean election on a \
+    three-node cluster (the same acknowledged records lost), and the lost acknowledgement and \
+    lost request through a proxy in front of a broker (the same log, record by record).",
+];
 
 /// `(heading, paragraphs)`, in display order.
 const ITEMS: [(&str, &[&str]); 13] = [
-    (
-        "Brokers, replication and acks",
-        &[
-            "The tapes behave as one broker's log that never fails. Real partitions are \
-             replicated: a leader and followers on different brokers, and the producer's acks \
-             together with the topic's min.insync.replicas decide when a write counts as done.",
-            CLUSTER_ON_THIS_PAGE,
-        ],
-    ),
+    ("Brokers, replication and acks", BROKERS_REPLICATION_ACKS),
     (
         "Transactions",
         &[
