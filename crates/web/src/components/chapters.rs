@@ -195,19 +195,16 @@ pub static CHAPTERS: &[Chapter] = &[
         id: "written",
         title: "What 'written' means",
         paragraphs: &[
-            "Each partition lives on several brokers: a leader takes the writes, followers copy its \
-             log, and those that keep up form the in-sync replicas (ISR). The high watermark is \
-             the offset every ISR member has: consumers read only below it. On the tapes the \
-             records past it are faint, and the line above each tape says what every replica \
-             holds.",
-            "The producer's acks decide when a write counts as done: acks=1 when the leader wrote \
-             it, acks=all when every ISR member has it. Crash a leader that answered before its \
-             followers copied and a follower takes over without those records: acknowledged, then \
-             lost. min.insync.replicas=2 refuses writes that too few replicas would hold instead.",
-            "A lost answer makes the producer send the batch again. Without idempotence the leader \
-             writes it twice, and with several batches in flight a retried one lands after a later \
-             one: duplicates and reorderings before any consumer reads. With idempotence (Kafka's \
-             default) sequence numbers let the leader drop the copy and keep the order.",
+            "A partition lives on several brokers: the leader takes the writes, followers copy its \
+             log, and those that keep up are the in-sync replicas (ISR). Consumers read only below \
+             the high watermark, the offset the whole ISR has: on the tapes the records past it \
+             are faint.",
+            "With acks=1 the leader answers once it has a batch; with acks=all, once the whole ISR \
+             has it, and min.insync.replicas refuses a write too few replicas would hold. A leader \
+             that crashes before its followers copied takes acknowledged records with it.",
+            "A lost answer makes the producer retry: without idempotence the batch is written \
+             twice, and with several in flight it can land after a later one. Idempotence, \
+             Kafka's default, drops the copy and keeps the order.",
         ],
         rules: &[],
         question: None,
@@ -433,7 +430,7 @@ fn topic_describe(state: &crate::state::AppState) -> Html {
         },
         None => html! {
             <p class="describe-topic-none">
-                { "The running scenario has no cluster: load one of this chapter's experiments to see kafka-topics --describe." }
+                { "Load one of this chapter's experiments to see kafka-topics --describe here." }
             </p>
         },
     }

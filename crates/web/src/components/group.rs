@@ -114,7 +114,7 @@ pub fn Group(props: &SectionProps) -> Html {
                 <button type="button" data-action="add-consumer" onclick={on_add} disabled={full}>
                     { "Add consumer" }
                 </button>
-                <p class="group-hint">{ "Pause, crash or stop consumers on their own cards." }</p>
+                <p class="group-hint">{ "Pause, crash or stop each one on its card." }</p>
             </div>
             if !others.is_empty() {
                 <div class="other-groups">

@@ -62,7 +62,7 @@ pub fn ExperimentIndex(props: &ExperimentIndexProps) -> Html {
                     let running = name == props.running.as_str();
                     let onclick = props.on_action.reform(move |_: MouseEvent| Action::Load(scenario.clone()));
                     html! {
-                        <li key={name.clone()} aria-current={running.then_some("true")}>
+                        <li key={name.clone()} title={name.clone()} aria-current={running.then_some("true")}>
                             <a href={format!("#x-{name}")} data-jump={name.clone()} {onclick}>
                                 { title(&name).map_or_else(|| name.clone(), str::to_string) }
                             </a>
