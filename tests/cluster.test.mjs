@@ -1,5 +1,4 @@
-// The page built with its cluster feature (OFFSETLAB_CLUSTER_DIST: `cargo xtask test` builds it
-// beside the published page): the broker strip, each tape's replicas and high watermark, the
+// The cluster on the published page: the broker strip, each tape's replicas and high watermark, the
 // producer's counters and settings, kafka-topics --describe, where a duplicate came from, axe in
 // both themes, and screenshots into target/screenshots/.
 
@@ -11,13 +10,12 @@ import { axeViolations } from './lib/axe.mjs';
 import { useBrowser, withLab } from './lib/page.mjs';
 import { REPO_ROOT } from './lib/server.mjs';
 
-const ROOT = process.env.OFFSETLAB_CLUSTER_DIST;
 const OUT = join(REPO_ROOT, 'target', 'screenshots');
 /** acks1-leader-crash crashes broker 1 at tick 10; its session runs out 6 ticks later. */
 const AFTER_ELECTION_TICKS = 20;
 
-describe('the cluster on the page', { skip: ROOT ? false : 'OFFSETLAB_CLUSTER_DIST is not set (cargo xtask test sets it)' }, () => {
-  const env = useBrowser(ROOT);
+describe('the cluster on the page', () => {
+  const env = useBrowser();
 
   it('a leader crash: the strip, the replicas, the describe output and acked-then-lost', { timeout: 120_000 }, async () => {
     await withLab(env, { query: '?seed=14&scenario=acks1-leader-crash' }, async (lab) => {

@@ -66,6 +66,7 @@ export function useBrowser(root = undefined) {
  * Opens the page at ?seed=N (or at `query`, e.g. a shared link's "?h=…&s=…") in a fresh
  * browser context and waits for the app.
  * With `pause` (the default) the clock is stopped, so only the test's clicks move time.
+ * `init`, a function, runs in the page before any of its scripts (playwright's addInitScript).
  */
 export async function openLab(env, options = {}) {
   const {
@@ -75,6 +76,7 @@ export async function openLab(env, options = {}) {
     reducedMotion = 'no-preference',
     pause = true,
     query = `?seed=${seed}`,
+    init = null,
   } = options;
   const context = await env.browser.newContext({ viewport, deviceScaleFactor: 1, colorScheme, reducedMotion });
   // window.__spoken(element): its text without aria-hidden parts (icons), as a screen reader says it.
@@ -86,6 +88,7 @@ export async function openLab(env, options = {}) {
       return copy.textContent.replace(/\s+/g, ' ').trim();
     };
   });
+  if (init) await context.addInitScript(init);
   const page = await context.newPage();
   page.setDefaultTimeout(WAIT_MS);
   const lab = new Lab(context, page);

@@ -1,7 +1,7 @@
 //! `cargo xtask`: the project's set-up commands.
 //!
-//! * `cargo xtask serve [--dev] [--cluster]`: install what the machine lacks, then serve the page
-//!   with trunk (`--cluster`: with brokers and replication, over the page's size budget).
+//! * `cargo xtask serve [--dev]`: install what the machine lacks, then serve the page with trunk
+//!   (the release build as it is published, or `--dev`'s, which keeps panics' messages).
 //! * `cargo xtask test [--skip-setup]`: install what the machine lacks, then run every check,
 //!   ending with the conformance subset.
 //! * `cargo xtask setup`: only install what the machine lacks (the page's tools, Java and Maven)
@@ -29,10 +29,9 @@ const USAGE: &str = "\
 usage: cargo xtask <command> [options]
 
 commands:
-  serve [--dev] [--cluster]
-                       set up the tools, then serve the page on http://127.0.0.1:8080
-                       (release build by default; --dev for a faster, unoptimised build;
-                       --cluster with brokers and replication, over the size budget)
+  serve [--dev]        set up the tools, then serve the page on http://127.0.0.1:8080
+                       (the release build, as published, by default; --dev for a faster,
+                       unoptimised build whose panic banner quotes the panic's message)
   test [--skip-setup]  set up the tools, then run fmt, clippy, tests (native and wasm32 in
                        headless Chromium), the release build with its size budget, the
                        end-to-end tests and the conformance subset
@@ -69,7 +68,7 @@ const BENCH_MODES: [&str; 5] = ["busy", "max", "sustained", "load", "all"];
 
 #[derive(Debug, PartialEq, Eq)]
 enum Command {
-    Serve { dev: bool, cluster: bool },
+    Serve { dev: bool },
     Test { skip_setup: bool },
     Setup,
     BenchPage { modes: Vec<String> },
@@ -88,7 +87,7 @@ fn parse(args: &[String]) -> Result<Command, String> {
         found
     };
     let parsed = match command.as_str() {
-        "serve" => Command::Serve { dev: take("--dev"), cluster: take("--cluster") },
+        "serve" => Command::Serve { dev: take("--dev") },
         "test" => Command::Test { skip_setup: take("--skip-setup") },
         "setup" => Command::Setup,
         "bench-page" => {
@@ -133,7 +132,7 @@ fn main() -> ExitCode {
         }
     };
     let result = run::Ctx::new().and_then(|ctx| match command {
-        Command::Serve { dev, cluster } => setup::page(&ctx).and_then(|()| serve(&ctx, dev, cluster)),
+        Command::Serve { dev } => setup::page(&ctx).and_then(|()| serve(&ctx, dev)),
         Command::Test { skip_setup } => checks::all(&ctx, skip_setup),
         Command::Setup => setup::all(&ctx),
         Command::BenchPage { modes } => checks::bench_page(&ctx, &modes),
@@ -153,21 +152,15 @@ fn main() -> ExitCode {
 }
 
 /// `trunk serve`, in the foreground with inherited stdio, until interrupted.
-fn serve(ctx: &run::Ctx, dev: bool, cluster: bool) -> run::Result {
-    let mut trunk = ctx.trunk();
-    trunk.arg("serve");
-    if !dev {
-        trunk.arg("--release");
-    }
-    if cluster {
-        // An environment variable, not --features: the prerender hook reads it too.
-        trunk.env("TRUNK_BUILD_FEATURES", "cluster");
-    }
-    let build = match (dev, cluster) {
-        (true, false) => "dev",
-        (false, false) => "release",
-        (true, true) => "dev, cluster feature",
-        (false, true) => "release, cluster feature",
+fn serve(ctx: &run::Ctx, dev: bool) -> run::Result {
+    let (mut trunk, build) = if dev {
+        let mut trunk = ctx.trunk();
+        trunk.arg("serve");
+        (trunk, "dev")
+    } else {
+        let mut trunk = ctx.trunk_release();
+        trunk.args(["serve", "--release"]);
+        (trunk, "release")
     };
     println!("\nserving the page ({build} build) on http://127.0.0.1:8080 — Ctrl-C stops");
     run::run(&mut trunk)
@@ -184,12 +177,9 @@ mod tests {
     #[test]
     fn parses_commands_and_flags() {
         assert_eq!(parse(&args(&[])), Ok(Command::Help));
-        assert_eq!(parse(&args(&["serve"])), Ok(Command::Serve { dev: false, cluster: false }));
-        assert_eq!(parse(&args(&["serve", "--dev"])), Ok(Command::Serve { dev: true, cluster: false }));
-        assert_eq!(
-            parse(&args(&["serve", "--cluster", "--dev"])),
-            Ok(Command::Serve { dev: true, cluster: true })
-        );
+        assert_eq!(parse(&args(&["serve"])), Ok(Command::Serve { dev: false }));
+        assert_eq!(parse(&args(&["serve", "--dev"])), Ok(Command::Serve { dev: true }));
+        assert!(parse(&args(&["serve", "--cluster"])).is_err());
         assert_eq!(parse(&args(&["test"])), Ok(Command::Test { skip_setup: false }));
         assert_eq!(parse(&args(&["test", "--skip-setup"])), Ok(Command::Test { skip_setup: true }));
         assert_eq!(parse(&args(&["setup"])), Ok(Command::Setup));

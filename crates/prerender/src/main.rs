@@ -10,14 +10,11 @@
 use std::env;
 use std::fs;
 use std::path::PathBuf;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
 mod render;
 
 fn main() -> ExitCode {
-    if wants_cluster() && !cfg!(feature = "cluster") {
-        return hand_over_to_cluster_build();
-    }
     match run() {
         Ok(message) => {
             println!("{message}");
@@ -25,33 +22,6 @@ fn main() -> ExitCode {
         }
         Err(message) => {
             eprintln!("offsetlab-prerender: {message}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// The page is built with its `cluster` feature (`TRUNK_BUILD_FEATURES=cluster
-/// trunk build`, which the hook inherits): its first render must have it too.
-fn wants_cluster() -> bool {
-    env::var("TRUNK_BUILD_FEATURES").is_ok_and(|f| f.split([',', ' ']).any(|f| f == "cluster"))
-}
-
-/// Trunk's hook command is fixed (`Trunk.toml`): this build, without the
-/// feature, runs the one with it on the same arguments and environment.
-fn hand_over_to_cluster_build() -> ExitCode {
-    let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .args(["run", "--quiet", "--offline", "-p", "offsetlab-prerender", "--features", "cluster", "--"])
-        .args(env::args_os().skip(1))
-        .status();
-    match status {
-        Ok(status) if status.success() => ExitCode::SUCCESS,
-        Ok(status) => {
-            eprintln!("offsetlab-prerender: the cluster build failed ({status})");
-            ExitCode::FAILURE
-        }
-        Err(e) => {
-            eprintln!("offsetlab-prerender: cannot run cargo for the cluster build: {e}");
             ExitCode::FAILURE
         }
     }

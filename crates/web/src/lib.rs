@@ -29,7 +29,9 @@ use yew::AttrValue;
 /// ([`prerender::Live`]).
 /// The app then keeps the URL a link to what is on screen.
 pub fn start() {
-    panic::install();
+    if let Err(e) = panic::install() {
+        web_sys::console::error_2(&"offsetlab: cannot set window.offsetlab_stopped:".into(), &e);
+    }
     if let Err(e) = js_api::install() {
         web_sys::console::error_2(&"offsetlab: cannot set window.offsetlab_view:".into(), &e);
     }

@@ -2,15 +2,25 @@
 //! happened in a banner at the top of the page, with the seed and tick to
 //! reproduce it, and logs the same to the console.
 //!
-//! Installed with [`yew::set_custom_panic_hook`] (which calls
-//! [`std::panic::set_hook`] and stops Yew from replacing the hook with its
-//! default when the app renders). In the release build (`panic = "abort"`) the
-//! hook still runs before the wasm traps.
+//! Two paths lead to the banner:
+//! - The hook, installed with [`yew::set_custom_panic_hook`] (which calls
+//!   [`std::panic::set_hook`] and stops Yew from replacing the hook with its
+//!   default when the app renders). It runs in dev builds, in the tests and in
+//!   a release build made on stable (`panic = "abort"` still runs the hook
+//!   before the wasm traps), and the banner then quotes the panic's message.
+//! - `window.offsetlab_stopped`, which index.html's script calls when a
+//!   `WebAssembly.RuntimeError` reaches the window uncaught. The published
+//!   page is built with panics that abort at once (ARCHITECTURE.md, "The
+//!   page's toolchain"): a panic is an `unreachable` trap, no hook runs and no
+//!   message exists, so the banner says what trapped and where the message can
+//!   be seen. Any other trap (an abort, memory exhausted) takes this path too.
 
 use crate::published;
+use std::cell::OnceCell;
 use std::panic::PanicHookInfo;
 use std::sync::atomic::{AtomicBool, Ordering};
 use wasm_bindgen::JsValue;
+use wasm_bindgen::closure::Closure;
 
 /// Set by the first panic. The wasm instance is dead after it (the release
 /// build aborts), so the timer stops calling into it ([`crate::frames`]).
@@ -25,9 +35,43 @@ pub fn has_panicked() -> bool {
 /// The banner's element id (the app creates it; index.html has no part in it).
 pub const BANNER_ID: &str = "offsetlab-panic";
 
-/// Installs the hook; the last call wins.
-pub fn install() {
+/// The name of the function on `window` that index.html's script calls when
+/// the wasm has trapped.
+pub const STOPPED_NAME: &str = "offsetlab_stopped";
+
+thread_local! {
+    /// `window.offsetlab_stopped`, for the page's lifetime (never `forget`).
+    static STOPPED_FN: OnceCell<Closure<dyn Fn(JsValue)>> = const { OnceCell::new() };
+}
+
+/// Installs the hook (the last call wins) and sets `window.offsetlab_stopped`.
+pub fn install() -> Result<(), JsValue> {
     yew::set_custom_panic_hook(Box::new(hook));
+    let window = web_sys::window().ok_or("no window")?;
+    STOPPED_FN.with(|cell| {
+        let function = cell.get_or_init(|| Closure::new(stopped));
+        js_sys::Reflect::set(&window, &JsValue::from_str(STOPPED_NAME), function.as_ref()).map(drop)
+    })
+}
+
+/// What the published page says in place of a panic's message, which its
+/// build does not keep.
+pub const TRAP_NOTE: &str = "The published page aborts at once on a panic, without formatting its \
+     message (that keeps the page within its size budget). This page's address is a link to the \
+     run up to here: open it on the page that `cargo xtask serve --dev` serves to see the message.";
+
+/// Called with the uncaught `WebAssembly.RuntimeError` (as text) once the wasm
+/// has trapped. It reads only plain data ([`published::run`]'s `Cell`) and
+/// the DOM: whatever the trap interrupted may still be borrowed.
+fn stopped(error: JsValue) {
+    if PANICKED.swap(true, Ordering::Relaxed) {
+        // The hook has already shown the banner, with the panic's message.
+        return;
+    }
+    let error = error.as_string().unwrap_or_else(|| "WebAssembly.RuntimeError".to_string());
+    let text = report(&format!("{error}\n{TRAP_NOTE}"), published::run());
+    web_sys::console::error_1(&js_sys::Error::new(&text).into());
+    let _ = show_banner(&text, published::run().map(|(seed, _)| seed));
 }
 
 fn hook(info: &PanicHookInfo<'_>) {
@@ -91,5 +135,28 @@ mod tests {
         assert!(text.contains("?seed=42"), "{text}");
         assert!(text.ends_with("boom"), "{text}");
         assert!(report("boom", None).contains("before the first tick"));
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    #[test]
+    fn a_trap_stops_the_page_with_a_banner_that_names_the_run() {
+        PANICKED.store(false, Ordering::Relaxed);
+        let config = offsetlab_engine::Config { seed: 1234, ..offsetlab_engine::Config::default() };
+        published::publish(std::rc::Rc::new(offsetlab_engine::Sim::new(config).unwrap().view()));
+        install().unwrap();
+        let window = web_sys::window().unwrap();
+        let function: js_sys::Function =
+            js_sys::Reflect::get(&window, &JsValue::from_str(STOPPED_NAME)).unwrap().into();
+        function.call1(&JsValue::NULL, &JsValue::from_str("RuntimeError: unreachable")).unwrap();
+        assert!(has_panicked());
+        let document = window.document().unwrap();
+        let banner = document.get_element_by_id(BANNER_ID).expect("the banner");
+        let text = banner.text_content().unwrap_or_default();
+        assert!(text.contains("with seed 1234"), "{text}");
+        assert!(text.contains("RuntimeError: unreachable"), "{text}");
+        assert!(text.contains("Start again with seed 1234"), "{text}");
+        banner.remove();
+        let _ = document.body().unwrap().remove_attribute("data-offsetlab-stopped");
+        PANICKED.store(false, Ordering::Relaxed);
     }
 }
