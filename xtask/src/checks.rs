@@ -59,8 +59,15 @@ pub fn all(ctx: &Ctx, skip_setup: bool) -> Result {
     // The web crate is a workspace member outside default-members; --workspace includes it,
     // and it compiles natively, so its native tests (if any) run here too.
     step("test (native, workspace)", || run::run(ctx.cargo().args(["test", "--workspace"])))?;
-    step("test (wasm32 in headless Chromium, offsetlab-engine)", || wasm_tests(ctx, "offsetlab-engine"))?;
-    step("test (wasm32 in headless Chromium, offsetlab-web)", || wasm_tests(ctx, "offsetlab-web"))?;
+    step("test (wasm32 in headless Chromium, offsetlab-engine)", || {
+        wasm_tests(ctx, "offsetlab-engine", &[])
+    })?;
+    step("test (wasm32 in headless Chromium, offsetlab-web)", || wasm_tests(ctx, "offsetlab-web", &[]))?;
+    // What a page without its cluster feature must do instead: refuse a cluster, naming the
+    // section and the command that runs it.
+    step("test (wasm32 in headless Chromium, offsetlab-web without its cluster feature, lib)", || {
+        wasm_tests(ctx, "offsetlab-web", &["--no-default-features", "--lib"])
+    })?;
     step("trunk build --release", || run::run(ctx.trunk_release().args(["build", "--release"])))?;
     step("page size", || page_size(&ctx.root.join("dist")))?;
     step("end-to-end tests", || end_to_end(ctx))?;
@@ -93,11 +100,11 @@ fn wasm_test(ctx: &Ctx, package: &str) -> Command {
 /// directory, 27 of them (0.5 GB) per run, which nothing removes on a machine that runs CI again
 /// and again. The directory stays in the system's temporary directory, under a short name: the
 /// browser makes a socket inside it, and a socket's path has at most 107 bytes.
-fn wasm_tests(ctx: &Ctx, package: &str) -> Result {
+fn wasm_tests(ctx: &Ctx, package: &str, args: &[&str]) -> Result {
     let scratch = std::env::temp_dir().join(format!("offsetlab-wasm-tests-{}", std::process::id()));
     let _ = fs::remove_dir_all(&scratch);
     fs::create_dir_all(&scratch).map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
-    let outcome = run::run(wasm_test(ctx, package).env("TMPDIR", &scratch));
+    let outcome = run::run(wasm_test(ctx, package).args(args).env("TMPDIR", &scratch));
     // A browser process still writing there as the runner exits may make this fail: it is said,
     // with the path, and the tests' outcome stands.
     if let Err(e) = fs::remove_dir_all(&scratch) {

@@ -7,10 +7,10 @@ const TAPES_NEVER_FAIL: &str = "The tapes behave as one broker's log that never 
     partitions are replicated: a leader and followers on different brokers, and the producer's \
     acks together with the topic's min.insync.replicas decide when a write counts as done.";
 
-/// What the tapes leave out, then where this build of the page stands on
-/// brokers and replication: one paragraph without the cluster; with it, what it
-/// models and where it differs, then what was checked on a real Kafka, in a
-/// paragraph of its own.
+/// What the tapes leave out, then where the page stands on brokers and
+/// replication: with the cluster (the published page), what it models and
+/// where it differs, then what was checked on a real Kafka, in a paragraph of
+/// its own; without it (a build that weighs the cluster), one paragraph.
 #[cfg(not(feature = "cluster"))]
 const BROKERS_REPLICATION_ACKS: &[&str] = &[
     TAPES_NEVER_FAIL,
@@ -18,14 +18,13 @@ const BROKERS_REPLICATION_ACKS: &[&str] = &[
     restart, the ISR and the high watermark, clean and unclean leader elections, and the producer's \
     batches, retries and idempotence. Its built-in scenarios acks1-leader-crash (it loses \
     acknowledged records) and acks-all-survives (it does not), retry-without-idempotence, \
-    idempotent-producer, inflight-reorders and unclean-election tell that story. This page leaves \
-    it out: with it the page would be over its download budget. A build with the page's cluster \
-    feature has it.",
+    idempotent-producer, inflight-reorders and unclean-election tell that story. This build of the \
+    page leaves it out; the published page has it.",
 ];
 #[cfg(feature = "cluster")]
 const BROKERS_REPLICATION_ACKS: &[&str] = &[
     TAPES_NEVER_FAIL,
-    "This build of the page models them, as Kafka 4.4.0 runs them: \
+    "The page models them, as Kafka 4.4.0 runs them: \
     brokers that crash and restart, the ISR and the high watermark, clean and unclean elections \
     with the eligible leader replicas, and the producer's batches, retries and idempotence. Where \
     it differs: batch.size counts records, not bytes; the ISR changes and a restarted broker's \

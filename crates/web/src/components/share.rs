@@ -133,10 +133,11 @@ pub fn Share(props: &SectionProps) -> Html {
     }
 }
 
-/// The page's build leaves the engine's `cluster` feature off (its size budget): a scenario
-/// with brokers or a producer delivery path is refused on import, naming the section and the
-/// command that runs it. (A native workspace test run turns the feature on, hence wasm only.)
-#[cfg(all(test, target_arch = "wasm32"))]
+/// A build of the page without its `cluster` feature (the one that weighs what the cluster
+/// costs) refuses a scenario with brokers or a producer delivery path on import, naming the
+/// section and the command that runs it. `cargo xtask test` runs these tests in that build
+/// (`--no-default-features`); a native workspace run turns the feature on, hence wasm only.
+#[cfg(all(test, target_arch = "wasm32", not(feature = "cluster")))]
 mod tests {
     use offsetlab_engine::{Config, Scenario, Sim};
     use wasm_bindgen_test::wasm_bindgen_test as test;
