@@ -420,12 +420,13 @@ pub fn Chapters(props: &SectionProps) -> Html {
 fn topic_describe(state: &crate::state::AppState) -> Html {
     match &state.topic_describe {
         Some(text) => html! {
+            // The command is the terminal's first line, as the group's describe table has it: it
+            // scrolls with the output instead of wrapping on a phone.
             <figure class="describe describe-topic">
-                <figcaption>
-                    <code>{ "$ kafka-topics --bootstrap-server localhost:9092 --describe --topic orders" }</code>
-                </figcaption>
-                <pre class="terminal" data-field="describe-topic" tabindex="0"
-                    aria-label="kafka-topics --describe output">{ text.to_string() }</pre>
+                <pre class="terminal" tabindex="0" aria-label="kafka-topics --describe output">
+                    <span class="prompt">{ "$ kafka-topics --bootstrap-server localhost:9092 --describe --topic orders\n" }</span>
+                    <span data-field="describe-topic">{ text.to_string() }</span>
+                </pre>
             </figure>
         },
         None => html! {
