@@ -28,8 +28,11 @@ pub use deferred::{Deferred, DeferredProps};
 /// The id of the element that holds the prerendered copy (see `index.html`).
 pub const ROOT_ID: &str = "offsetlab-prerender";
 
-/// What the prerender replaces with the page's HTML (see `index.html`).
-pub const MARKER: &str = "<!-- offsetlab:prerender -->";
+/// What the prerender replaces with the page's HTML (see `index.html`). An
+/// element, not a comment, and written as the release build's minifier writes
+/// it (no quotes): the minifier removes comments, and the hook reads the
+/// minified page.
+pub const MARKER: &str = "<template id=offsetlab-prerender-here></template>";
 
 /// The attribute on a part of the prerendered copy that stands in, moved into
 /// the live app, until the app renders that part ([`Deferred`]).
