@@ -56,7 +56,7 @@ pub fn install() -> Result<(), JsValue> {
 
 /// What the published page says in place of a panic's message, which its
 /// build does not keep.
-pub const TRAP_NOTE: &str = "The published page aborts at once on a panic, without formatting its \
+const TRAP_NOTE: &str = "The published page aborts at once on a panic, without formatting its \
      message (that keeps the page within its size budget). This page's address is a link to the \
      run up to here: open it on the page that `cargo xtask serve --dev` serves to see the message.";
 
@@ -69,17 +69,21 @@ fn stopped(error: JsValue) {
         return;
     }
     let error = error.as_string().unwrap_or_else(|| "WebAssembly.RuntimeError".to_string());
-    let text = report(&format!("{error}\n{TRAP_NOTE}"), published::run());
-    web_sys::console::error_1(&js_sys::Error::new(&text).into());
-    let _ = show_banner(&text, published::run().map(|(seed, _)| seed));
+    announce(&format!("{error}\n{TRAP_NOTE}"));
 }
 
 fn hook(info: &PanicHookInfo<'_>) {
     PANICKED.store(true, Ordering::Relaxed);
-    let text = report(&info.to_string(), published::run());
+    announce(&info.to_string());
+}
+
+/// The console line and the banner, for the run on screen.
+fn announce(what: &str) {
+    let run = published::run();
+    let text = report(what, run);
     web_sys::console::error_1(&js_sys::Error::new(&text).into());
     // Nothing more can be done if the DOM refuses; the console has it.
-    let _ = show_banner(&text, published::run().map(|(seed, _)| seed));
+    let _ = show_banner(&text, run.map(|(seed, _)| seed));
 }
 
 /// The banner's text: what happened and how to reproduce it.
