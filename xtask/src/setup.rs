@@ -400,10 +400,27 @@ fn binaryen(ctx: &Ctx) -> Result {
     Ok(())
 }
 
-/// The workspace's crates, for every target: trunk builds with `cargo --offline`.
+/// The workspace's crates, for every target, and the crates the page toolchain's std depends on
+/// (`-Zbuild-std` builds std from its sources and their own `Cargo.lock`): trunk builds with
+/// `cargo --offline`, which finds neither on a fresh machine otherwise.
 fn crates(ctx: &Ctx) -> Result {
     run::run(ctx.cargo().args(["fetch", "--quiet"]))?;
-    println!("ok crates (cargo fetch)");
+    let sysroot = probe(ctx.cmd("rustup").args(["run", PAGE_TOOLCHAIN, "rustc", "--print", "sysroot"]))
+        .ok_or_else(|| format!("{PAGE_TOOLCHAIN}'s rustc does not print its sysroot"))?;
+    let library = Path::new(sysroot.trim()).join("lib/rustlib/src/rust/library/Cargo.toml");
+    if !library.is_file() {
+        return Err(format!(
+            "{} is missing: {PAGE_TOOLCHAIN} lacks {PAGE_TOOLCHAIN_COMPONENT}",
+            library.display()
+        ));
+    }
+    run::run(
+        ctx.cargo()
+            .env("RUSTUP_TOOLCHAIN", PAGE_TOOLCHAIN)
+            .args(["fetch", "--quiet", "--manifest-path"])
+            .arg(&library),
+    )?;
+    println!("ok crates (cargo fetch: the workspace, and std's sources for {PAGE_TOOLCHAIN})");
     Ok(())
 }
 
