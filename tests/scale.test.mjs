@@ -70,6 +70,28 @@ describe('the largest configuration', () => {
         const bound = hasRecords(tape.partition) ? tape.cells > 0 && tape.cells <= TAPE_CELLS : tape.cells === 0;
         assert.ok(bound, `P${tape.partition} draws ${tape.cells} cells`);
       }
+      // Sideways too: a tape draws the cells its box shows and one more either side (with the
+      // tab stop), not its whole window; scrolled to its end, it draws the last cells.
+      const sideways = await page.$eval('.topic .tape[data-partition="0"] .tape-scroll', (box) => {
+        const cells = box.querySelector('[data-columns]');
+        const columnPx = cells.clientWidth / Number(cells.dataset.columns);
+        return { columns: Number(cells.dataset.columns), inView: Math.ceil(box.clientWidth / columnPx) };
+      });
+      const first = tapes.find((tape) => tape.partition === 0);
+      t.diagnostic(`P0 draws ${first.cells} of its ${sideways.columns} cells, ${sideways.inView} in view`);
+      assert.ok(first.cells <= Math.min(sideways.columns, sideways.inView + 4), `P0 draws ${first.cells} cells, ${sideways.inView} in view`);
+      const [firstOffset, lastOffset] = await page.$eval('.topic .tape[data-partition="0"] .tape-scroll', async (box) => {
+        const offsets = () => [...box.querySelectorAll('button[data-offset]')].map((cell) => Number(cell.dataset.offset));
+        const scrollTo = async (x) => {
+          box.scrollLeft = x;
+          await new Promise((done) => setTimeout(done, 300));
+        };
+        await scrollTo(0);
+        const first = Math.min(...offsets());
+        await scrollTo(box.scrollWidth);
+        return [first, Math.max(...offsets())];
+      });
+      assert.equal(lastOffset - firstOffset, sideways.columns - 1, 'scrolled to its end, P0 draws the last cell of its window');
       // So do the consumers: one line each, only those in view.
       const consumers = await page.$$eval('.group [data-consumer]', (rows) => rows.length);
       assert.ok(consumers > 0 && consumers < CONSUMERS_MAX, `${consumers} consumers drawn`);

@@ -135,6 +135,101 @@ fn measure(node: &NodeRef, row_px: f64) -> Option<Measured> {
     })
 }
 
+/// Where a sideways box is scrolled, how wide it is, and the width of one column, as last
+/// measured.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct MeasuredX {
+    scroll_left_px: f64,
+    viewport_px: f64,
+    column_px: f64,
+}
+
+/// What [`use_columns_in_view`] gives a row: the box's ref and scroll handler, and which of
+/// its columns to draw (`None`: all of them, until the box is measured or when not enabled).
+#[derive(Debug, Clone)]
+pub struct ColumnsInView {
+    pub node: NodeRef,
+    pub onscroll: Callback<Event>,
+    pub columns: Option<Range<u32>>,
+}
+
+/// The sideways twin of [`use_scroll_window`] for one row of `columns` columns of one width,
+/// in a box that scrolls sideways and holds an element `[data-columns]` (their count) as wide
+/// as the columns: with
+/// `enabled`, the columns in view and [`OVERSCAN_ROWS`] either side. The box is measured when
+/// it scrolls, when it changes size (a `ResizeObserver`) and when its first columns arrive,
+/// never at each tick: a measure right after the page changed would force a layout each frame.
+#[hook]
+pub fn use_columns_in_view(enabled: bool, columns: u32) -> ColumnsInView {
+    let node = use_node_ref();
+    let measured = use_state_eq(|| None::<MeasuredX>);
+    let onscroll = {
+        let node = node.clone();
+        let measured = measured.clone();
+        Callback::from(move |_: Event| {
+            if enabled {
+                measured.set(measure_x(&node).or(*measured));
+            }
+        })
+    };
+    {
+        let node = node.clone();
+        let measured = measured.clone();
+        // Again once the row has columns: an empty row has no width to measure them by.
+        use_effect_with((enabled, columns > 0), move |&(enabled, _)| {
+            let observer = enabled.then(|| observe_size(&node, measured)).flatten();
+            move || {
+                if let Some((observer, _closure)) = observer {
+                    observer.disconnect();
+                }
+            }
+        });
+    }
+    let columns = match *measured {
+        Some(m) if enabled => {
+            Some(visible_rows(m.scroll_left_px, m.viewport_px, m.column_px, columns, columns.max(1)))
+        }
+        _ => None,
+    };
+    ColumnsInView { node, onscroll, columns }
+}
+
+/// Measures the box now and whenever it changes size; the observer lives until disconnected,
+/// and its closure as long as the returned value.
+fn observe_size(
+    node: &NodeRef,
+    measured: UseStateHandle<Option<MeasuredX>>,
+) -> Option<(web_sys::ResizeObserver, wasm_bindgen::closure::Closure<dyn FnMut()>)> {
+    let target = node.cast::<Element>()?;
+    let closure = {
+        let node = node.clone();
+        let measured = measured.clone();
+        wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
+            if let Some(next) = measure_x(&node) {
+                measured.set(Some(next));
+            }
+        })
+    };
+    let observer = web_sys::ResizeObserver::new(closure.as_ref().unchecked_ref()).ok()?;
+    // A new observer reports the box's size once at the start: that is the first measure.
+    observer.observe(&target);
+    Some((observer, closure))
+}
+
+/// The box's sideways scroll position and width, and one column's width (the width of its
+/// `[data-columns]` element over their count): `None` without the box or columns.
+fn measure_x(node: &NodeRef) -> Option<MeasuredX> {
+    let row = node.cast::<Element>()?;
+    let track = row.query_selector("[data-columns]").ok()??;
+    let count: u32 = track.get_attribute("data-columns")?.parse().ok().filter(|n| *n > 0)?;
+    let column_px = f64::from(track.client_width()) / f64::from(count);
+    (column_px >= 1.0).then(|| MeasuredX {
+        scroll_left_px: f64::from(row.scroll_left()),
+        viewport_px: f64::from(row.client_width()),
+        column_px,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]

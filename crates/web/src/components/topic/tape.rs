@@ -2,13 +2,15 @@
 //! committed offset (booblik: the owner's stored checkpoint), the owner's
 //! position and the log end.
 //!
-//! Only the window's cells are in the DOM (at most `TAPE_CELLS`). Clicks and
+//! Only the window's cells are in the DOM (at most `TAPE_CELLS`), and with many
+//! partitions only those in the tape's view. Clicks and
 //! arrow keys are handled once on the cell row, not per cell; only one cell
 //! per tape is in the tab order (left and right arrows move between them, up
 //! and down to the next tape's).
 
 use super::cell::TapeCell;
 use crate::components::class_list;
+use crate::components::scroll_window::use_columns_in_view;
 use crate::state::{Action, TapeScroll};
 use offsetlab_engine::PartitionView;
 use wasm_bindgen::JsCast;
@@ -45,6 +47,10 @@ pub struct TapeProps {
     /// tape then ends at the high watermark, where consumers stop).
     #[prop_or_default]
     pub replicas: Option<offsetlab_engine::ReplicaSetView>,
+    /// Many partitions (the tapes are windowed): draw only the cells in the tape's view, a
+    /// few either side, and the tab stop and the selected one wherever they are.
+    #[prop_or_default]
+    pub cells_in_view: bool,
     pub on_action: Callback<Action>,
 }
 
@@ -149,9 +155,18 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
     // cells in among the (unkeyed) markers, and Yew would then diff them by
     // position, rebuilding every cell whenever the window slides.
     let high_watermark = props.replicas.as_ref().map(|r| r.high_watermark);
+    let in_view =
+        use_columns_in_view(props.cells_in_view, u32::try_from(shown).expect("a tape's window is bounded"));
+    let drawn = |r: &&offsetlab_engine::RecordView| {
+        in_view.columns.as_ref().is_none_or(|columns| {
+            let index = u32::try_from(r.offset - tape.from).expect("a tape's window is bounded");
+            columns.contains(&index) || r.offset == tab_stop || props.selected == Some(r.offset)
+        })
+    };
     let cells: Html = tape
         .records
         .iter()
+        .filter(drawn)
         .map(|r| {
             html! {
                 <TapeCell key={r.offset} record={*r} at={r.offset - base}
@@ -242,14 +257,16 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
             </div>
             { replicas }
             <div class={class_list(&[Some("tape-scroll"), named.then_some("has-group-markers")])}
-                style={named.then(|| format!("--groups:{}", props.groups.len()))}>
+                style={named.then(|| format!("--groups:{}", props.groups.len()))}
+                ref={in_view.node.clone()} onscroll={in_view.onscroll.clone()}>
                 <div class="tape-track">
                     <span class="tape-more older" data-field="older-count">
                         { (tape.hidden_before > 0).then(|| format!("+{} older", tape.hidden_before)) }
                     </span>
                     // Plain properties, not custom ones: a custom property would be
                     // inherited, and each tick would restyle every cell.
-                    <div class="cells" style={format!("width:calc({shown} * var(--cell))")} {onclick} {onkeydown}>
+                    <div class="cells" style={format!("width:calc({shown} * var(--cell))")} data-columns={shown.to_string()}
+                        {onclick} {onkeydown}>
                         <div class="cells-strip" style={format!("transform:translateX(calc({slid} * var(--cell) * -1))")}>
                             { cells }
                             // Always one node each (an empty one when out of the window): Yew
