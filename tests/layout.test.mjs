@@ -61,6 +61,18 @@ describe('layout and story', () => {
 
   it(`with everything collapsed the page is at most ${PAGE_HEIGHT_MAX_PX} px tall at 1440`, async (t) => {
     await withLab(env, { seed: 1, viewport: { width: 1440, height: 900 } }, async (lab) => {
+      // The chapters' live figures keep a guessed size until first drawn (content-visibility):
+      // scroll the page through once, so the height measured is the real one.
+      await lab.page.evaluate(async () => {
+        const frame = () => new Promise((done) => requestAnimationFrame(done));
+        for (let y = 0; y < document.documentElement.scrollHeight; y += 600) {
+          window.scrollTo(0, y);
+          await frame();
+          await frame();
+        }
+        window.scrollTo(0, 0);
+        await frame();
+      });
       const state = await lab.page.evaluate(() => ({
         open: [...document.querySelectorAll('details[open]')].map((d) => d.className),
         panel: document.querySelector('[data-open-panel]')?.dataset.openPanel ?? null,
