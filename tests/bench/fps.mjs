@@ -41,8 +41,10 @@ async function openBusy(lab) {
 
 async function openMax(lab) {
   await importScenario(lab, maxScenario(10_000_000));
-  // Closed again, as a reader would leave it: the measurement is of the simulation.
+  // Closed again and back at the top, as a reader would leave it: the measurement is of the
+  // simulation (the import leaves the page scrolled to the panel).
   await lab.click('button[data-panel=share]');
+  await lab.page.evaluate(() => window.scrollTo(0, 0));
 }
 
 /**

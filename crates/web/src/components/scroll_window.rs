@@ -145,7 +145,8 @@ struct MeasuredX {
 }
 
 /// What [`use_columns_in_view`] gives a row: the box's ref and scroll handler, and which of
-/// its columns to draw (`None`: all of them, until the box is measured or when not enabled).
+/// its columns to draw (`None`: all of them, until the box is measured or when it does not
+/// scroll sideways).
 #[derive(Debug, Clone)]
 pub struct ColumnsInView {
     pub node: NodeRef,
@@ -155,29 +156,24 @@ pub struct ColumnsInView {
 
 /// The sideways twin of [`use_scroll_window`] for one row of `columns` columns of one width,
 /// in a box that scrolls sideways and holds an element `[data-columns]` (their count) as wide
-/// as the columns: with
-/// `enabled`, the columns in view and [`OVERSCAN_ROWS`] either side. The box is measured when
+/// as the columns: the columns in view and [`OVERSCAN_ROWS`] either side. The box is measured when
 /// it scrolls, when it changes size (a `ResizeObserver`) and when its first columns arrive,
 /// never at each tick: a measure right after the page changed would force a layout each frame.
 #[hook]
-pub fn use_columns_in_view(enabled: bool, columns: u32) -> ColumnsInView {
+pub fn use_columns_in_view(columns: u32) -> ColumnsInView {
     let node = use_node_ref();
     let measured = use_state_eq(|| None::<MeasuredX>);
     let onscroll = {
         let node = node.clone();
         let measured = measured.clone();
-        Callback::from(move |_: Event| {
-            if enabled {
-                measured.set(measure_x(&node).or(*measured));
-            }
-        })
+        Callback::from(move |_: Event| measured.set(measure_x(&node).or(*measured)))
     };
     {
         let node = node.clone();
         let measured = measured.clone();
         // Again once the row has columns: an empty row has no width to measure them by.
-        use_effect_with((enabled, columns > 0), move |&(enabled, _)| {
-            let observer = enabled.then(|| observe_size(&node, measured)).flatten();
+        use_effect_with(columns > 0, move |_| {
+            let observer = observe_size(&node, measured);
             move || {
                 if let Some((observer, _closure)) = observer {
                     observer.disconnect();
@@ -185,12 +181,8 @@ pub fn use_columns_in_view(enabled: bool, columns: u32) -> ColumnsInView {
             }
         });
     }
-    let columns = match *measured {
-        Some(m) if enabled => {
-            Some(visible_rows(m.scroll_left_px, m.viewport_px, m.column_px, columns, columns.max(1)))
-        }
-        _ => None,
-    };
+    let columns = (*measured)
+        .map(|m| visible_rows(m.scroll_left_px, m.viewport_px, m.column_px, columns, columns.max(1)));
     ColumnsInView { node, onscroll, columns }
 }
 
@@ -217,9 +209,15 @@ fn observe_size(
 }
 
 /// The box's sideways scroll position and width, and one column's width (the width of its
-/// `[data-columns]` element over their count): `None` without the box or columns.
+/// `[data-columns]` element over their count): `None` without the box or columns, or when the
+/// box does not scroll sideways.
 fn measure_x(node: &NodeRef) -> Option<MeasuredX> {
     let row = node.cast::<Element>()?;
+    // A box that does not scroll sideways (no stylesheet) shows every column.
+    let style = web_sys::window()?.get_computed_style(&row).ok()??;
+    if !matches!(style.get_property_value("overflow-x").ok()?.as_str(), "scroll" | "auto") {
+        return None;
+    }
     let track = row.query_selector("[data-columns]").ok()??;
     let count: u32 = track.get_attribute("data-columns")?.parse().ok().filter(|n| *n > 0)?;
     let column_px = f64::from(track.client_width()) / f64::from(count);

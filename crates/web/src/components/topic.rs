@@ -95,7 +95,7 @@ pub fn Topic(props: &SectionProps) -> Html {
             state.cluster.as_ref().and_then(|c| c.partitions.get(tape.partition as usize)).cloned();
         html! {
             <PartitionTape key={tape.partition} tape={tape.clone()} {partition} {selected} {store} {stored}
-                {groups} {replicas} cells_in_view={windowed} on_action={props.on_action.clone()} />
+                {groups} {replicas} on_action={props.on_action.clone()} />
         }
     });
     // One keyed list of its own, between the spacers (see tape.rs on keyed lists).

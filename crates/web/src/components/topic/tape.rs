@@ -2,8 +2,8 @@
 //! committed offset (booblik: the owner's stored checkpoint), the owner's
 //! position and the log end.
 //!
-//! Only the window's cells are in the DOM (at most `TAPE_CELLS`), and with many
-//! partitions only those in the tape's view. Clicks and
+//! Only the window's cells are in the DOM (at most `TAPE_CELLS`), and of those
+//! only the ones in the tape's view. Clicks and
 //! arrow keys are handled once on the cell row, not per cell; only one cell
 //! per tape is in the tab order (left and right arrows move between them, up
 //! and down to the next tape's).
@@ -47,10 +47,6 @@ pub struct TapeProps {
     /// tape then ends at the high watermark, where consumers stop).
     #[prop_or_default]
     pub replicas: Option<offsetlab_engine::ReplicaSetView>,
-    /// Many partitions (the tapes are windowed): draw only the cells in the tape's view, a
-    /// few either side, and the tab stop and the selected one wherever they are.
-    #[prop_or_default]
-    pub cells_in_view: bool,
     pub on_action: Callback<Action>,
 }
 
@@ -155,8 +151,9 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
     // cells in among the (unkeyed) markers, and Yew would then diff them by
     // position, rebuilding every cell whenever the window slides.
     let high_watermark = props.replicas.as_ref().map(|r| r.high_watermark);
-    let in_view =
-        use_columns_in_view(props.cells_in_view, u32::try_from(shown).expect("a tape's window is bounded"));
+    // Only the cells in the tape's box, one more either side, and the tab stop and the selected
+    // one wherever they are (a tape's window is wider than most screens show).
+    let in_view = use_columns_in_view(u32::try_from(shown).expect("a tape's window is bounded"));
     let drawn = |r: &&offsetlab_engine::RecordView| {
         in_view.columns.as_ref().is_none_or(|columns| {
             let index = u32::try_from(r.offset - tape.from).expect("a tape's window is bounded");
