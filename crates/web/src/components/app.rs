@@ -13,7 +13,9 @@ use crate::state::{ADVANCE_TICKS_MAX, Action, AppState};
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// While playing, the URL follows the run every this many ticks.
+/// While playing, the URL follows the run every this many ticks, and at most about once a
+/// second at higher speeds: a link that holds an imported scenario is kilobytes long, and
+/// `replaceState` with it took 6 ms at 256 partitions, a dropped frame each time.
 const URL_EVERY_TICKS: u64 = 30;
 
 /// Both optional: `yew::Renderer::<App>::with_root(root)` runs a random seed.
@@ -78,7 +80,8 @@ pub fn App(props: &AppProps) -> Html {
     // follows in steps of URL_EVERY_TICKS (browsers throttle replaceState).
     {
         let write = !props.detached && !props.embed;
-        let bucket = if state.playing { state.tick() / URL_EVERY_TICKS } else { state.tick() };
+        let every_ticks = URL_EVERY_TICKS.max(u64::from(state.speed));
+        let bucket = if state.playing { state.tick() / every_ticks } else { state.tick() };
         let key = (
             state.scenario.clone(),
             state.guided,
