@@ -80,7 +80,7 @@ describe('the largest configuration', () => {
       const first = tapes.find((tape) => tape.partition === 0);
       t.diagnostic(`P0 draws ${first.cells} of its ${sideways.columns} cells, ${sideways.inView} in view`);
       assert.ok(first.cells <= Math.min(sideways.columns, sideways.inView + 4), `P0 draws ${first.cells} cells, ${sideways.inView} in view`);
-      const [firstOffset, lastOffset] = await page.$eval('.topic .tape[data-partition="0"] .tape-scroll', async (box) => {
+      const [firstOffset, lastOffset, missing] = await page.$eval('.topic .tape[data-partition="0"] .tape-scroll', async (box) => {
         const offsets = () => [...box.querySelectorAll('button[data-offset]')].map((cell) => Number(cell.dataset.offset));
         const scrollTo = async (x) => {
           box.scrollLeft = x;
@@ -88,9 +88,23 @@ describe('the largest configuration', () => {
         };
         await scrollTo(0);
         const first = Math.min(...offsets());
+        // Half way: every cell whose place shows in the box is drawn.
+        await scrollTo(box.scrollWidth / 2 - box.clientWidth / 2);
+        const cells = box.querySelector('[data-columns]');
+        const columns = Number(cells.dataset.columns);
+        const columnPx = cells.clientWidth / columns;
+        const boxRect = box.getBoundingClientRect();
+        const cellsLeft = cells.getBoundingClientRect().left;
+        const missing = [];
+        for (let i = 0; i < columns; i++) {
+          const left = cellsLeft + i * columnPx;
+          const shows = left + columnPx > boxRect.left + 1 && left < boxRect.left + box.clientWidth - 1;
+          if (shows && !offsets().includes(first + i)) missing.push(first + i);
+        }
         await scrollTo(box.scrollWidth);
-        return [first, Math.max(...offsets())];
+        return [first, Math.max(...offsets()), missing];
       });
+      assert.deepEqual(missing, [], 'half way along P0, the cells in view are drawn');
       assert.equal(lastOffset - firstOffset, sideways.columns - 1, 'scrolled to its end, P0 draws the last cell of its window');
       // So do the consumers: one line each, only those in view.
       const consumers = await page.$$eval('.group [data-consumer]', (rows) => rows.length);

@@ -135,8 +135,8 @@ fn measure(node: &NodeRef, row_px: f64) -> Option<Measured> {
     })
 }
 
-/// Where a sideways box is scrolled, how wide it is, and the width of one column, as last
-/// measured.
+/// How far a sideways box's columns are scrolled past its left edge (negative while they
+/// start right of it), how wide the box is, and the width of one column, as last measured.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct MeasuredX {
     scroll_left_px: f64,
@@ -221,8 +221,11 @@ fn measure_x(node: &NodeRef) -> Option<MeasuredX> {
     let track = row.query_selector("[data-columns]").ok()??;
     let count: u32 = track.get_attribute("data-columns")?.parse().ok().filter(|n| *n > 0)?;
     let column_px = f64::from(track.client_width()) / f64::from(count);
+    // How far the columns' start is scrolled past the box's inner left edge: whatever sits
+    // before them in the box (a tape's "+N older") is not a column.
+    let inner_left_px = row.get_bounding_client_rect().left() + f64::from(row.client_left());
     (column_px >= 1.0).then(|| MeasuredX {
-        scroll_left_px: f64::from(row.scroll_left()),
+        scroll_left_px: inner_left_px - track.get_bounding_client_rect().left(),
         viewport_px: f64::from(row.client_width()),
         column_px,
     })
