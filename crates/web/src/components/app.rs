@@ -77,7 +77,8 @@ pub fn App(props: &AppProps) -> Html {
     }
 
     // The URL holds the run: a link to what is on screen. While playing it
-    // follows in steps of URL_EVERY_TICKS (browsers throttle replaceState).
+    // follows in steps of URL_EVERY_TICKS, or of a second's ticks when faster
+    // (browsers throttle replaceState, and a long link costs a frame).
     {
         let write = !props.detached && !props.embed;
         let every_ticks = URL_EVERY_TICKS.max(u64::from(state.speed));
