@@ -68,6 +68,30 @@ describe('screenshots and layout', () => {
     });
   });
 
+  it('390 px wide, long tapes: each tape box fits the screen and scrolls to its log end', { timeout: 120_000 }, async () => {
+    await withLab(env, { seed: 1, viewport: { width: 390, height: 844 } }, async (lab) => {
+      // busy-group: 12 partitions that keep filling, tapes far wider than a phone.
+      await lab.click('#operations [data-jump=busy-group]');
+      await lab.page.waitForFunction(() => window.offsetlab_view()?.partitions.length === 12);
+      await lab.pause();
+      await lab.step(40);
+      // A page clipped by a wider stage would hide the newest records with no way to reach them.
+      const tapes = await lab.page.evaluate(() =>
+        [...document.querySelectorAll('.topic .tape')].map((tape) => {
+          const box = tape.querySelector('.tape-scroll');
+          box.scrollLeft = box.scrollWidth;
+          const end = tape.querySelector('[data-marker=log-end]').getBoundingClientRect();
+          return { partition: tape.dataset.partition, box: box.getBoundingClientRect().right, end: [end.left, end.right] };
+        }),
+      );
+      assert.ok(tapes.length > 0, 'no tapes');
+      for (const t of tapes) {
+        assert.ok(t.box <= 390, `P${t.partition}'s box ends at ${t.box} px, past the 390 px screen`);
+        assert.ok(t.end[0] >= 0 && t.end[1] <= 390, `P${t.partition}'s log end is at ${t.end} px, out of the screen`);
+      }
+    });
+  });
+
   for (const [width, height] of [[1440, 900], [390, 844]]) {
     it(`dark colour scheme at ${width} px`, { timeout: 120_000 }, async () => {
       await withLab(env, { seed: 1, viewport: { width, height }, colorScheme: 'dark' }, async (lab) => {
