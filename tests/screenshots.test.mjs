@@ -6,6 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { useBrowser, withLab } from './lib/page.mjs';
+import { playFastest } from './lib/scale.mjs';
 import { REPO_ROOT } from './lib/server.mjs';
 
 const OUT = join(REPO_ROOT, 'target', 'screenshots');
@@ -139,6 +140,30 @@ describe('screenshots and layout', () => {
           assert.ok(s <= 0.01, `${html}: transition ${transition}, animation ${animation} under reduced motion`);
         }
       }
+    });
+  });
+
+  it('played fast, the sink chips and the cells skip their arrival animations; played slowly, they keep them', { timeout: 120_000 }, async () => {
+    await withLab(env, { seed: 1 }, async (lab) => {
+      await lab.click('#operations [data-jump=busy-group]');
+      await lab.page.waitForFunction(() => window.offsetlab_view()?.partitions.length === 12);
+      const motion = () =>
+        lab.page.evaluate(() => {
+          const chip = document.querySelector('[data-field=sink-strip] .chip:last-child');
+          const cell = document.querySelector('.topic [data-offset]');
+          return {
+            fast: document.querySelector('.simulation').classList.contains('is-fast'),
+            chip: chip && getComputedStyle(chip).animationName,
+            cell: cell && getComputedStyle(cell).transitionDuration,
+          };
+        });
+      assert.equal(await playFastest(lab), 60);
+      await lab.page.waitForFunction(() => (window.offsetlab_view()?.metrics.delivered ?? 0) > 0);
+      assert.deepEqual(await motion(), { fast: true, chip: 'none', cell: '0s' }, 'playing at 60 ticks/s');
+      await lab.page.locator('select[data-field=speed]').selectOption('8');
+      await lab.page.waitForFunction(() => !document.querySelector('.simulation.is-fast'));
+      assert.deepEqual(await motion(), { fast: false, chip: 'chip-in', cell: '0.16s' }, 'playing at 8 ticks/s');
+      await lab.pause();
     });
   });
 });

@@ -40,6 +40,10 @@ pub const SCENARIO: &str = "default";
 /// Speeds the clock offers, in ticks per second; the last is the highest.
 pub const SPEEDS: [u32; 7] = [1, 2, 4, 8, 15, 30, 60];
 pub const DEFAULT_SPEED: u32 = 4;
+/// From this speed on, a tick comes sooner than the page's arrival animations end
+/// (a sink chip's 260 ms, a cell's 160 ms fill): played fast, the page skips them.
+/// Each would otherwise restart every frame, a new animated layer at every tick.
+pub const ANIMATIONS_SPEED_MAX: u32 = 8;
 /// Record cells drawn per tape: the tapes are virtualised, so the page holds
 /// only these however long the logs grow.
 pub const TAPE_CELLS: u64 = 40;
@@ -477,6 +481,12 @@ impl AppState {
     #[must_use]
     pub fn tick(&self) -> u64 {
         self.view.tick
+    }
+
+    /// Playing faster than the arrival animations can show ([`ANIMATIONS_SPEED_MAX`]).
+    #[must_use]
+    pub fn playing_fast(&self) -> bool {
+        self.playing && self.speed > ANIMATIONS_SPEED_MAX
     }
 
     /// The highest speed the clock offers.

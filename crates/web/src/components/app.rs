@@ -151,7 +151,8 @@ pub fn App(props: &AppProps) -> Html {
                 if !embed {
                     <Intro />
                 }
-                <div id="simulation" class="simulation" tabindex="-1" aria-label="The simulation">
+                <div id="simulation" class={class_list(&[Some("simulation"), state.playing_fast().then_some("is-fast")])}
+                    tabindex="-1" aria-label="The simulation">
                     <ClockBar state={state.clone()} on_action={on_action.clone()} />
                     <StatusLine {message} {on_dismiss} />
                     if guide_first {
