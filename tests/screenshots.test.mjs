@@ -90,6 +90,16 @@ describe('screenshots and layout', () => {
         assert.ok(t.box <= 390, `P${t.partition}'s box ends at ${t.box} px, past the 390 px screen`);
         assert.ok(t.end[0] >= 0 && t.end[1] <= 390, `P${t.partition}'s log end is at ${t.end} px, out of the screen`);
       }
+      // The sink's strip draws only the chips its width shows, and enough to fill it.
+      const strip = await lab.page.evaluate(() => {
+        const strip = document.querySelector('[data-field=sink-strip]');
+        const chips = strip.querySelectorAll('.chip');
+        return { chips: chips.length, left: strip.getBoundingClientRect().left, first: chips[0]?.getBoundingClientRect().left };
+      });
+      const delivered = (await lab.view()).metrics.delivered;
+      assert.ok(delivered > 48, `only ${delivered} records handled`);
+      assert.ok(strip.chips > 0 && strip.chips < 48, `the strip draws ${strip.chips} chips at 390 px`);
+      assert.ok(strip.first <= strip.left, `the strip's first chip starts at ${strip.first} px, right of its left edge ${strip.left}`);
     });
   });
 

@@ -173,7 +173,7 @@ pub fn use_columns_in_view(columns: u32) -> ColumnsInView {
         let measured = measured.clone();
         // Again once the row has columns: an empty row has no width to measure them by.
         use_effect_with(columns > 0, move |_| {
-            let observer = observe_size(&node, measured);
+            let observer = observe_size(&node, measured, measure_x);
             move || {
                 if let Some((observer, _closure)) = observer {
                     observer.disconnect();
@@ -186,18 +186,69 @@ pub fn use_columns_in_view(columns: u32) -> ColumnsInView {
     ColumnsInView { node, onscroll, columns }
 }
 
+/// How many items a row that clips sideways can show, and the row's ref: `None` (show them
+/// all) until it is measured, or when it does not clip.
+#[derive(Debug, Clone)]
+pub struct ItemsInView {
+    pub node: NodeRef,
+    pub items: Option<u32>,
+}
+
+/// For a row of items that clips what overflows sideways (the sink's strip, its newest items at
+/// the right end): how many items could show, counted by the width of the row over the items'
+/// CSS `min-width`, so never fewer than fit. Measured when the row changes size and when its
+/// first item arrives, never at each tick.
+#[hook]
+pub fn use_items_in_view(has_items: bool) -> ItemsInView {
+    let node = use_node_ref();
+    let measured = use_state_eq(|| None::<u32>);
+    {
+        let node = node.clone();
+        let measured = measured.clone();
+        // Again once the row has items: their min-width is read from one of them.
+        use_effect_with(has_items, move |_| {
+            let observer = observe_size(&node, measured, items_that_fit);
+            move || {
+                if let Some((observer, _closure)) = observer {
+                    observer.disconnect();
+                }
+            }
+        });
+    }
+    ItemsInView { node, items: *measured }
+}
+
+/// The row's width over its first item's `min-width`, plus two for the parts of items at
+/// either edge: `None` without the row or an item, or when the row does not clip sideways.
+fn items_that_fit(node: &NodeRef) -> Option<u32> {
+    let row = node.cast::<Element>()?;
+    let window = web_sys::window()?;
+    let style = window.get_computed_style(&row).ok()??;
+    if !matches!(style.get_property_value("overflow-x").ok()?.as_str(), "hidden" | "clip" | "scroll" | "auto")
+    {
+        return None;
+    }
+    let item = row.first_element_child()?;
+    let min_width = window.get_computed_style(&item).ok()??.get_property_value("min-width").ok()?;
+    // "51.2px": the whole pixels are enough, and rounding down counts more items, not fewer.
+    let whole_px: u32 = min_width.split(['.', 'p']).next()?.parse().ok().filter(|px| *px > 0)?;
+    let width_px = u32::try_from(row.client_width()).ok()?;
+    Some(width_px / whole_px + 2)
+}
+
 /// Measures the box now and whenever it changes size; the observer lives until disconnected,
 /// and its closure as long as the returned value.
-fn observe_size(
+fn observe_size<T: PartialEq + 'static>(
     node: &NodeRef,
-    measured: UseStateHandle<Option<MeasuredX>>,
+    measured: UseStateHandle<Option<T>>,
+    measure: fn(&NodeRef) -> Option<T>,
 ) -> Option<(web_sys::ResizeObserver, wasm_bindgen::closure::Closure<dyn FnMut()>)> {
     let target = node.cast::<Element>()?;
     let closure = {
         let node = node.clone();
         let measured = measured.clone();
         wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
-            if let Some(next) = measure_x(&node) {
+            if let Some(next) = measure(&node) {
                 measured.set(Some(next));
             }
         })

@@ -1,11 +1,13 @@
 //! What the application did, in order, and the counters.
 
 use crate::components::class_list;
+use crate::components::scroll_window::use_items_in_view;
 use crate::components::{Counters, SectionProps};
 use offsetlab_engine::HandledRecord;
 use yew::prelude::*;
 
-/// Chips the strip shows: the newest handled records.
+/// Chips the strip holds at most: the newest handled records. Of those it draws only as many
+/// as its width can show (the rest would be clipped at its left end).
 pub const STRIP_CHIPS: usize = 48;
 
 /// The screen-reader sentence of one chip.
@@ -38,7 +40,9 @@ fn chip_label(r: &HandledRecord) -> String {
 pub fn Sink(props: &SectionProps) -> Html {
     let view = &props.state.view;
     let recent = &view.recent;
-    let shown = &recent[recent.len().saturating_sub(STRIP_CHIPS)..];
+    let strip = use_items_in_view(!recent.is_empty());
+    let chips = strip.items.map_or(STRIP_CHIPS, |fit| STRIP_CHIPS.min(fit as usize));
+    let shown = &recent[recent.len().saturating_sub(chips)..];
     // Each delivery's place in the whole run: a stable key while chips slide left.
     let first_seq = view.metrics.delivered.saturating_sub(shown.len() as u64);
     html! {
@@ -54,7 +58,7 @@ pub fn Sink(props: &SectionProps) -> Html {
                 </p>
             </div>
             <Counters metrics={view.metrics.clone()} producer={props.state.cluster.is_some()} />
-            <ol class="sink-strip" data-field="sink-strip"
+            <ol class="sink-strip" data-field="sink-strip" ref={strip.node}
                 aria-label={format!("The last {} records the application handled, oldest first", shown.len())}>
                 { for shown.iter().enumerate().map(|(i, r)| {
                     let class = class_list(&[Some("chip"), r.duplicate.then_some("duplicate"), r.out_of_key_order.then_some("out-of-order"), (!r.effect).then_some("no-effect"), r.from_producer.then_some("from-producer")]);
