@@ -142,26 +142,38 @@ describe('the largest configuration', () => {
     });
   });
 
-  it('fits a 390 px screen: no sideways page scroll, tapes and consumer lines in view', { timeout: 120_000 }, async () => {
-    await withLab(env, { seed: 1, viewport: { width: 390, height: 844 } }, async (lab) => {
-      const { page } = lab;
-      await openMax(lab);
-      for (let i = 0; i < 5; i++) await page.locator('button[data-action=step]').click(SLOW);
-      await lab.settle();
-      const layout = await page.evaluate(() => ({
-        page: document.documentElement.scrollWidth,
-        viewport: document.documentElement.clientWidth,
-        elements: document.getElementsByTagName('*').length,
-      }));
-      assert.ok(layout.page <= layout.viewport, `the page is ${layout.page} px wide in a ${layout.viewport} px viewport`);
-      assert.ok(layout.elements < ELEMENTS_MAX, `${layout.elements} elements`);
-      const tape = page.locator('.topic .tape[data-partition="0"]');
-      await tape.scrollIntoViewIfNeeded();
-      assert.ok(await tape.isVisible(), 'P0 is shown');
-      const row = page.locator('.group .consumer-row[data-consumer=c1]');
-      await row.scrollIntoViewIfNeeded();
-      assert.ok(await row.isVisible(), "c1's line is shown");
-      assert.ok(await row.locator('button[data-action=crash]').isVisible(), "c1's Crash button fits");
+  for (const [width, height] of [[1440, 900], [390, 844]]) {
+    it(`fits a ${width} px screen: no sideways page scroll, tapes and consumer lines in view`, { timeout: 120_000 }, async () => {
+      await withLab(env, { seed: 1, viewport: { width, height } }, async (lab) => {
+        const { page } = lab;
+        await openMax(lab);
+        for (let i = 0; i < 5; i++) await page.locator('button[data-action=step]').click(SLOW);
+        await lab.settle();
+        const layout = await page.evaluate(() => ({
+          page: document.documentElement.scrollWidth,
+          viewport: document.documentElement.clientWidth,
+          elements: document.getElementsByTagName('*').length,
+        }));
+        assert.ok(layout.page <= layout.viewport, `the page is ${layout.page} px wide in a ${layout.viewport} px viewport`);
+        assert.ok(layout.elements < ELEMENTS_MAX, `${layout.elements} elements`);
+        const tape = page.locator('.topic .tape[data-partition="0"]');
+        await tape.scrollIntoViewIfNeeded();
+        assert.ok(await tape.isVisible(), 'P0 is shown');
+        const row = page.locator('.group .consumer-row[data-consumer=c1]');
+        await row.scrollIntoViewIfNeeded();
+        assert.ok(await row.isVisible(), "c1's line is shown");
+        // Every part of the line inside its box (a line clips what overflows): the counts and
+        // each button, not just present but where they can be seen and clicked.
+        const parts = await row.evaluate((row) => {
+          const box = row.getBoundingClientRect();
+          return [...row.querySelectorAll('[data-field=handled], button')].map((e) => {
+            const r = e.getBoundingClientRect();
+            return { part: e.dataset.action ?? e.dataset.field, inside: r.left >= box.left && r.right <= box.right && r.width > 0 };
+          });
+        });
+        assert.ok(parts.some((p) => p.part === 'crash'), `c1's line has no Crash button: ${JSON.stringify(parts)}`);
+        for (const p of parts) assert.ok(p.inside, `c1's ${p.part} is clipped at ${width} px: ${JSON.stringify(parts)}`);
+      });
     });
-  });
+  }
 });
