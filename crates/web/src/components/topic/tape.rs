@@ -19,7 +19,7 @@ use yew::prelude::*;
 
 /// Cells are placed on the strip by their offset less a base that moves in
 /// steps of this many offsets: between steps a sliding window only moves the
-/// strip (a composited transform), so the cells already drawn are neither
+/// strip (a transform), so the cells already drawn are neither
 /// restyled nor painted again; each step re-places the window's cells once.
 /// A step this long is rare (once per 4,096 records of a partition) and keeps
 /// the strip's coordinates small (4,096 cells are about 180,000 px, far inside
