@@ -40,9 +40,10 @@ pub const SCENARIO: &str = "default";
 /// Speeds the clock offers, in ticks per second; the last is the highest.
 pub const SPEEDS: [u32; 7] = [1, 2, 4, 8, 15, 30, 60];
 pub const DEFAULT_SPEED: u32 = 4;
-/// From this speed on, a tick comes sooner than the page's arrival animations end
-/// (a sink chip's 260 ms, a cell's 160 ms fill): played fast, the page skips them.
-/// Each would otherwise restart every frame, a new animated layer at every tick.
+/// The highest speed, in ticks per second, at which the page plays its arrival
+/// animations (a sink chip's 260 ms, a cell's 160 ms fill). Faster, the next
+/// record arrives before they end: each would restart every frame, a new
+/// animated layer at every tick, so the page skips them.
 pub const ANIMATIONS_SPEED_MAX: u32 = 8;
 /// Record cells drawn per tape: the tapes are virtualised, so the page holds
 /// only these however long the logs grow.
