@@ -222,18 +222,19 @@ pub fn use_items_in_view(has_items: bool) -> ItemsInView {
 /// either edge: `None` without the row or an item, or when the row does not clip sideways.
 fn items_that_fit(node: &NodeRef) -> Option<u32> {
     let row = node.cast::<Element>()?;
-    let window = web_sys::window()?;
-    let style = window.get_computed_style(&row).ok()??;
-    if !matches!(style.get_property_value("overflow-x").ok()?.as_str(), "hidden" | "clip" | "scroll" | "auto")
-    {
+    if !matches!(computed(&row, "overflow-x")?.as_str(), "hidden" | "clip" | "scroll" | "auto") {
         return None;
     }
-    let item = row.first_element_child()?;
-    let min_width = window.get_computed_style(&item).ok()??.get_property_value("min-width").ok()?;
+    let min_width = computed(&row.first_element_child()?, "min-width")?;
     // "51.2px": the whole pixels are enough, and rounding down counts more items, not fewer.
     let whole_px: u32 = min_width.split(['.', 'p']).next()?.parse().ok().filter(|px| *px > 0)?;
     let width_px = u32::try_from(row.client_width()).ok()?;
     Some(width_px / whole_px + 2)
+}
+
+/// An element's computed value of a CSS `property`.
+fn computed(element: &Element, property: &str) -> Option<String> {
+    web_sys::window()?.get_computed_style(element).ok()??.get_property_value(property).ok()
 }
 
 /// Measures the box now and whenever it changes size; the observer lives until disconnected,
@@ -265,8 +266,7 @@ fn observe_size<T: PartialEq + 'static>(
 fn measure_x(node: &NodeRef) -> Option<MeasuredX> {
     let row = node.cast::<Element>()?;
     // A box that does not scroll sideways (no stylesheet) shows every column.
-    let style = web_sys::window()?.get_computed_style(&row).ok()??;
-    if !matches!(style.get_property_value("overflow-x").ok()?.as_str(), "scroll" | "auto") {
+    if !matches!(computed(&row, "overflow-x")?.as_str(), "scroll" | "auto") {
         return None;
     }
     let track = row.query_selector("[data-columns]").ok()??;
