@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { useBrowser, withLab } from './lib/page.mjs';
-import { playFastest } from './lib/scale.mjs';
+import { openBusyGroup, playFastest } from './lib/scale.mjs';
 import { REPO_ROOT } from './lib/server.mjs';
 
 const OUT = join(REPO_ROOT, 'target', 'screenshots');
@@ -72,8 +72,7 @@ describe('screenshots and layout', () => {
   it('390 px wide, long tapes: each tape box fits the screen and scrolls to its log end', { timeout: 120_000 }, async () => {
     await withLab(env, { seed: 1, viewport: { width: 390, height: 844 } }, async (lab) => {
       // busy-group: 12 partitions that keep filling, tapes far wider than a phone.
-      await lab.click('#operations [data-jump=busy-group]');
-      await lab.page.waitForFunction(() => window.offsetlab_view()?.partitions.length === 12);
+      await openBusyGroup(lab);
       await lab.pause();
       await lab.step(40);
       // A page clipped by a wider stage would hide the newest records with no way to reach them.
@@ -155,8 +154,7 @@ describe('screenshots and layout', () => {
 
   it('played fast, the sink chips and the cells skip their arrival animations; played slowly, they keep them', { timeout: 120_000 }, async () => {
     await withLab(env, { seed: 1 }, async (lab) => {
-      await lab.click('#operations [data-jump=busy-group]');
-      await lab.page.waitForFunction(() => window.offsetlab_view()?.partitions.length === 12);
+      await openBusyGroup(lab);
       const motion = () =>
         lab.page.evaluate(() => {
           const chip = document.querySelector('[data-field=sink-strip] .chip:last-child');

@@ -18,7 +18,7 @@
 
 import { launch, openLab } from '../lib/page.mjs';
 import { serve } from '../lib/server.mjs';
-import { importScenario, maxScenario, playFastest } from '../lib/scale.mjs';
+import { importScenario, maxScenario, openBusyGroup, playFastest } from '../lib/scale.mjs';
 
 const MODES = ['busy', 'max', 'sustained'];
 /** A run longer than this is cut to it: a benchmark must end. */
@@ -31,12 +31,6 @@ const BUCKET_MS = 60_000;
 function seconds(fallback) {
   const n = Number(process.env.OFFSETLAB_BENCH_SECONDS || fallback);
   return Math.min(Math.max(Number.isFinite(n) ? n : fallback, 1), SECONDS_MAX);
-}
-
-async function openBusy(lab) {
-  // One of its chapter's other experiments: a link that loads it.
-  await lab.click('#operations [data-jump=busy-group]');
-  await lab.page.waitForFunction(() => window.offsetlab_view()?.partitions.length === 12);
 }
 
 async function openMax(lab) {
@@ -168,7 +162,7 @@ function printSustained(speed, r) {
 }
 
 async function busy(lab) {
-  await openBusy(lab);
+  await openBusyGroup(lab);
   const speed = await playFastest(lab);
   const { result, spent } = await timeSpent(lab, () => frames(lab.page, seconds(10) * 1000, 1e9, 1e9));
   printFrames('busy-group', speed, result, spent);
@@ -182,7 +176,7 @@ async function max(lab) {
 }
 
 async function sustained(lab) {
-  await openBusy(lab);
+  await openBusyGroup(lab);
   const speed = await playFastest(lab);
   const result = await frames(lab.page, seconds(600) * 1000, SAMPLE_MS, BUCKET_MS);
   printSustained(speed, result);

@@ -1,5 +1,5 @@
-// The engine's largest configuration and the page at its highest speed, shared by
-// tests/scale.test.mjs and the page bench (tests/bench/fps.mjs).
+// The engine's largest configuration, busy-group and the page at its highest speed, shared by
+// tests/scale.test.mjs, tests/screenshots.test.mjs and the page bench (tests/bench/fps.mjs).
 
 /** The engine's limits (crates/engine/src/config.rs `limits`). */
 export const PARTITIONS_MAX = 256;
@@ -27,6 +27,13 @@ export function maxScenario(ticks) {
     ticks,
     timeline: [{ tick: 0, input: { do: 'keep-sending', per_tick: 200 } }],
   };
+}
+
+/** Loads busy-group (12 partitions, 6 consumers, keep sending) by its link in the Operations
+ * chapter, one of that chapter's other experiments, and waits for its 12 tapes. */
+export async function openBusyGroup(lab) {
+  await lab.click('#operations [data-jump=busy-group]');
+  await lab.page.waitForFunction(() => window.offsetlab_view()?.partitions.length === 12);
 }
 
 /** Imports `scenario` through the share panel and waits until the page shows its partitions. */
