@@ -677,7 +677,104 @@ impl Event {
             Event::WriteFenced { consumer, transactional_id, error, .. } => format!(
                 "{consumer}'s write as {transactional_id} was refused ({error}): a newer instance owns that transactional.id. It closes."
             ),
-            _ => return None,
+            Event::RetentionDeleted { partition, new_log_start, lost, .. } if *lost > 0 => format!(
+                "Retention deleted P{partition}'s records before offset {new_log_start}: {lost} of them nobody in the group had handled."
+            ),
+            Event::SettingChanged { setting, value, .. } => setting_sentence(setting, value),
+            Event::StaticMemberReplaced { consumer, instance_id, assignment, .. } => format!(
+                "{consumer} came back as static member {instance_id} and took back {} without a rebalance.",
+                partitions_text(assignment)
+            ),
+            Event::Released { consumer, partition, offsets, .. } if !offsets.is_empty() => format!(
+                "{consumer} released {} record{} of P{partition}: the group can have {} again.",
+                offsets.len(),
+                plural(offsets.len() as u64),
+                if offsets.len() == 1 { "it" } else { "them" }
+            ),
+            #[cfg(feature = "transactions")]
+            Event::TxnCommitted { consumer, offsets, .. } => format!(
+                "{consumer} committed its transaction: its results and its offsets ({}) became visible together.",
+                offsets.iter().map(|(p, o)| format!("P{p} → {o}")).collect::<Vec<_>>().join(", ")
+            ),
+            #[cfg(feature = "cluster")]
+            Event::BrokerCrashed { broker, .. } => format!(
+                "Broker {broker} crashed: the partitions it led need a new leader, and its replicas fall out of the ISR."
+            ),
+            #[cfg(feature = "cluster")]
+            Event::BrokerRestarted { broker, .. } => {
+                format!("Broker {broker} restarted: its replicas catch up from the leaders before they rejoin the ISR.")
+            }
+            #[cfg(feature = "cluster")]
+            Event::BrokerFenced { broker, .. } => format!(
+                "The controller fenced broker {broker}: its heartbeats stopped, so it leads nothing any more."
+            ),
+            #[cfg(feature = "cluster")]
+            Event::BrokerUnfenced { broker, .. } => format!("The controller unfenced broker {broker}: it can lead again."),
+            #[cfg(feature = "cluster")]
+            Event::LeaderElected { partition, leader: None, .. } => {
+                format!("P{partition} has no leader left to elect: it is offline until a replica comes back.")
+            }
+            #[cfg(feature = "cluster")]
+            Event::LeaderElected { partition, leader: Some(leader), leader_epoch, kind, truncated_to, lost, lost_acknowledged, .. } => {
+                let how = match *kind {
+                    "clean" => "A clean election (from the ISR)",
+                    "elr" => "An election from the eligible leader replicas (ELR)",
+                    "unclean" => "An unclean election (from outside the ISR)",
+                    "last-known-leader" => "The last known leader's return",
+                    other => other,
+                };
+                let mut text = format!("{how} made broker {leader} P{partition}'s leader (leader epoch {leader_epoch}).");
+                if let Some(to) = truncated_to.filter(|_| *lost > 0) {
+                    text.push_str(&format!(
+                        " The log was cut back to {to}: {lost} record{} gone, {lost_acknowledged} of them acknowledged.",
+                        plural(*lost)
+                    ));
+                }
+                text
+            }
+            #[cfg(feature = "cluster")]
+            Event::IsrChanged { partition, isr, .. } => format!(
+                "P{partition}'s in-sync replicas (ISR, the replicas that hold every acknowledged record) are now {}.",
+                if isr.is_empty() {
+                    "none".to_owned()
+                } else {
+                    isr.iter().map(|b| format!("broker {b}")).collect::<Vec<_>>().join(", ")
+                }
+            ),
+            #[cfg(feature = "cluster")]
+            Event::ProduceLost { partition, broker, what, .. } => {
+                format!("The network lost a produce {what} for P{partition} on broker {broker}: the producer will time out and retry.")
+            }
+            #[cfg(feature = "cluster")]
+            Event::ProduceAnswered { partition, broker, error: Some(error), .. } => {
+                format!("Broker {broker} refused a write to P{partition} ({error}).")
+            }
+            #[cfg(feature = "cluster")]
+            Event::BatchFailed { partition, records, error, .. } => format!(
+                "The producer gave up on a batch of {records} record{} for P{partition} ({error}): they were never written.",
+                plural(u64::from(*records))
+            ),
+            // The steady traffic of records, commits and acknowledgements: the tapes,
+            // the markers and the sink draw it as it happens, and a sentence each would
+            // push every notable one out of the log within a tick.
+            Event::Produced { .. }
+            | Event::Fetched { .. }
+            | Event::Handled { .. }
+            | Event::Committed { .. }
+            | Event::Checkpointed { .. }
+            | Event::Bridged { .. }
+            | Event::RetentionDeleted { .. }
+            | Event::TargetAssignment { .. }
+            | Event::Reconciled { .. }
+            | Event::Acquired { .. }
+            | Event::Acknowledged { .. }
+            | Event::Released { .. } => return None,
+            #[cfg(feature = "cluster")]
+            Event::ProduceSent { .. } | Event::ProduceAnswered { .. } | Event::BatchAcknowledged { .. } => {
+                return None;
+            }
+            #[cfg(feature = "transactions")]
+            Event::PayoutWritten { .. } | Event::MarkerWritten { .. } => return None,
         })
     }
 
@@ -1140,6 +1237,56 @@ fn reason_text(reason: RebalanceReason) -> &'static str {
         RebalanceReason::PartitionsAdded => "the topic grew",
         RebalanceReason::PartitionsRevoked => "a member revoked partitions to hand them on",
         RebalanceReason::RebalanceTimeout => "a member did not revoke in time",
+    }
+}
+
+/// A setting's change in words: what the run does differently from now on.
+fn setting_sentence(setting: &str, value: &str) -> String {
+    let n: Option<u64> = value.parse().ok();
+    let records = |n: u64| format!("{n} record{}", plural(n));
+    match (setting, value, n) {
+        ("send_per_tick", _, Some(0)) => "The producer stopped sending.".to_owned(),
+        ("send_per_tick", _, Some(n)) => format!("The producer keeps sending {} a tick.", records(n)),
+        ("use_keys", "true", _) => {
+            "The producer sends with keys: each user's records go to that user's partition.".to_owned()
+        }
+        ("use_keys", _, _) => "The producer sends without keys: the partitioner spreads records over the \
+             partitions, so one user's records can land on different partitions."
+            .to_owned(),
+        ("key_count", _, Some(n)) => format!("The producer now uses {n} key{} (user-0 …).", plural(n)),
+        ("hot_key_share_percent", _, Some(n)) => format!("user-0 now gets {n}% of the records: a hot key."),
+        ("records_per_poll", _, Some(n)) => format!("poll() now returns up to {} (max.poll.records).", records(n)),
+        ("handle_per_tick", _, Some(n)) => format!("Each consumer now handles up to {} a tick.", records(n)),
+        ("commit", "auto", _) => "The consumers now commit on a timer (enable.auto.commit).".to_owned(),
+        ("commit", "each-record", _) => "The consumers now commit after each record.".to_owned(),
+        ("commit", mode, _) => format!("The consumers now commit {mode} handling each batch."),
+        ("assignor", name, _) => format!("The group's assignor is now {name}, from the next rebalance."),
+        ("idempotent", "true", _) => {
+            "The application is idempotent: a record it handled before takes no effect again.".to_owned()
+        }
+        ("idempotent", _, _) => "The application is no longer idempotent: every delivery takes effect.".to_owned(),
+        ("position", "group", _) => "The consumers keep their positions as the group's committed offsets.".to_owned(),
+        ("position", "atomic", _) => {
+            "Each consumer keeps its position in a file of its own, written to a temp file and renamed.".to_owned()
+        }
+        ("position", _, _) => "Each consumer keeps its position in a file of its own, written in place.".to_owned(),
+        ("follower_fetch_per_tick", value, _) => match value.split_once(':') {
+            Some((broker, "0")) => format!("Broker {broker}'s replicas stopped fetching: they fall behind their leaders."),
+            Some((broker, n)) => format!("Broker {broker}'s replicas fetch up to {n} records a tick."),
+            None => format!("follower_fetch_per_tick is now {value}."),
+        },
+        (setting, value, _) => format!("{setting} is now {value}."),
+    }
+}
+
+/// "P0 and P2", "P1", "no partition".
+fn partitions_text(partitions: &[u32]) -> String {
+    match partitions {
+        [] => "no partition".to_owned(),
+        [only] => format!("P{only}"),
+        [rest @ .., last] => {
+            format!("{} and P{last}", rest.iter().map(|p| format!("P{p}")).collect::<Vec<_>>().join(", "))
+        }
     }
 }
 

@@ -210,3 +210,23 @@ fn the_cluster_view_follows_a_crash_an_election_and_the_high_watermark() {
         assert_eq!(view.partitions[r.partition as usize].log_end, r.high_watermark, "P{}", r.partition);
     }
 }
+
+/// The log says what the brokers did: slow followers, a crash and the
+/// election that cut acknowledged records off, each in a sentence.
+#[test]
+fn broker_crashes_and_elections_are_announced() {
+    let scenario = builtin("acks1-leader-crash").expect("built-in");
+    let ticks = scenario.ticks;
+    let seed = scenario.config.seed;
+    let mut history = offsetlab_engine::History::new(scenario, seed).expect("valid");
+    let mut said = Vec::new();
+    for _ in 0..ticks {
+        history.step();
+        said.extend(std::iter::from_fn(|| history.poll_event()).filter_map(|e| e.announcement()));
+    }
+    let has = |needle: &str| said.iter().any(|s| s.contains(needle));
+    assert!(has("crashed: the partitions it led need a new leader"), "{said:#?}");
+    assert!(has("Broker 2's replicas stopped fetching"), "the slow followers, in words: {said:#?}");
+    assert!(said.iter().any(|s| s.starts_with("A clean election (from the ISR) made broker ")), "{said:#?}");
+    assert!(has("acknowledged."), "the election's loss is said: {said:#?}");
+}
