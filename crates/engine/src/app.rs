@@ -6,7 +6,7 @@ use crate::client::Fetched;
 use crate::config::limits;
 use crate::event::Tick;
 use crate::input::ConsumerId;
-use crate::view::{HandledRecord, LedgerEntry};
+use crate::view::{HandledRecord, LedgerEntry, RecordAt};
 use std::collections::VecDeque;
 
 /// A payout operation's amount, from its operation (record) id: deterministic, 1.00 to 99.99.
@@ -43,8 +43,8 @@ pub(crate) struct Application {
     pub counters: AppCounters,
     /// The last handled records, oldest first (bounded).
     pub recent: VecDeque<HandledRecord>,
-    /// Per subject, the highest record id handled for the first time.
-    subject_high: Vec<Option<u64>>,
+    /// Per subject, the highest record id handled for the first time, and where it was.
+    subject_high: Vec<Option<(u64, RecordAt)>>,
     /// Per account (subject): the payout ledger.
     ledger: Vec<LedgerEntry>,
 }
@@ -60,7 +60,7 @@ impl Application {
     ) -> HandledRecord {
         let counters = &mut self.counters;
         counters.delivered += 1;
-        let mut out_of_key_order = false;
+        let mut overtaken_by = None;
         // The unique constraint is on the record id: a producer's second copy
         // at a new offset is a record handled before (its first copy is
         // earlier in the same partition), though the group reads it once.
@@ -78,12 +78,15 @@ impl Application {
             }
             let high = &mut self.subject_high[subject];
             match *high {
-                Some(h) if h > fetched.id => out_of_key_order = true,
-                _ => *high = Some(fetched.id),
+                Some((h, at)) if h > fetched.id => overtaken_by = Some(at),
+                _ => {
+                    *high = Some((fetched.id, RecordAt { partition: fetched.partition, offset: fetched.offset }));
+                }
             }
         } else {
             counters.duplicates += 1;
         }
+        let out_of_key_order = overtaken_by.is_some();
         if out_of_key_order {
             counters.out_of_key_order += 1;
             if fetched.producer_reordered {
@@ -104,6 +107,7 @@ impl Application {
             subject: fetched.subject,
             duplicate: !first,
             out_of_key_order,
+            overtaken_by,
             from_producer: from_producer || (out_of_key_order && fetched.producer_reordered),
             effect,
             produced_tick: fetched.produced_tick,
@@ -179,7 +183,9 @@ mod tests {
         let mut app = Application::default();
         let c = ConsumerId(1);
         app.handle_record(1, c, &record(5, 2), true, false);
-        assert!(app.handle_record(1, c, &record(3, 2), true, false).out_of_key_order);
+        let late = app.handle_record(1, c, &record(3, 2), true, false);
+        assert!(late.out_of_key_order);
+        assert_eq!(late.overtaken_by, Some(RecordAt { partition: 0, offset: 5 }), "the later record it came after");
         assert!(!app.handle_record(1, c, &record(4, 1), true, false).out_of_key_order, "another subject");
         assert_eq!(app.counters.out_of_key_order, 1);
     }

@@ -74,7 +74,7 @@ pub use sim::{IN_FLIGHT_SHOWN_MAX, Sim, subject_key};
 pub use view::{BrokerView, ClusterView, ReplicaSetView, ReplicaView, TransactionsView, TxnProducerView};
 pub use view::{
     CheckpointView, ConsumerState, ConsumerStats, ConsumerView, ExpansionView, Finding, FindingKind,
-    GroupView, HandledRecord, InFlightRecord, LagSample, LedgerEntry, LoopStep, MemberView, Metrics,
+    GroupView, HandledRecord, InFlightRecord, RecordAt, LagSample, LedgerEntry, LoopStep, MemberView, Metrics,
     PartitionSplit, PartitionView, PeekView, ProducerView, RebalanceView, RecordView, RestartPreview,
     RollingView, SettingsView, ShareRecordView, SplitCheck, SplitStatus, View,
 };

@@ -256,6 +256,13 @@ pub struct ShareRecordView {
     pub delivery_count: u8,
 }
 
+/// Where a record sits: its partition and offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RecordAt {
+    pub partition: u32,
+    pub offset: u64,
+}
+
 /// One entry of "what the application did, in order".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct HandledRecord {
@@ -267,6 +274,10 @@ pub struct HandledRecord {
     pub subject: u32,
     pub duplicate: bool,
     pub out_of_key_order: bool,
+    /// Out of key order: the record of the same subject, sent later, that the
+    /// application had already handled (the newest such one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overtaken_by: Option<RecordAt>,
     /// The duplicate or the reordering came from the producer: a second copy
     /// it wrote, or a record it wrote after a later-sent one (a retried batch).
     pub from_producer: bool,

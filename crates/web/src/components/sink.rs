@@ -24,16 +24,28 @@ fn chip_label(r: &HandledRecord) -> String {
         _ => {}
     }
     if r.out_of_key_order {
-        label.push_str(if r.from_producer {
-            ", out of key order: the producer reordered it"
-        } else {
-            ", out of key order"
-        });
+        label.push_str(", ");
+        label.push_str(&overtaken(r));
+        if r.from_producer {
+            label.push_str(" (the producer reordered it)");
+        }
     }
     if !r.effect {
         label.push_str(", no effect (idempotent)");
     }
     label
+}
+
+/// What an out-of-key-order record came after: "out of key order: handled after
+/// user-3's later record P2·7".
+fn overtaken(r: &HandledRecord) -> String {
+    match r.overtaken_by {
+        Some(at) => format!(
+            "out of key order: handled after user-{}'s later record P{}·{}",
+            r.subject, at.partition, at.offset
+        ),
+        None => "out of key order".to_owned(),
+    }
 }
 
 #[component]
@@ -62,15 +74,23 @@ pub fn Sink(props: &SectionProps) -> Html {
                 aria-label={format!("The last {} records the application handled, oldest first", shown.len())}>
                 { for shown.iter().enumerate().map(|(i, r)| {
                     let class = class_list(&[Some("chip"), r.duplicate.then_some("duplicate"), r.out_of_key_order.then_some("out-of-order"), (!r.effect).then_some("no-effect"), r.from_producer.then_some("from-producer")]);
+                    let label = chip_label(r);
                     html! {
                         <li key={first_seq + i as u64} {class} data-record-id={r.record_id.to_string()}
-                            aria-label={chip_label(r)}
+                            title={label.clone()} aria-label={label}
                             style={format!("--chip-key: var(--key-{})", r.subject % 12)}>
                             { format!("u{}\nP{}·{}", r.subject, r.partition, r.offset) }
                         </li>
                     }
                 }) }
             </ol>
+            // The newest overtaking in words, not only a filled chip: which record came first.
+            if let Some((r, at)) = shown.iter().rev().find_map(|r| r.overtaken_by.map(|at| (r, at))) {
+                <p class="sink-note" data-field="overtaken">
+                    { format!("Out of key order: user-{}'s record P{}·{} was handled after P{}·{}, a record of user-{} sent later.",
+                        r.subject, r.partition, r.offset, at.partition, at.offset, r.subject) }
+                </p>
+            }
             if shown.is_empty() {
                 <p class="sink-empty">{ "Nothing handled yet: send records, and the consumers' work appears here." }</p>
             }
