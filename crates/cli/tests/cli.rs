@@ -316,7 +316,7 @@ fn run_ends_with_the_guides_outcome() {
     let full = stdout_of(&["run", "--scenario", "crash-commit-after"]);
     let last = full.lines().last().unwrap();
     assert_eq!(last, format!("outcome: reproduced: {}", says_after_full_run("crash-commit-after")));
-    assert!(last.starts_with("outcome: reproduced: You caused 2 duplicates: "), "{last}");
+    assert!(last.starts_with("outcome: reproduced: 2 duplicates: "), "{last}");
     assert_eq!(full.lines().filter(|l| l.starts_with("outcome:")).count(), 1, "{full}");
 
     let v = run_json(&["--scenario", "crash-commit-after"]);
@@ -327,7 +327,7 @@ fn run_ends_with_the_guides_outcome() {
 #[test]
 fn guided_leaves_the_learners_steps_out() {
     let guided = stdout_of(&["run", "--scenario", "crash-commit-after", "--guided"]);
-    assert_eq!(guided.lines().last(), Some("outcome: not reproduced (duplicates is 0, needs at least 1)"));
+    assert_eq!(guided.lines().last(), Some("outcome: not reproduced (Duplicates: 0, needs at least 1)"));
     let counter = |out: &str, label: &str| -> u64 {
         let line = out.lines().find(|l| l.starts_with(label)).unwrap();
         line[label.len()..].trim().parse().unwrap()
@@ -337,7 +337,7 @@ fn guided_leaves_the_learners_steps_out() {
 
     let v = run_json(&["--scenario", "crash-commit-after", "--guided"]);
     assert_eq!(v["outcome"]["reproduced"], false, "{v}");
-    assert_eq!(v["outcome"]["message"], "duplicates is 0, needs at least 1");
+    assert_eq!(v["outcome"]["message"], "Duplicates: 0, needs at least 1");
     assert_eq!(v["metrics"]["duplicates"], 0);
 
     // Without learner inputs, the guided run is the full run.

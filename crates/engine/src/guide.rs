@@ -191,6 +191,47 @@ impl Metric {
         }
     }
 
+    /// Its label as the page's counters show it (and the CLI's outcome line):
+    /// one name for a number wherever it appears.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Metric::Produced => "Sent",
+            Metric::Delivered => "Delivered",
+            Metric::Duplicates => "Duplicates",
+            Metric::DistinctHandled => "Records handled",
+            Metric::Effects => "Effects",
+            Metric::DuplicateEffects => "Repeated effects",
+            Metric::NeverProcessed => "Never processed",
+            Metric::LostToRetention => "Lost to retention",
+            Metric::OutOfKeyOrder => "Out of key order",
+            Metric::TotalLag => "Total lag",
+            Metric::ActiveConsumers => "Active consumers",
+            Metric::Generation => "Generation",
+            Metric::CommitRequests => "Commit requests",
+            Metric::TornCheckpoints => "Torn checkpoints",
+            Metric::Bridged => "Records bridged",
+            Metric::AdvancingPeeks => "Peeks that moved the counter",
+            Metric::DoublePaidCents => "Cents paid twice",
+            Metric::PartitionTicksStopped => "Partition-ticks stopped",
+            Metric::PeakTotalLag => "Peak total lag",
+            Metric::SplitViolations => "Split check violations",
+            Metric::LegalReplays => "Legal replays",
+            Metric::StaticRejoins => "Static rejoins",
+            Metric::Archived => "Archived",
+            Metric::Redelivered => "Redelivered",
+            Metric::Failed => "Handler failures",
+            Metric::AckedLost => "Acknowledged then lost",
+            Metric::ProducerDuplicates => "Written twice by the producer",
+            Metric::ProducerReordered => "Reordered by the producer",
+            Metric::WritesRefused => "Writes refused (NotEnoughReplicas)",
+            Metric::DownstreamDelivered => "Results the reader received",
+            Metric::DownstreamDuplicates => "Results the reader received twice",
+            Metric::AbortedSeen => "Aborted results read",
+            Metric::FencedWrites => "Fenced writes refused",
+        }
+    }
+
     /// Its value now.
     #[must_use]
     pub fn value(self, metrics: &Metrics, split: &SplitCheck) -> u64 {
@@ -274,21 +315,21 @@ impl Condition {
         self.at_least.is_none_or(|min| value >= min) && self.at_most.is_none_or(|max| value <= max)
     }
 
-    /// Why it does not hold, e.g. `duplicates is 0, needs at least 1`, or
-    /// `audit: peak_total_lag is 3, needs at least 100`; `None` when it holds.
+    /// Why it does not hold, in the counters' words: `Duplicates: 0, needs at
+    /// least 1`, or `Peak total lag in audit: 3, needs at least 100`; `None` when it holds.
     #[must_use]
     pub fn failure(&self, sim: &Sim) -> Option<String> {
         let value = self.value(sim);
         let name = match &self.group {
-            None => self.metric.name().to_string(),
-            Some(group) => format!("{group}: {}", self.metric.name()),
+            None => self.metric.label().to_string(),
+            Some(group) => format!("{} in {group}", self.metric.label()),
         };
         match (self.at_least, self.at_most) {
             (Some(min), Some(max)) if value < min || value > max => {
-                Some(format!("{name} is {value}, needs {min} to {max}"))
+                Some(format!("{name}: {value}, needs {min} to {max}"))
             }
-            (Some(min), None) if value < min => Some(format!("{name} is {value}, needs at least {min}")),
-            (None, Some(max)) if value > max => Some(format!("{name} is {value}, needs at most {max}")),
+            (Some(min), None) if value < min => Some(format!("{name}: {value}, needs at least {min}")),
+            (None, Some(max)) if value > max => Some(format!("{name}: {value}, needs at most {max}")),
             _ => None,
         }
     }
@@ -300,7 +341,10 @@ impl Condition {
 pub struct Outcome {
     /// Every condition must hold. The first names the number `{n}` in `says`.
     pub when: Vec<Condition>,
-    /// Shown once reproduced, e.g. "You caused {n} duplicates: …".
+    /// Shown once reproduced, e.g. "{n} {duplicate|duplicates}: …": `{n}` is
+    /// the first condition's value, and `{one|many}` picks by it, so a count of
+    /// one reads "1 duplicate". It says what happened, not what "you" did: the
+    /// same words serve a run the learner drove and one nobody touched.
     pub says: String,
 }
 
@@ -317,7 +361,7 @@ impl Outcome {
         if !self.when.iter().all(|c| c.holds(sim)) {
             return None;
         }
-        Some(self.says.replace("{n}", &first.value(sim).to_string()))
+        Some(fill(&self.says, first.value(sim)))
     }
 
     /// The message when every condition holds; otherwise why the first
@@ -345,8 +389,43 @@ impl Outcome {
         if self.says.is_empty() {
             return Err("says is empty".into());
         }
+        if let Some(bad) = placeholders(&self.says).find(|p| *p != "n" && p.split('|').count() != 2) {
+            return Err(format!("says has {{{bad}}}: only {{n}} and {{one|many}} are filled in"));
+        }
         Ok(())
     }
+}
+
+/// The `{…}` placeholders of a `says` template, without their braces (an
+/// unclosed `{` ends the search: it is text).
+fn placeholders(says: &str) -> impl Iterator<Item = &str> {
+    says.split('{').skip(1).filter_map(|part| part.split_once('}').map(|(inside, _)| inside))
+}
+
+/// `says` with `{n}` replaced by `n` and each `{one|many}` by the form that fits `n`.
+fn fill(says: &str, n: u64) -> String {
+    let mut out = String::with_capacity(says.len() + 8);
+    let mut rest = says;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else {
+            out.push_str(&rest[open..]);
+            return out;
+        };
+        match (&after[..close], after[..close].split_once('|')) {
+            ("n", _) => out.push_str(&n.to_string()),
+            (_, Some((one, many))) => out.push_str(if n == 1 { one } else { many }),
+            (text, None) => {
+                out.push('{');
+                out.push_str(text);
+                out.push('}');
+            }
+        }
+        rest = &after[close + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A built-in scenario as a guided experiment.
@@ -413,11 +492,20 @@ mod tests {
             ..crate::Config::default()
         };
         let mut sim = Sim::new(config).expect("valid");
-        assert_eq!(outcome.evaluate(&sim), Err("delivered is 0, needs at least 1".into()));
+        assert_eq!(outcome.evaluate(&sim), Err("Delivered: 0, needs at least 1".into()));
         sim.handle_input(crate::Input::Send { count: 4 }).expect("accepted");
         sim.handle_tick(20);
         assert_eq!(outcome.evaluate(&sim), Ok("4 handled".into()));
         let range = condition(Metric::Delivered, Some("audit"), Some(1), Some(2));
-        assert_eq!(range.failure(&sim), Some("audit: delivered is 4, needs 1 to 2".into()));
+        assert_eq!(range.failure(&sim), Some("Delivered in audit: 4, needs 1 to 2".into()));
+    }
+
+    #[test]
+    fn fill_picks_the_form_that_fits_the_count() {
+        let says = "{n} {duplicate|duplicates}: c1 died before {its|their} commit";
+        assert_eq!(fill(says, 1), "1 duplicate: c1 died before its commit");
+        assert_eq!(fill(says, 2), "2 duplicates: c1 died before their commit");
+        assert_eq!(fill("{n} in {braces} and an open { brace", 0), "0 in {braces} and an open { brace");
+        assert_eq!(placeholders("{n} {a|b} {c").collect::<Vec<_>>(), ["n", "a|b"]);
     }
 }

@@ -252,7 +252,7 @@ pub struct AppState {
     pub input_ticks: Rc<Vec<u64>>,
     /// The guide's outcome message, once the run reproduced it.
     pub outcome: Option<Rc<str>>,
-    /// Until then, the first condition still missing ("duplicates is 0, needs at least 1").
+    /// Until then, the first condition still missing ("Duplicates: 0, needs at least 1").
     pub outcome_pending: Option<Rc<str>>,
     pub playing: bool,
     /// Ticks per second.
@@ -1165,7 +1165,7 @@ mod tests {
         let state = run(Rc::unwrap_or_clone(state), std::iter::repeat_n(Action::Step, 40));
         let outcome = state.outcome.as_deref().expect("reproduced by hand");
         assert!(
-            outcome.starts_with(&format!("You caused {} duplicates", state.view.metrics.duplicates)),
+            outcome.starts_with(&format!("{} duplicates: ", state.view.metrics.duplicates)),
             "{outcome}"
         );
         let full = run(AppState::new(1, None), [Action::Load(scenario)]);
