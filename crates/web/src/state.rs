@@ -478,6 +478,15 @@ impl AppState {
         self.history.borrow().to_scenario()
     }
 
+    /// The run is an experiment the reader chose (from a chapter or the index,
+    /// an import, a link that names one), not the page's default run: only a
+    /// chosen experiment's outcome is checked on screen, since the default
+    /// run's check would judge free play.
+    #[must_use]
+    pub fn chosen(&self) -> bool {
+        !(self.builtin && self.scenario.name == SCENARIO)
+    }
+
     /// The simulation's current tick.
     #[must_use]
     pub fn tick(&self) -> u64 {

@@ -12,7 +12,7 @@ pub fn Guide(props: &SectionProps) -> Html {
     let scenario = &state.scenario;
     let Some(guide) = scenario.guide.as_ref() else { return html! {} };
     let guided = state.guided && !guide.steps.is_empty();
-    let reproduced = state.outcome.is_some();
+    let reproduced = state.outcome.is_some() && state.chosen();
     html! {
         <section class={class_list(&[Some("guide"), Some("panel"), reproduced.then_some("is-reproduced")])}
             data-field="guide" aria-labelledby="guide-heading">
@@ -28,13 +28,16 @@ pub fn Guide(props: &SectionProps) -> Html {
                 </ol>
             }
             <p class="guide-watch"><strong>{ "What to watch: " }</strong>{ &scenario.watch }</p>
-            <p class="guide-outcome" data-field="outcome" data-reproduced={reproduced.to_string()}>
-                if let Some(message) = state.outcome.as_deref() {
-                    <strong>{ "✓ Reproduced. " }</strong>{ message }
-                } else {
-                    <strong>{ "Not yet: " }</strong>{ state.outcome_pending.as_deref().unwrap_or_default() }
-                }
-            </p>
+            // Only an experiment the reader chose is checked: the default run is free play.
+            if state.chosen() {
+                <p class="guide-outcome" data-field="outcome" data-reproduced={reproduced.to_string()}>
+                    if let Some(message) = state.outcome.as_deref() {
+                        <strong>{ "✓ Reproduced. " }</strong>{ message }
+                    } else {
+                        <strong>{ "Not yet. " }</strong>{ state.outcome_pending.as_deref().unwrap_or_default() }
+                    }
+                </p>
+            }
             <div class="guide-actions">
                 if guided {
                     <button type="button" data-action="show-me-run"
