@@ -12,6 +12,13 @@ use yew::prelude::*;
 
 /// Rates "Keep sending" offers, in records per tick.
 const RATES: std::ops::RangeInclusive<u32> = 1..=10;
+/// "Keep sending"'s rate until the reader picks one, in records per tick. Two a
+/// tick is more than c1, the owner of two of the default run's three
+/// partitions, handles (one a tick): its partitions fall behind while c2's
+/// keeps up, so with keys off a user's later record on c2's partition
+/// overtakes an earlier one within about 20 ticks (seed 003's first
+/// experiment, as its words say). At one a tick both keep up and nothing overtakes.
+const DEFAULT_RATE: u32 = 2;
 /// The key count input's range on the page (the engine takes more).
 const KEYS_MIN: u32 = 1;
 const KEYS_MAX: u32 = 24;
@@ -24,7 +31,7 @@ pub fn ProducerCard(props: &SectionProps) -> Html {
     let sending = producer.send_per_tick > 0;
     // The rate picked while the producer is idle; while sending, the
     // simulation's own rate is shown and changed.
-    let idle_rate = use_state(|| 1_u32);
+    let idle_rate = use_state(|| DEFAULT_RATE);
     let rate = if sending { producer.send_per_tick } else { *idle_rate };
 
     let on_keep_sending = {
