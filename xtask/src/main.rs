@@ -1,7 +1,7 @@
 //! `cargo xtask`: the project's set-up commands.
 //!
 //! * `cargo xtask serve [--dev]`: install what the machine lacks, then serve the page with trunk
-//!   (the release build as it is published, or `--dev`'s, which keeps panics' messages).
+//!   (the release build as it is published, or `--dev`'s, faster to build and unoptimised).
 //! * `cargo xtask test [--skip-setup]`: install what the machine lacks, then run every check,
 //!   ending with the conformance subset.
 //! * `cargo xtask setup`: only install what the machine lacks (the page's tools, Java and Maven)
@@ -31,9 +31,9 @@ usage: cargo xtask <command> [options]
 commands:
   serve [--dev]        set up the tools, then serve the page on http://127.0.0.1:8080
                        (the release build, as published, by default; --dev for a faster,
-                       unoptimised build whose panic banner quotes the panic's message)
+                       unoptimised build)
   test [--skip-setup]  set up the tools, then run fmt, clippy, tests (native and wasm32 in
-                       headless Chromium), the release build with its size budget, the
+                       headless Chromium), the release build with its byte guard, the
                        end-to-end tests and the conformance subset
   setup                only install the tools the machine lacks (Java 17 and Maven included)
                        and build the conformance Maven project
@@ -153,15 +153,12 @@ fn main() -> ExitCode {
 
 /// `trunk serve`, in the foreground with inherited stdio, until interrupted.
 fn serve(ctx: &run::Ctx, dev: bool) -> run::Result {
-    let (mut trunk, build) = if dev {
-        let mut trunk = ctx.trunk();
-        trunk.arg("serve");
-        (trunk, "dev")
-    } else {
-        let mut trunk = ctx.trunk_release();
-        trunk.args(["serve", "--release"]);
-        (trunk, "release")
-    };
+    let mut trunk = ctx.trunk();
+    trunk.arg("serve");
+    if !dev {
+        trunk.arg("--release");
+    }
+    let build = if dev { "dev" } else { "release" };
     println!("\nserving the page ({build} build) on http://127.0.0.1:8080 — Ctrl-C stops");
     run::run(&mut trunk)
 }

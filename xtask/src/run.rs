@@ -6,8 +6,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use crate::setup::PAGE_TOOLCHAIN;
-
 pub type Result<T = ()> = std::result::Result<T, String>;
 
 /// The repository root and the PATH every child process gets.
@@ -47,19 +45,6 @@ impl Ctx {
     pub fn trunk(&self) -> Command {
         let mut cmd = self.cmd("trunk");
         cmd.env("TRUNK_SKIP_VERSION_CHECK", "true");
-        cmd
-    }
-
-    /// trunk for the page's release build (`trunk build|serve --release`), as it is published:
-    /// on [`PAGE_TOOLCHAIN`], std rebuilt for wasm32 and panics that abort at once
-    /// (ARCHITECTURE.md, "The page's toolchain"). Only trunk's wasm32 build gets them: the rustflags
-    /// are wasm32's alone, and Trunk.toml's prerender hook removes the other two.
-    pub fn trunk_release(&self) -> Command {
-        let mut cmd = self.trunk();
-        cmd.env("RUSTUP_TOOLCHAIN", PAGE_TOOLCHAIN).env("CARGO_UNSTABLE_BUILD_STD", "std,panic_abort").env(
-            "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
-            "-Zunstable-options -Cpanic=immediate-abort",
-        );
         cmd
     }
 }

@@ -18,14 +18,6 @@ pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
 /// `trunk-version = "^0.22"`).
 const TRUNK_VERSION: &str = "0.22.1";
 const TRUNK_SERIES: &str = "0.22.";
-/// The page's own toolchain, for its release build only (ARCHITECTURE.md, "The page's toolchain"):
-/// a pinned nightly, because rebuilding std for wasm32 with panics that abort at once
-/// (`-Zbuild-std`, `-Cpanic=immediate-abort`) is what keeps the page within its budget. Everything
-/// else (the workspace, its tests, the prerender, `wasm-pack test`, a dev page) stays on the
-/// workspace's stable toolchain.
-pub const PAGE_TOOLCHAIN: &str = "nightly-2026-05-20";
-/// What the page's toolchain needs beside rustc and cargo: std's source, to rebuild it.
-const PAGE_TOOLCHAIN_COMPONENT: &str = "rust-src";
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
@@ -39,7 +31,6 @@ pub fn all(ctx: &Ctx) -> Result {
 pub fn page(ctx: &Ctx) -> Result {
     system_packages(ctx, &APT_TOOLS)?;
     wasm_target(ctx)?;
-    page_toolchain(ctx)?;
     trunk(ctx)?;
     wasm_bindgen(ctx)?;
     binaryen(ctx)?;
@@ -256,45 +247,6 @@ fn wasm_target(ctx: &Ctx) -> Result {
     run::run(ctx.cmd("rustup").args(["target", "add", WASM_TARGET]))
 }
 
-/// [`PAGE_TOOLCHAIN`] with std's source and the wasm32 target, from rustup (a minimal profile:
-/// about 10 s and 300 MB here).
-fn page_toolchain(ctx: &Ctx) -> Result {
-    let version = || {
-        let rustc = probe(ctx.cmd("rustup").args(["run", PAGE_TOOLCHAIN, "rustc", "--version"]))?;
-        let components = probe(ctx.cmd("rustup").args([
-            "component",
-            "list",
-            "--installed",
-            "--toolchain",
-            PAGE_TOOLCHAIN,
-        ]))?;
-        let has = |name: &str| components.lines().any(|line| line.trim().starts_with(name));
-        (has(PAGE_TOOLCHAIN_COMPONENT) && has(&format!("rust-std-{WASM_TARGET}"))).then_some(rustc)
-    };
-    if let Some(rustc) = version() {
-        println!("ok page toolchain {PAGE_TOOLCHAIN} ({rustc}, {PAGE_TOOLCHAIN_COMPONENT}, {WASM_TARGET})");
-        return Ok(());
-    }
-    if probe(ctx.cmd("rustup").arg("--version")).is_none() {
-        return Err(format!(
-            "rustup not found: the page's release build needs the {PAGE_TOOLCHAIN} toolchain with \
-             {PAGE_TOOLCHAIN_COMPONENT} and the {WASM_TARGET} target"
-        ));
-    }
-    println!("installing the page toolchain {PAGE_TOOLCHAIN}… (rustup, minimal profile)");
-    run::run(
-        ctx.cmd("rustup").args(["toolchain", "install", PAGE_TOOLCHAIN, "--profile", "minimal"]).args([
-            "--component",
-            PAGE_TOOLCHAIN_COMPONENT,
-            "--target",
-            WASM_TARGET,
-        ]),
-    )?;
-    let rustc = version().ok_or_else(|| format!("rustup installed {PAGE_TOOLCHAIN} but it does not run"))?;
-    println!("ok page toolchain {PAGE_TOOLCHAIN} ({rustc})");
-    Ok(())
-}
-
 fn trunk_version(ctx: &Ctx) -> Option<String> {
     probe(ctx.cmd("trunk").arg("--version")).and_then(|out| word(&out, 1))
 }
@@ -400,27 +352,11 @@ fn binaryen(ctx: &Ctx) -> Result {
     Ok(())
 }
 
-/// The workspace's crates, for every target, and the crates the page toolchain's std depends on
-/// (`-Zbuild-std` builds std from its sources and their own `Cargo.lock`): trunk builds with
-/// `cargo --offline`, which finds neither on a fresh machine otherwise.
+/// The workspace's crates, for every target: trunk builds with `cargo --offline`, which finds
+/// none of them on a fresh machine otherwise.
 fn crates(ctx: &Ctx) -> Result {
     run::run(ctx.cargo().args(["fetch", "--quiet"]))?;
-    let sysroot = probe(ctx.cmd("rustup").args(["run", PAGE_TOOLCHAIN, "rustc", "--print", "sysroot"]))
-        .ok_or_else(|| format!("{PAGE_TOOLCHAIN}'s rustc does not print its sysroot"))?;
-    let library = Path::new(sysroot.trim()).join("lib/rustlib/src/rust/library/Cargo.toml");
-    if !library.is_file() {
-        return Err(format!(
-            "{} is missing: {PAGE_TOOLCHAIN} lacks {PAGE_TOOLCHAIN_COMPONENT}",
-            library.display()
-        ));
-    }
-    run::run(
-        ctx.cargo()
-            .env("RUSTUP_TOOLCHAIN", PAGE_TOOLCHAIN)
-            .args(["fetch", "--quiet", "--manifest-path"])
-            .arg(&library),
-    )?;
-    println!("ok crates (cargo fetch: the workspace, and std's sources for {PAGE_TOOLCHAIN})");
+    println!("ok crates (cargo fetch)");
     Ok(())
 }
 
