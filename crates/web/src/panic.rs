@@ -5,15 +5,15 @@
 //! Two paths lead to the banner:
 //! - The hook, installed with [`yew::set_custom_panic_hook`] (which calls
 //!   [`std::panic::set_hook`] and stops Yew from replacing the hook with its
-//!   default when the app renders). It runs in dev builds, in the tests and in
-//!   a release build made on stable (`panic = "abort"` still runs the hook
-//!   before the wasm traps), and the banner then quotes the panic's message.
+//!   default when the app renders). Every build runs it on a panic, the
+//!   published page's too (`panic = "abort"` runs the hook before the wasm
+//!   traps; ARCHITECTURE.md, "The page's toolchain"), and the banner quotes
+//!   the panic's message.
 //! - `window.offsetlab_stopped`, which index.html's script calls when a
-//!   `WebAssembly.RuntimeError` reaches the window uncaught. The published
-//!   page is built with panics that abort at once (ARCHITECTURE.md, "The
-//!   page's toolchain"): a panic is an `unreachable` trap, no hook runs and no
-//!   message exists, so the banner says what trapped and where the message can
-//!   be seen. Any other trap (an abort, memory exhausted) takes this path too.
+//!   `WebAssembly.RuntimeError` reaches the window uncaught. After a panic the
+//!   hook has already said it all; a trap that is not a panic (an abort,
+//!   memory exhausted) runs no hook and has no message, so the banner says
+//!   what trapped.
 
 use crate::published;
 use std::cell::OnceCell;
@@ -54,11 +54,12 @@ pub fn install() -> Result<(), JsValue> {
     })
 }
 
-/// What the published page says in place of a panic's message, which its
-/// build does not keep.
-const TRAP_NOTE: &str = "The published page aborts at once on a panic, without formatting its \
-     message (that keeps the page within its size budget). This page's address is a link to the \
-     run up to here: open it on the page that `cargo xtask serve --dev` serves to see the message.";
+/// What the banner says under a trap that was not a panic, which has no
+/// message of its own.
+const TRAP_NOTE: &str = "The wasm trapped without a panic (an abort, or memory exhausted), so \
+     there is no message beyond the error above. This page's address is a link to the run up to \
+     here: open it again to replay the run, or on the page that `cargo xtask serve --dev` serves, \
+     whose debug build checks more.";
 
 /// Called with the uncaught `WebAssembly.RuntimeError` (as text) once the wasm
 /// has trapped. It reads only plain data ([`published::run`]'s `Cell`) and
