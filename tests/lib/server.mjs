@@ -80,8 +80,8 @@ async function isFile(path) {
  * Resolves to { url, port, close() }; `url` ends without a slash, e.g. http://127.0.0.1:41234.
  * With `base` (e.g. "/offsetlab/"), `root` is served under that path, as a site hosting the page
  * below its root would, and anything outside it is a 404.
- * With `gzip`, text and wasm go out with Content-Encoding: gzip (level 9, as the page budget
- * counts) to a client that accepts it, as a production host would serve them; the browser then
+ * With `gzip`, text and wasm go out with Content-Encoding: gzip (level 9, as the page's byte
+ * guard counts) to a client that accepts it, as a production host would serve them; the browser then
  * still sees application/wasm, so streaming compilation works.
  */
 export async function serve(root = DIST, { base = '/', gzip = false } = {}) {

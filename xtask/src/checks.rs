@@ -16,7 +16,7 @@ use crate::setup::{self, CHROMEDRIVER, CHROMIUM, WASM_TARGET};
 /// 480,995, rounded up), so that only an accident trips it: a heavy dependency pulled in, debug
 /// info kept, a feature that was meant to stay off. What the page may weigh is for its loading
 /// targets to say (ARCHITECTURE.md, "The prerendered page"), which `cargo xtask bench-page load`
-/// measures.
+/// measures on the page as built and padded to this guard.
 pub const PAGE_GZIP_GUARD_BYTES: u64 = 481_000;
 
 /// About what a clean `cargo xtask test` writes to the disk (target/, node_modules, Maven's and
@@ -266,8 +266,10 @@ pub fn bench_page(ctx: &Ctx, modes: &[String]) -> Result {
 }
 
 /// tests/bench/load.mjs: cold loads at 150 ms latency, 1.6 Mbit/s and 4x CPU slowdown, gzip, of
-/// the page as built and padded to the budget. It prints first paint, first contentful paint, the
-/// first usable control and bytes transferred, median and worst (OFFSETLAB_BENCH_RUNS loads each).
+/// the page as built and padded to [`PAGE_GZIP_GUARD_BYTES`]. It prints first paint, first and
+/// largest contentful paint, the layout shift until the live app, the first usable control and
+/// bytes transferred, median and worst (OFFSETLAB_BENCH_RUNS loads each), against the page's
+/// loading targets.
 fn load_bench(ctx: &Ctx) -> Result {
     step("page loading", || {
         test_dependencies(ctx)?;
