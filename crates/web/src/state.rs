@@ -50,6 +50,9 @@ pub const ANIMATIONS_SPEED_MAX: u32 = 8;
 pub const TAPE_CELLS: u64 = 40;
 /// Cells a tape keeps in view before its committed offset when following.
 pub const TAPE_LEAD_CELLS: u64 = 4;
+/// Cells a tape's box shows until the page measures it (a prerendered page,
+/// a test page without styles): about a 1440 px screen's.
+pub const TAPE_SHOWN_DEFAULT: u64 = 16;
 /// Announcements kept for the live region and the event feed.
 pub const ANNOUNCEMENTS_KEPT: usize = 8;
 /// Ticks one `Advance` may run (a slow frame does not snowball).
@@ -94,6 +97,10 @@ pub enum Action {
         partition: u32,
         scroll: TapeScroll,
     },
+    /// How many cells a tape's box shows (measured when it changes size): a
+    /// following tape starts its window so that they hold its cursor, its
+    /// committed offset and, when they fit, its log end.
+    TapeShown(u64),
     /// Select a record on a tape (or clear the selection).
     Select(Option<(u32, u64)>),
     /// A quiz answer: question index, choice index.
@@ -188,6 +195,9 @@ pub struct Tape {
     /// Records still in the log before and after the window.
     pub hidden_before: u64,
     pub hidden_after: u64,
+    /// Records after the cells the tape's box shows from the window's start:
+    /// "Newer" has somewhere to go.
+    pub newer_than_shown: u64,
 }
 
 /// One tape of the bridge target topic (its newest records).
@@ -282,6 +292,8 @@ pub struct AppState {
     /// The payout ledger: one entry per account that saw a payout.
     pub ledger: Rc<Vec<LedgerEntry>>,
     scroll: Rc<Vec<Option<u64>>>,
+    /// Cells a tape's box shows ([`Action::TapeShown`]).
+    tape_shown: u64,
     pub selected: Option<Rc<Selection>>,
     /// Newest last.
     pub announcements: Rc<VecDeque<Announcement>>,
@@ -320,6 +332,7 @@ impl PartialEq for AppState {
             && self.quiz == other.quiz
             && self.panel == other.panel
             && self.describe_view == other.describe_view
+            && self.tape_shown == other.tape_shown
             && self.index_filter == other.index_filter
             && self.head == other.head
             && self.guided == other.guided
@@ -406,6 +419,7 @@ impl AppState {
             speed: DEFAULT_SPEED,
             tapes: Rc::new(Vec::new()),
             scroll: Rc::new(vec![None; partitions]),
+            tape_shown: TAPE_SHOWN_DEFAULT,
             selected: None,
             announcements: Rc::new(VecDeque::new()),
             next_announcement: 0,
@@ -593,6 +607,7 @@ impl AppState {
         next.index_filter = self.index_filter.clone();
         next.describe_view = self.describe_view;
         next.describe = next.describe_now();
+        next.tape_shown = self.tape_shown;
     }
 
     /// The first group's describe text, in the view the table shows.
@@ -669,7 +684,7 @@ impl AppState {
             .iter()
             .map(|p| {
                 let scroll = self.scroll.get(p.partition as usize).copied().flatten();
-                let from = tape_window_start(p, scroll, share);
+                let from = tape_window_start(p, scroll, share, self.tape_shown);
                 let records = sim.records(p.partition, from, TAPE_CELLS as u32);
                 let shown = records.len() as u64;
                 Tape {
@@ -679,6 +694,7 @@ impl AppState {
                     following: scroll.is_none(),
                     hidden_before: from - p.log_start,
                     hidden_after: p.log_end - (from + shown),
+                    newer_than_shown: p.log_end.saturating_sub(from + self.tape_shown),
                 }
             })
             .collect();
@@ -750,16 +766,17 @@ impl AppState {
     fn scroll_tape(&mut self, partition: u32, scroll: TapeScroll) {
         let Some(p) = self.view.partitions.get(partition as usize) else { return };
         let share = self.view.groups.first().is_some_and(|g| g.protocol == GroupProtocol::Share);
-        let current = tape_window_start(p, self.scroll.get(partition as usize).copied().flatten(), share);
+        let shown = self.tape_shown;
+        let current =
+            tape_window_start(p, self.scroll.get(partition as usize).copied().flatten(), share, shown);
         let half = TAPE_CELLS / 2;
         let next = match scroll {
             TapeScroll::Follow => None,
             TapeScroll::Older => Some(current.saturating_sub(half).max(p.log_start)),
             TapeScroll::Newer => {
                 // Towards the log end; once the window is where following puts it, follow.
-                let last = last_window_start(p.log_start, p.log_end);
-                let to = (current + half).min(last);
-                (to != tape_window_start(p, None, share)).then_some(to)
+                let to = (current + half).min(last_shown_start(p.log_start, p.log_end, shown));
+                (to != tape_window_start(p, None, share, shown)).then_some(to)
             }
         };
         let mut all = (*self.scroll).clone();
@@ -776,21 +793,33 @@ fn last_window_start(log_start: u64, log_end: u64) -> u64 {
     log_end.saturating_sub(TAPE_CELLS).max(log_start)
 }
 
-/// The first offset a tape shows: where the user scrolled, or, following,
-/// a few cells before the committed offset (or the cursor, if behind it),
-/// sliding to keep the log end in view when it fits. A share group's tape
-/// does not slide: its in-flight records, from the start offset on, are what
-/// there is to see, and they sit at the log end.
+/// The furthest a tape's window starts: where its box, showing `shown` cells,
+/// ends at the log end.
+fn last_shown_start(log_start: u64, log_end: u64, shown: u64) -> u64 {
+    log_end.saturating_sub(shown).max(log_start)
+}
+
+/// The first offset a tape shows, its box showing `shown` cells from there:
+/// where the user scrolled, or, following, a few cells before the committed
+/// offset (or the cursor, if behind it), sliding to keep the log end in the
+/// box when it fits. A share group's tape does not slide: its in-flight
+/// records, from the start offset on, are what there is to see, and they sit
+/// at the log end.
 #[must_use]
-pub fn tape_window_start(p: &offsetlab_engine::PartitionView, scroll: Option<u64>, share: bool) -> u64 {
-    let last_window = last_window_start(p.log_start, p.log_end);
+pub fn tape_window_start(
+    p: &offsetlab_engine::PartitionView,
+    scroll: Option<u64>,
+    share: bool,
+    shown: u64,
+) -> u64 {
+    let last = last_shown_start(p.log_start, p.log_end, shown);
     match scroll {
-        Some(from) => from.clamp(p.log_start, last_window),
+        Some(from) => from.clamp(p.log_start, last),
         None => {
             let committed = p.held.unwrap_or(p.log_start);
             let anchor = p.position.map_or(committed, |position| position.min(committed));
             let from = anchor.saturating_sub(TAPE_LEAD_CELLS);
-            if share { from.max(p.log_start) } else { from.min(last_window).max(p.log_start) }
+            if share { from.max(p.log_start) } else { from.min(last).max(p.log_start) }
         }
     }
 }
@@ -863,6 +892,13 @@ impl Reducible for AppState {
                 next.announce(format!("Started {} with seed {seed}.", self.scenario.name));
             }
             Action::ScrollTape { partition, scroll } => next.scroll_tape(partition, scroll),
+            Action::TapeShown(cells) => {
+                let cells = cells.clamp(1, TAPE_CELLS);
+                if cells == self.tape_shown {
+                    return self;
+                }
+                next.tape_shown = cells;
+            }
             Action::Select(target) => next.select(target),
             Action::Answer { question, choice } => {
                 if let Some(slot) = next.quiz.get_mut(question) {
@@ -1173,10 +1209,7 @@ mod tests {
         );
         let state = run(Rc::unwrap_or_clone(state), std::iter::repeat_n(Action::Step, 40));
         let outcome = state.outcome.as_deref().expect("reproduced by hand");
-        assert!(
-            outcome.starts_with(&format!("{} duplicates: ", state.view.metrics.duplicates)),
-            "{outcome}"
-        );
+        assert!(outcome.starts_with(&format!("{} duplicates: ", state.view.metrics.duplicates)), "{outcome}");
         let full = run(AppState::new(1, None), [Action::Load(scenario)]);
         assert!(!full.guided);
     }

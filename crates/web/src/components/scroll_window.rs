@@ -142,6 +142,8 @@ struct MeasuredX {
     scroll_left_px: f64,
     viewport_px: f64,
     column_px: f64,
+    /// The box's own `scrollLeft` is past its start.
+    scrolled: bool,
 }
 
 /// What [`use_columns_in_view`] gives a row: the box's ref and scroll handler, and which of
@@ -152,6 +154,11 @@ pub struct ColumnsInView {
     pub node: NodeRef,
     pub onscroll: Callback<Event>,
     pub columns: Option<Range<u32>>,
+    /// Whole columns the box is wide enough for (`None` until measured, or when
+    /// it does not scroll sideways).
+    pub fit: Option<u32>,
+    /// The box is scrolled sideways past its start: the reader moved it.
+    pub scrolled: bool,
 }
 
 /// The sideways twin of [`use_scroll_window`] for one row of `columns` columns of one width,
@@ -181,9 +188,16 @@ pub fn use_columns_in_view(columns: u32) -> ColumnsInView {
             }
         });
     }
+    let fit = (*measured).map(|m| {
+        // Float to u32 saturates: a NaN width reads as none.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let fit = (m.viewport_px / m.column_px).floor() as u32;
+        fit
+    });
+    let scrolled = (*measured).is_some_and(|m| m.scrolled);
     let columns = (*measured)
         .map(|m| visible_rows(m.scroll_left_px, m.viewport_px, m.column_px, columns, columns.max(1)));
-    ColumnsInView { node, onscroll, columns }
+    ColumnsInView { node, onscroll, columns, fit, scrolled }
 }
 
 /// How many items a row that clips sideways can show, and the row's ref: `None` (show them
@@ -279,6 +293,7 @@ fn measure_x(node: &NodeRef) -> Option<MeasuredX> {
         scroll_left_px: inner_left_px - track.get_bounding_client_rect().left(),
         viewport_px: f64::from(row.client_width()),
         column_px,
+        scrolled: row.scroll_left() > 1,
     })
 }
 

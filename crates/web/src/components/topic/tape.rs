@@ -25,6 +25,9 @@ use yew::prelude::*;
 /// the strip's coordinates small (4,096 cells are about 180,000 px, far inside
 /// the range of layout's fixed-point units, about 33 million px).
 const STRIP_STEP_CELLS: u64 = 4096;
+/// Of the cells a tape's box is wide enough for, those its labels take: "+N
+/// older" before the cells and "end N" after them.
+const SHOWN_LABEL_CELLS: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct TapeProps {
@@ -142,18 +145,36 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
             }
         }
     });
+    // Only the cells in the tape's box, one more either side, and the tab stop and the selected
+    // one wherever they are (a tape's window is wider than most screens show).
+    let in_view = use_columns_in_view(u32::try_from(shown).expect("a tape's window is bounded"));
+    // The box's width, in cells, tells the state where a following window starts, so that the
+    // cursor, the committed offset and the log end are in the box and not past its right edge.
+    {
+        let on_action = props.on_action.clone();
+        use_effect_with(in_view.fit, move |fit| {
+            if let Some(fit) = *fit {
+                on_action.emit(Action::TapeShown(u64::from(fit.saturating_sub(SHOWN_LABEL_CELLS))));
+            }
+        });
+    }
+    // A window move starts the box at the window's first cell again.
     let scroll = |scroll: TapeScroll| {
         let on_action = props.on_action.clone();
-        Callback::from(move |_: MouseEvent| on_action.emit(Action::ScrollTape { partition: p, scroll }))
+        let node = in_view.node.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(row) = node.cast::<Element>() {
+                row.set_scroll_left(0);
+            }
+            on_action.emit(Action::ScrollTape { partition: p, scroll });
+        })
     };
+    let following = tape.following && !in_view.scrolled;
 
     // Collected into one keyed list of its own: `{ for … }` would splice the
     // cells in among the (unkeyed) markers, and Yew would then diff them by
     // position, rebuilding every cell whenever the window slides.
     let high_watermark = props.replicas.as_ref().map(|r| r.high_watermark);
-    // Only the cells in the tape's box, one more either side, and the tab stop and the selected
-    // one wherever they are (a tape's window is wider than most screens show).
-    let in_view = use_columns_in_view(u32::try_from(shown).expect("a tape's window is bounded"));
     let drawn = |r: &&offsetlab_engine::RecordView| {
         in_view.columns.as_ref().is_none_or(|columns| {
             let index = u32::try_from(r.offset - tape.from).expect("a tape's window is bounded");
@@ -237,17 +258,17 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
                 <span class="tape-nav">
                     <button type="button" data-action="older" disabled={tape.hidden_before == 0}
                         aria-label={format!("Show older records of P{p}")} onclick={scroll(TapeScroll::Older)}>
-                        { "‹ Older" }
+                        { "‹" }<span class="wide-word">{ " Older" }</span>
                     </button>
-                    <button type="button" data-action="newer" disabled={tape.hidden_after == 0}
+                    <button type="button" data-action="newer" disabled={tape.newer_than_shown == 0}
                         aria-label={format!("Show newer records of P{p}")} onclick={scroll(TapeScroll::Newer)}>
-                        { "Newer ›" }
+                        <span class="wide-word">{ "Newer " }</span>{ "›" }
                     </button>
-                    if !tape.following {
+                    if !following {
                         <button type="button" data-action="follow"
-                            aria-label={format!("Follow the committed offset and the log end of P{p}")}
+                            aria-label={format!("Follow the newest records of P{p}: its cursor, committed offset and log end")}
                             onclick={scroll(TapeScroll::Follow)}>
-                            { "Follow" }
+                            { "Follow ›" }
                         </button>
                     }
                 </span>
