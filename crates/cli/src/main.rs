@@ -53,7 +53,7 @@ enum Command {
     ///
     /// Prints `scenario NAME seed S ticks T`, the `kafka-consumer-groups
     /// --describe` table, then one counter per line, and with brokers or a producer delivery
-    /// path a `producer` block (acked then lost, written twice, reordered, writes refused); with
+    /// path a `producer` block (acknowledged then lost, written twice by the producer, reordered by the producer, writes refused); with
     /// --json, one JSON object. A scenario with a guide ends with its outcome check: `outcome: reproduced:
     /// WHAT IT SAYS` or `outcome: not reproduced (THE FIRST FAILING CONDITION)`.
     Run(RunArgs),

@@ -2,7 +2,7 @@
 
 use crate::Failure;
 use offsetlab_engine::{
-    BUILTINS, CheckpointWrites, ConsumerId, Fate, FindingKind, Input, Metrics, PayoutRecordView,
+    BUILTINS, CheckpointWrites, ConsumerId, Fate, FindingKind, Input, Metric, Metrics, PayoutRecordView,
     PositionModel, SCENARIO_BYTES_MAX, Scenario, ScenarioError, Sim, SplitCheck, SplitStatus, Tick,
     TimedInput, Topic, builtin, builtins,
 };
@@ -221,8 +221,12 @@ const COUNTERS: [&str; 8] = [
 /// The producer's counters (`--json`: acked_lost, producer_duplicates,
 /// producer_reordered, writes_refused): acknowledged then cut by an election,
 /// written twice by a retry, written out of order by a retry, refused with
-/// NOT_ENOUGH_REPLICAS.
-const PRODUCER_COUNTERS: [&str; 4] = ["acked then lost", "written twice", "reordered", "writes refused"];
+/// NOT_ENOUGH_REPLICAS. Printed with the page's labels ([`Metric::label`]).
+const PRODUCER_COUNTERS: [Metric; 4] =
+    [Metric::AckedLost, Metric::ProducerDuplicates, Metric::ProducerReordered, Metric::WritesRefused];
+
+/// A label's column in the producer block: its longest label and a space.
+const PRODUCER_LABEL_WIDTH: usize = 35;
 
 impl Outcome {
     /// A finished run of `loaded`, with its guide's outcome check and the offsets view.
@@ -301,8 +305,10 @@ impl Outcome {
             let m = self.sim.metrics();
             let values = [m.acked_lost, m.producer_duplicates, m.producer_reordered, m.writes_refused];
             out.push_str("\nproducer\n");
-            for (label, value) in PRODUCER_COUNTERS.iter().zip(values) {
-                let _ = writeln!(out, "{label:<17}{value}");
+            for (metric, value) in PRODUCER_COUNTERS.iter().zip(values) {
+                let label = metric.label();
+                let label = format!("{}{}", label[..1].to_ascii_lowercase(), &label[1..]);
+                let _ = writeln!(out, "{label:<PRODUCER_LABEL_WIDTH$}{value}");
             }
         }
         if let Some(t) = self.sim.transactions_view() {

@@ -711,9 +711,18 @@ fn run_describes_the_topic_and_reports_what_was_written() {
     // The producer's counters follow the group's, once for the topic.
     let producer = text.lines().skip_while(|l| *l != "producer").collect::<Vec<_>>();
     assert_eq!(producer.len(), 6, "producer, four counters, the outcome: {text}");
-    let acked_lost: u64 = producer[1].strip_prefix("acked then lost").unwrap().trim().parse().unwrap();
+    let acked_lost: u64 = producer[1].strip_prefix("acknowledged then lost").unwrap().trim().parse().unwrap();
     assert!(acked_lost >= 1, "{text}");
-    assert_eq!(&producer[2..5], ["written twice    0", "reordered        0", "writes refused   0"], "{text}");
+    // The page's labels, one name for a number everywhere.
+    assert_eq!(
+        &producer[2..5],
+        [
+            "written twice by the producer      0",
+            "reordered by the producer          0",
+            "writes refused (NotEnoughReplicas) 0"
+        ],
+        "{text}"
+    );
     // A run without brokers or a delivery path has no such block.
     assert!(!stdout_of(&["run", "--scenario", "default"]).lines().any(|l| l == "producer"));
     let json = stdout_of(&["run", "--scenario", "unclean-election", "--json"]);

@@ -1,7 +1,7 @@
 //! The counters: what the application saw, and the group's shape.
 
 use crate::components::class_list;
-use offsetlab_engine::Metrics;
+use offsetlab_engine::{Metric, Metrics};
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Properties)]
@@ -27,16 +27,17 @@ pub struct Counter {
 /// Every counter, in display order.
 #[must_use]
 pub fn counters(m: &Metrics) -> [Counter; 8] {
-    let c = |key, label, value, alarm| Counter { key, label, value, alarm };
+    // The engine's labels: the outcome check and the command say the same words.
+    let c = |key, metric: Metric, value, alarm| Counter { key, label: metric.label(), value, alarm };
     [
-        c("delivered", "Delivered", m.delivered, false),
-        c("duplicates", "Duplicates", m.duplicates, true),
-        c("effects", "Effects", m.effects, false),
-        c("never-processed", "Never processed", m.never_processed, true),
-        c("out-of-key-order", "Out of key order", m.out_of_key_order, true),
-        c("total-lag", "Total lag", m.total_lag, false),
-        c("active-consumers", "Active consumers", u64::from(m.active_consumers), false),
-        c("generation", "Generation", u64::from(m.generation), false),
+        c("delivered", Metric::Delivered, m.delivered, false),
+        c("duplicates", Metric::Duplicates, m.duplicates, true),
+        c("effects", Metric::Effects, m.effects, false),
+        c("never-processed", Metric::NeverProcessed, m.never_processed, true),
+        c("out-of-key-order", Metric::OutOfKeyOrder, m.out_of_key_order, true),
+        c("total-lag", Metric::TotalLag, m.total_lag, false),
+        c("active-consumers", Metric::ActiveConsumers, u64::from(m.active_consumers), false),
+        c("generation", Metric::Generation, u64::from(m.generation), false),
     ]
 }
 
@@ -48,10 +49,10 @@ pub fn counters(m: &Metrics) -> [Counter; 8] {
 pub fn producer_counters(m: &Metrics) -> [Counter; 6] {
     let c = |key, label, value| Counter { key, label, value, alarm: true };
     [
-        c("acked-lost", "Acknowledged then lost", m.acked_lost),
-        c("producer-duplicates", "Written twice by the producer", m.producer_duplicates),
-        c("producer-reordered", "Reordered by the producer", m.producer_reordered),
-        c("writes-refused", "Writes refused (NotEnoughReplicas)", m.writes_refused),
+        c("acked-lost", Metric::AckedLost.label(), m.acked_lost),
+        c("producer-duplicates", Metric::ProducerDuplicates.label(), m.producer_duplicates),
+        c("producer-reordered", Metric::ProducerReordered.label(), m.producer_reordered),
+        c("writes-refused", Metric::WritesRefused.label(), m.writes_refused),
         c("duplicates-from-producer", "Duplicates from the producer", m.duplicates_from_producer),
         c(
             "out-of-order-from-producer",
