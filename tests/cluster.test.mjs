@@ -91,9 +91,9 @@ describe('the cluster on the page', () => {
       await lab.click('[data-broker="1"] button[data-action=crash-broker]');
       await lab.step(12);
       await lab.page.waitForFunction(
-        () => document.querySelector('#x-acks1-leader-crash [data-field=chapter-outcome]')?.dataset.reproduced === 'true',
+        () => document.querySelector('#simulation [data-field=outcome]')?.dataset.reproduced === 'true',
       );
-      assert.match(await lab.text('#x-acks1-leader-crash [data-field=chapter-outcome]'), /Reproduced/);
+      assert.match(await lab.text('#simulation [data-field=outcome]'), /Reproduced/);
       assert.ok((await lab.view()).metrics.acked_lost >= 1);
     });
   });
@@ -111,8 +111,7 @@ describe('the cluster on the page', () => {
         await lab.click(`[data-field=cluster] button[data-action=${fault}]`);
         await lab.step(60);
         await lab.page.waitForFunction(
-          (name) => document.querySelector(`#x-${name} [data-field=chapter-outcome]`)?.dataset.reproduced === 'true',
-          name,
+          () => document.querySelector('#simulation [data-field=outcome]')?.dataset.reproduced === 'true',
         );
         assert.ok((await lab.view()).metrics[metric] >= 1, metric);
       });

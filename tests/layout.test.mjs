@@ -142,16 +142,17 @@ describe('layout and story', () => {
       await lab.click(`#offset-storage [data-jump=${name}]`);
       await lab.need(`#x-${name}.experiment.more .running-now`);
       assert.equal(await lab.text('[data-field=guide] h2 code'), name);
-      // In full: what it shows, its buttons and its live outcome; its link is gone, the others stay.
+      // In full: what it shows and its buttons, and a way to its live check beside the
+      // simulation; its link is gone, the others stay.
       assert.match(await lab.text(`#x-${name} .summary`), /Watch:/);
       await lab.need(`#x-${name} [data-scenario=${name}]`);
-      await lab.need(`#x-${name} [data-field=chapter-outcome]`);
+      await lab.need(`#x-${name} a[href="#explanation"]`);
       assert.deepEqual(await links(), before.filter((n) => n !== name));
     });
   });
 
   // Each chapter's first inline experiment, started by its own button, plays its script to the
-  // outcome the guide checks; the chapter's block says so too.
+  // outcome the guide beside the simulation checks.
   for (const chapter of ['log-and-keys', 'groups', 'delivery', 'rebalances', 'offset-storage', 'operations', 'kafka4-groups']) {
     it(`chapter ${chapter}: its inline experiment reproduces its outcome`, { timeout: 120_000 }, async () => {
       await withLab(env, { seed: 1, pause: false }, async (lab) => {
@@ -162,12 +163,12 @@ describe('layout and story', () => {
         await lab.click(`#${chapter} [data-scenario=${name}]`);
         await playFastest(lab);
         await lab.page.waitForFunction(
-          (name) => document.querySelector(`#x-${name} [data-field=chapter-outcome]`)?.dataset.reproduced === 'true',
-          name,
+          () => document.querySelector('#simulation [data-field=outcome]')?.dataset.reproduced === 'true',
+          null,
           { timeout: 100_000, polling: 200 },
         );
-        assert.equal(await lab.page.getAttribute('[data-field=outcome]', 'data-reproduced'), 'true');
-        assert.match(await lab.text(`#x-${name} [data-field=chapter-outcome]`), /Reproduced/);
+        assert.equal(await lab.text('[data-field=guide] h2 code'), name);
+        assert.match(await lab.text('#simulation [data-field=outcome]'), /Reproduced/);
       });
     });
   }

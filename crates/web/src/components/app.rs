@@ -2,14 +2,15 @@
 
 use crate::components::class_list;
 use crate::components::{
-    Announcer, Chapters, ClockBar, ExperimentIndex, FinePrint, Group, Guide, Intro, Panels, PayoutsTopic,
-    ProducerCard, Sink, StatusLine, Timeline, Topic, share,
+    Announcer, Chapters, ClockBar, CounterSummary, DescribeTable, ExperimentIndex, FinePrint, Group, Guide,
+    Intro, Panels, PayoutsTopic, ProducerCard, Sink, StatusLine, Timeline, Topic, share,
 };
 use crate::frames::FrameLoop;
 use crate::prerender::Deferred;
 use crate::published;
 use crate::seed;
 use crate::state::{ADVANCE_TICKS_MAX, Action, AppState};
+use offsetlab_engine::GroupProtocol;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -140,8 +141,7 @@ pub fn App(props: &AppProps) -> Html {
     let full = embed.then(|| share::page_url(&state.link().to_query()));
     // Sections that draw the whole state get it with the one callback; the
     // others get only what they draw, and render again only when that changes.
-    // A guided run's steps come before the stage: the reader follows them while acting.
-    let guide_first = state.guided && !embed;
+    let share = state.view.groups.first().is_some_and(|g| g.protocol == GroupProtocol::Share);
     html! {
         <>
             if !embed {
@@ -155,25 +155,27 @@ pub fn App(props: &AppProps) -> Html {
                     tabindex="-1" aria-label="The simulation">
                     <ClockBar state={state.clone()} on_action={on_action.clone()} />
                     <StatusLine {message} {on_dismiss} />
-                    if guide_first {
-                        <Guide state={state.clone()} on_action={on_action.clone()} />
-                    }
                     <div class="stage">
                         <ProducerCard state={state.clone()} on_action={on_action.clone()} />
                         <Topic state={state.clone()} on_action={on_action.clone()} />
                         <Group state={state.clone()} on_action={on_action.clone()} />
                     </div>
+                    // On a narrow screen the counters are far below the tapes: their
+                    // key figures stay in view at the bottom while the stage is.
+                    <CounterSummary metrics={state.view.metrics.clone()} />
                     <Sink state={state.clone()} on_action={on_action.clone()} />
+                    // The one place that explains the run, next to it: the running
+                    // experiment's story and live check, and what happened, in words.
+                    <div class="explain" id="explanation">
+                        <Guide state={state.clone()} on_action={on_action.clone()} />
+                        <Announcer state={state.clone()} on_action={on_action.clone()} />
+                    </div>
+                    <DescribeTable text={AttrValue::from(state.describe.clone())} {share}
+                        view={state.describe_view} on_action={on_action.clone()} />
                     if let Some(payouts) = &state.payouts {
                         <PayoutsTopic payouts={payouts.clone()} />
                     }
                     <Timeline state={state.clone()} on_action={on_action.clone()} />
-                    <div class="after-stage">
-                        if !guide_first {
-                            <Guide state={state.clone()} on_action={on_action.clone()} />
-                        }
-                        <Announcer state={state.clone()} on_action={on_action.clone()} />
-                    </div>
                     if let Some(full) = full {
                         <p class="embed-footer">
                             <a data-field="open-full" href={full} target="_blank" rel="noopener">

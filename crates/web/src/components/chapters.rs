@@ -1,6 +1,6 @@
 //! The story under the simulation, in chapters: each a short text, the rules
-//! and predictions it needs, and its experiments inline with their live
-//! outcome check. Deep links name a chapter (`#rebalances`); the index at the
+//! and predictions it needs, and its experiments inline (the running one's
+//! story and live check are with the simulation). Deep links name a chapter (`#rebalances`); the index at the
 //! end lists every experiment by chapter.
 
 mod chapter_experiments;
@@ -15,8 +15,8 @@ pub use chapter_text::ChapterText;
 pub use experiment_index::ExperimentIndex;
 pub use prediction::Prediction;
 
-use crate::components::{DescribeTable, PollLoop, SectionProps};
-use offsetlab_engine::{GroupProtocol, Scenario};
+use crate::components::{PollLoop, SectionProps};
+use offsetlab_engine::Scenario;
 use yew::prelude::*;
 
 /// Something live a chapter shows beside its text.
@@ -356,22 +356,18 @@ pub fn chapter_of(name: &str) -> Option<&'static Chapter> {
 pub fn Chapters(props: &SectionProps) -> Html {
     let state = &props.state;
     let running = AttrValue::from(state.scenario.name.clone());
-    let outcome = state.outcome.as_deref().map(AttrValue::from);
-    let pending = state.outcome_pending.as_deref().map(AttrValue::from);
-    let home = chapter_of(&state.scenario.name);
     html! {
         <div class="chapters">
             { for CHAPTERS.iter().enumerate().map(|(i, chapter)| {
                 let split = chapter.more_under_text && !chapter.more.is_empty();
-                // Only the chapter telling the running experiment follows its outcome.
-                let here = home.is_some_and(|home| std::ptr::eq(home, chapter));
-                let (outcome, pending) =
-                    if here { (outcome.clone(), pending.clone()) } else { (None, None) };
                 let live = chapter.live.map(|live| match live {
+                    // The table itself sits with the simulation, where its numbers move.
                     Live::Describe => html! {
-                        <DescribeTable text={AttrValue::from(state.describe.clone())}
-                            share={state.view.groups.first().is_some_and(|g| g.protocol == GroupProtocol::Share)}
-                            view={state.describe_view} on_action={props.on_action.clone()} />
+                        <p class="describe-pointer">
+                            { "The operator's view of the same group, " }<code>{ "kafka-consumer-groups --describe" }</code>
+                            { ", is live " }<a href="#describe">{ "under the simulation" }</a>
+                            { ": CURRENT-OFFSET is the group's last commit, LAG the records after it." }
+                        </p>
                     },
                     Live::PollLoop => html! { <PollLoop state={state.clone()} on_action={props.on_action.clone()} /> },
                     #[cfg(feature = "cluster")]
@@ -389,8 +385,7 @@ pub fn Chapters(props: &SectionProps) -> Html {
                             // A chapter without live output has room under its text for the
                             // experiments it does not feature: the two columns end level.
                             if split {
-                                <ChapterExperiments index={i} running={running.clone()} guided={state.guided}
-                                    outcome={outcome.clone()} pending={pending.clone()}
+                                <ChapterExperiments index={i} running={running.clone()}
                                     part={Part::More} on_action={props.on_action.clone()} />
                             }
                         </div>
@@ -403,8 +398,7 @@ pub fn Chapters(props: &SectionProps) -> Html {
                             <Prediction question={q} answer={state.quiz.get(q).copied().flatten()}
                                 on_action={props.on_action.clone()} />
                         }
-                        <ChapterExperiments index={i} running={running.clone()} guided={state.guided}
-                            {outcome} {pending}
+                        <ChapterExperiments index={i} running={running.clone()}
                             part={if split { Part::Featured } else { Part::All }}
                             on_action={props.on_action.clone()} />
                         </div>

@@ -51,7 +51,7 @@ pub fn ClockBar(props: &SectionProps) -> Html {
                 </button>
                 <button type="button" data-action="step" onclick={on_step}
                     title="Advance one tick (pauses the clock)">
-                    { "Step one tick" }
+                    { "Step" }<span class="wide-word">{ " one tick" }</span>
                 </button>
                 <label class="clock-speed">
                     <span>{ "Speed" }</span>
@@ -63,9 +63,9 @@ pub fn ClockBar(props: &SectionProps) -> Html {
                         }) }
                     </select>
                 </label>
-                <button type="button" data-action="restart" onclick={on_restart}
+                <button type="button" data-action="restart" onclick={on_restart} aria-label="Start again"
                     title="Start this scenario again from tick 0 with the same seed">
-                    { "Start again" }
+                    <span aria-hidden="true">{ "↺" }<span class="wide-word">{ " Start again" }</span></span>
                 </button>
             </div>
             <p class="clock-info">

@@ -68,8 +68,8 @@ pub fn DescribeTable(props: &DescribeTableProps) -> Html {
     };
     let on_verbose = props.on_action.reform(move |_: Event| Action::Describe(view, !verbose));
     html! {
-        <section class="describe" aria-labelledby="describe-heading">
-            <h3 id="describe-heading">{ "The same state, as an operator sees it" }</h3>
+        <section class="describe panel" id="describe" aria-labelledby="describe-heading">
+            <h2 id="describe-heading">{ "The same state, as an operator sees it" }</h2>
             <p class="section-lead">
                 { "Kafka's own tool, live. CURRENT-OFFSET is the last commit, not where the consumer \
                    reads: it moves in steps and shows '-' until the first commit. Members and State \

@@ -1,5 +1,6 @@
-//! The running experiment's guide: its story, the learner's steps, what to
-//! watch, and the outcome check, live.
+//! The running experiment's guide: the outcome check, live, first (it sits
+//! at the first screen's bottom edge), then the learner's steps, the story
+//! and what to watch.
 
 use crate::components::class_list;
 use crate::components::{SectionProps, send};
@@ -21,13 +22,6 @@ pub fn Guide(props: &SectionProps) -> Html {
                 { if guided { "your turn" } else if guide.steps.is_empty() { "watch" } else { "the scripted run" } }
             </p>
             <h2 id="guide-heading"><code>{ &scenario.name }</code>{ ": " }{ crate::components::chapters::summary(scenario) }</h2>
-            <p data-field="guide-story">{ &guide.story }</p>
-            if guided {
-                <ol class="guide-steps" data-field="guide-steps">
-                    { for guide.steps.iter().map(|step| html! { <li>{ step }</li> }) }
-                </ol>
-            }
-            <p class="guide-watch"><strong>{ "What to watch: " }</strong>{ &scenario.watch }</p>
             // Only an experiment the reader chose is checked: the default run is free play.
             if state.chosen() {
                 <p class="guide-outcome" data-field="outcome" data-reproduced={reproduced.to_string()}>
@@ -38,6 +32,13 @@ pub fn Guide(props: &SectionProps) -> Html {
                     }
                 </p>
             }
+            if guided {
+                <ol class="guide-steps" data-field="guide-steps">
+                    { for guide.steps.iter().map(|step| html! { <li>{ step }</li> }) }
+                </ol>
+            }
+            <p data-field="guide-story">{ &guide.story }</p>
+            <p class="guide-watch"><strong>{ "What to watch: " }</strong>{ &scenario.watch }</p>
             <div class="guide-actions">
                 if guided {
                     <button type="button" data-action="show-me-run"

@@ -129,9 +129,10 @@ pub fn ProducerCard(props: &SectionProps) -> Html {
                 <input type="checkbox" data-field="use-keys" checked={producer.use_keys} onchange={on_use_keys} />
                 { " Use keys" }
             </label>
-            // Open by itself when what it holds shapes the run: keyless records or a hot key.
-            <details class="producer-more" open={!producer.use_keys || producer.hot_key_share_percent > 0}>
+            // Opens over the page, never pushing the tapes or the counters down.
+            <details class="producer-more">
             <summary>{ "Keys and partitioner" }</summary>
+            <div class="producer-more-body">
             <label class="producer-field">
                 <span>{ "Keys (user-0 …)" }</span>
                 <input type="number" data-field="key-count" inputmode="numeric"
@@ -152,6 +153,7 @@ pub fn ProducerCard(props: &SectionProps) -> Html {
                 { "Keyed records stay in order: one key, one partition. Turn keys off to see records overtake each other." }
             </p>
             <Peek producer={producer.clone()} on_action={props.on_action.clone()} />
+            </div>
             </details>
         </section>
     }

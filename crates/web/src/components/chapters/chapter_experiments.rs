@@ -1,7 +1,7 @@
 //! A chapter's experiments inline: the featured ones in full (what they show,
 //! what to watch, "Try it" / "Watch it"), the others as a line of links that
 //! load them, as the index's do; the one running is drawn in full wherever it
-//! is, with its live outcome check.
+//! is (its story and live check are with the simulation).
 
 use super::{CHAPTERS, summary, title};
 use crate::components::builtin;
@@ -17,10 +17,6 @@ pub struct ChapterExperimentsProps {
     pub index: usize,
     /// The scenario running now.
     pub running: AttrValue,
-    pub guided: bool,
-    /// The running scenario's outcome once reproduced, else what is still missing.
-    pub outcome: Option<AttrValue>,
-    pub pending: Option<AttrValue>,
     /// Which of the chapter's experiments to draw.
     #[prop_or(Part::All)]
     pub part: Part,
@@ -65,6 +61,18 @@ fn notes(name: &str) -> Html {
     }
 }
 
+/// A link's click: load the experiment and bring the simulation into view
+/// instead of following the link to the chapter's card.
+pub fn load_and_show(on_action: &Callback<Action>, scenario: &Rc<Scenario>) -> Callback<MouseEvent> {
+    let on_action = on_action.clone();
+    let scenario = scenario.clone();
+    Callback::from(move |e: MouseEvent| {
+        e.prevent_default();
+        on_action.emit(Action::Load(scenario.clone()));
+        crate::components::show_simulation();
+    })
+}
+
 /// Start the experiment and bring the simulation into view.
 fn start(
     on_action: &Callback<Action>,
@@ -95,19 +103,6 @@ pub fn ChapterExperiments(props: &ChapterExperimentsProps) -> Html {
             Some(if featured { "featured" } else { "more" }),
             running.then_some("running"),
         ]);
-        let outcome = running.then(|| match (&props.outcome, &props.pending) {
-            (Some(message), _) => html! {
-                <p class="experiment-outcome is-reproduced" data-field="chapter-outcome" data-reproduced="true">
-                    <strong>{ "✓ Reproduced. " }</strong>{ message.clone() }
-                </p>
-            },
-            (None, pending) => html! {
-                <p class="experiment-outcome" data-field="chapter-outcome" data-reproduced="false">
-                    <strong>{ if props.guided { "Your turn. Not yet: " } else { "Running. Not yet: " } }</strong>
-                    { pending.clone().unwrap_or_default() }
-                </p>
-            },
-        });
         html! {
             <li {class} key={name.clone()} id={format!("x-{name}")} aria-current={running.then_some("true")}>
                 <div class="experiment-head">
@@ -124,7 +119,6 @@ pub fn ChapterExperiments(props: &ChapterExperimentsProps) -> Html {
                     <strong>{ "Watch: " }</strong>{ &scenario.watch }
                 </p>
                 { notes(&name) }
-                { for outcome }
                 <div class="experiment-actions">
                     if has_steps {
                         <button type="button" class="primary" data-try={name.clone()}
@@ -135,11 +129,12 @@ pub fn ChapterExperiments(props: &ChapterExperimentsProps) -> Html {
                     }
                     <button type="button" data-scenario={name.clone()}
                         onclick={start(&props.on_action, Action::Load, scenario)}
-                        aria-label={format!("{} {name}", if has_steps { "Watch it:" } else { "Set up:" })}>
-                        { if has_steps { "Watch it" } else { "Set up" } }
+                        aria-label={format!("Watch it: {name}")}>
+                        { "Watch it" }
                     </button>
+                    // Its story and its live check are in one place, next to the simulation.
                     if running {
-                        <a class="watch-it" href="#simulation">{ "To the simulation ↑" }</a>
+                        <a class="watch-it" href="#explanation">{ "Running: its story and check are with the simulation ↑" }</a>
                     }
                 </div>
             </li>
@@ -183,10 +178,7 @@ pub fn ChapterExperiments(props: &ChapterExperimentsProps) -> Html {
 /// card replaces the link (the link holds the card's id so that the jump lands there).
 fn more_link(scenario: &Rc<Scenario>, on_action: &Callback<Action>) -> Html {
     let name = scenario.name.clone();
-    let onclick = {
-        let scenario = scenario.clone();
-        on_action.reform(move |_: MouseEvent| Action::Load(scenario.clone()))
-    };
+    let onclick = load_and_show(on_action, scenario);
     html! {
         <li key={name.clone()} id={format!("x-{name}")}>
             <a href={format!("#x-{name}")} data-jump={name.clone()} {onclick}

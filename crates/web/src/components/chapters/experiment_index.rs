@@ -60,7 +60,7 @@ pub fn ExperimentIndex(props: &ExperimentIndexProps) -> Html {
                     shown += 1;
                     let name = scenario.name.clone();
                     let running = name == props.running.as_str();
-                    let onclick = props.on_action.reform(move |_: MouseEvent| Action::Load(scenario.clone()));
+                    let onclick = super::chapter_experiments::load_and_show(&props.on_action, &scenario);
                     html! {
                         <li key={name.clone()} title={name.clone()} aria-current={running.then_some("true")}>
                             <a href={format!("#x-{name}")} data-jump={name.clone()} {onclick}>
