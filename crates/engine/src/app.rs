@@ -80,7 +80,8 @@ impl Application {
             match *high {
                 Some((h, at)) if h > fetched.id => overtaken_by = Some(at),
                 _ => {
-                    *high = Some((fetched.id, RecordAt { partition: fetched.partition, offset: fetched.offset }));
+                    *high =
+                        Some((fetched.id, RecordAt { partition: fetched.partition, offset: fetched.offset }));
                 }
             }
         } else {
@@ -185,7 +186,11 @@ mod tests {
         app.handle_record(1, c, &record(5, 2), true, false);
         let late = app.handle_record(1, c, &record(3, 2), true, false);
         assert!(late.out_of_key_order);
-        assert_eq!(late.overtaken_by, Some(RecordAt { partition: 0, offset: 5 }), "the later record it came after");
+        assert_eq!(
+            late.overtaken_by,
+            Some(RecordAt { partition: 0, offset: 5 }),
+            "the later record it came after"
+        );
         assert!(!app.handle_record(1, c, &record(4, 1), true, false).out_of_key_order, "another subject");
         assert_eq!(app.counters.out_of_key_order, 1);
     }

@@ -702,20 +702,33 @@ impl Event {
             ),
             #[cfg(feature = "cluster")]
             Event::BrokerRestarted { broker, .. } => {
-                format!("Broker {broker} restarted: its replicas catch up from the leaders before they rejoin the ISR.")
+                format!(
+                    "Broker {broker} restarted: its replicas catch up from the leaders before they rejoin the ISR."
+                )
             }
             #[cfg(feature = "cluster")]
             Event::BrokerFenced { broker, .. } => format!(
                 "The controller fenced broker {broker}: its heartbeats stopped, so it leads nothing any more."
             ),
             #[cfg(feature = "cluster")]
-            Event::BrokerUnfenced { broker, .. } => format!("The controller unfenced broker {broker}: it can lead again."),
+            Event::BrokerUnfenced { broker, .. } => {
+                format!("The controller unfenced broker {broker}: it can lead again.")
+            }
             #[cfg(feature = "cluster")]
             Event::LeaderElected { partition, leader: None, .. } => {
                 format!("P{partition} has no leader left to elect: it is offline until a replica comes back.")
             }
             #[cfg(feature = "cluster")]
-            Event::LeaderElected { partition, leader: Some(leader), leader_epoch, kind, truncated_to, lost, lost_acknowledged, .. } => {
+            Event::LeaderElected {
+                partition,
+                leader: Some(leader),
+                leader_epoch,
+                kind,
+                truncated_to,
+                lost,
+                lost_acknowledged,
+                ..
+            } => {
                 let how = match *kind {
                     "clean" => "A clean election (from the ISR)",
                     "elr" => "An election from the eligible leader replicas (ELR)",
@@ -723,7 +736,9 @@ impl Event {
                     "last-known-leader" => "The last known leader's return",
                     other => other,
                 };
-                let mut text = format!("{how} made broker {leader} P{partition}'s leader (leader epoch {leader_epoch}).");
+                let mut text = format!(
+                    "{how} made broker {leader} P{partition}'s leader (leader epoch {leader_epoch})."
+                );
                 if let Some(to) = truncated_to.filter(|_| *lost > 0) {
                     text.push_str(&format!(
                         " The log was cut back to {to}: {lost} record{} gone, {lost_acknowledged} of them acknowledged.",
@@ -743,7 +758,9 @@ impl Event {
             ),
             #[cfg(feature = "cluster")]
             Event::ProduceLost { partition, broker, what, .. } => {
-                format!("The network lost a produce {what} for P{partition} on broker {broker}: the producer will time out and retry.")
+                format!(
+                    "The network lost a produce {what} for P{partition} on broker {broker}: the producer will time out and retry."
+                )
             }
             #[cfg(feature = "cluster")]
             Event::ProduceAnswered { partition, broker, error: Some(error), .. } => {
@@ -1255,7 +1272,9 @@ fn setting_sentence(setting: &str, value: &str) -> String {
             .to_owned(),
         ("key_count", _, Some(n)) => format!("The producer now uses {n} key{} (user-0 …).", plural(n)),
         ("hot_key_share_percent", _, Some(n)) => format!("user-0 now gets {n}% of the records: a hot key."),
-        ("records_per_poll", _, Some(n)) => format!("poll() now returns up to {} (max.poll.records).", records(n)),
+        ("records_per_poll", _, Some(n)) => {
+            format!("poll() now returns up to {} (max.poll.records).", records(n))
+        }
         ("handle_per_tick", _, Some(n)) => format!("Each consumer now handles up to {} a tick.", records(n)),
         ("commit", "auto", _) => "The consumers now commit on a timer (enable.auto.commit).".to_owned(),
         ("commit", "each-record", _) => "The consumers now commit after each record.".to_owned(),
@@ -1264,14 +1283,23 @@ fn setting_sentence(setting: &str, value: &str) -> String {
         ("idempotent", "true", _) => {
             "The application is idempotent: a record it handled before takes no effect again.".to_owned()
         }
-        ("idempotent", _, _) => "The application is no longer idempotent: every delivery takes effect.".to_owned(),
-        ("position", "group", _) => "The consumers keep their positions as the group's committed offsets.".to_owned(),
-        ("position", "atomic", _) => {
-            "Each consumer keeps its position in a file of its own, written to a temp file and renamed.".to_owned()
+        ("idempotent", _, _) => {
+            "The application is no longer idempotent: every delivery takes effect.".to_owned()
         }
-        ("position", _, _) => "Each consumer keeps its position in a file of its own, written in place.".to_owned(),
+        ("position", "group", _) => {
+            "The consumers keep their positions as the group's committed offsets.".to_owned()
+        }
+        ("position", "atomic", _) => {
+            "Each consumer keeps its position in a file of its own, written to a temp file and renamed."
+                .to_owned()
+        }
+        ("position", _, _) => {
+            "Each consumer keeps its position in a file of its own, written in place.".to_owned()
+        }
         ("follower_fetch_per_tick", value, _) => match value.split_once(':') {
-            Some((broker, "0")) => format!("Broker {broker}'s replicas stopped fetching: they fall behind their leaders."),
+            Some((broker, "0")) => {
+                format!("Broker {broker}'s replicas stopped fetching: they fall behind their leaders.")
+            }
             Some((broker, n)) => format!("Broker {broker}'s replicas fetch up to {n} records a tick."),
             None => format!("follower_fetch_per_tick is now {value}."),
         },

@@ -74,9 +74,9 @@ pub use sim::{IN_FLIGHT_SHOWN_MAX, Sim, subject_key};
 pub use view::{BrokerView, ClusterView, ReplicaSetView, ReplicaView, TransactionsView, TxnProducerView};
 pub use view::{
     CheckpointView, ConsumerState, ConsumerStats, ConsumerView, ExpansionView, Finding, FindingKind,
-    GroupView, HandledRecord, InFlightRecord, RecordAt, LagSample, LedgerEntry, LoopStep, MemberView, Metrics,
-    PartitionSplit, PartitionView, PeekView, ProducerView, RebalanceView, RecordView, RestartPreview,
-    RollingView, SettingsView, ShareRecordView, SplitCheck, SplitStatus, View,
+    GroupView, HandledRecord, InFlightRecord, LagSample, LedgerEntry, LoopStep, MemberView, Metrics,
+    PartitionSplit, PartitionView, PeekView, ProducerView, RebalanceView, RecordAt, RecordView,
+    RestartPreview, RollingView, SettingsView, ShareRecordView, SplitCheck, SplitStatus, View,
 };
 
 // The in-crate unit tests run in headless Chromium too (`cargo test --target wasm32-unknown-unknown`).
