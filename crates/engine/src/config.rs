@@ -411,7 +411,7 @@ impl TryFrom<ConfigFile> for Config {
 impl<'de> Deserialize<'de> for Config {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Config, D::Error> {
         let file = <ConfigFile as Deserialize>::deserialize(d)?;
-        Config::try_from(file).map_err(|e| serde::de::Error::custom(crate::codec::after_value(&e)))
+        Config::try_from(file).map_err(serde::de::Error::custom)
     }
 }
 

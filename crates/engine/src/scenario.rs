@@ -127,7 +127,7 @@ impl Scenario {
                 message: format!("larger than {SCENARIO_BYTES_MAX} bytes"),
             });
         }
-        let scenario = codec::read(text, codec::read::scenario).map_err(|e| ScenarioError::Json {
+        let scenario: Scenario = codec::read(text).map_err(|e| ScenarioError::Json {
             path: e.path,
             message: e.message,
             line: e.line,

@@ -523,7 +523,7 @@ fn input_of(text: &str) -> Result<Input, String> {
     if let Some(group) = group {
         json.insert("group".into(), Value::String(group));
     }
-    super::read_value(Value::Object(json), super::read::input)
+    super::read_value(Value::Object(json))
         .map_err(|(path, message)| if path.is_empty() { message } else { format!("{path}: {message}") })
 }
 

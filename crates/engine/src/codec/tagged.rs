@@ -31,7 +31,9 @@ use crate::guide::{Condition, Guide, Outcome};
 use crate::input::{ConsumerId, Input, ResetSpec};
 use crate::partitioner::KeylessStrategy;
 use crate::scenario::{Scenario, TimedInput};
-use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Unexpected, Visitor,
+};
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 use std::cell::Cell;
@@ -44,13 +46,10 @@ use std::fmt;
 const BUFFERED_VALUES_MAX: usize = 4096;
 
 /// Reads a JSON value with every object's keys checked for repeats, taking
-/// one from `left` for each value.
+/// one from `left` (at most `BUFFERED_VALUES_MAX`) for each value.
 #[derive(Clone, Copy)]
 struct Unique<'a> {
     left: &'a Cell<usize>,
-    /// What `left` started at, and what it bounds, for the message.
-    max: usize,
-    within: &'static str,
 }
 
 impl Unique<'_> {
@@ -60,7 +59,7 @@ impl Unique<'_> {
                 self.left.set(left);
                 Ok(())
             }
-            None => Err(E::custom(format_args!("more than {} values in {}", self.max, self.within))),
+            None => Err(E::custom(format_args!("more than {BUFFERED_VALUES_MAX} values in one object"))),
         }
     }
 }
@@ -137,18 +136,6 @@ impl<'de> Visitor<'de> for Unique<'_> {
     }
 }
 
-/// Values a whole document may hold: a scenario of `TIMELINE_INPUTS_MAX`
-/// inputs needs under 10 each. Bounds the value `read` builds (some 50 bytes
-/// a value) whatever the text.
-const DOCUMENT_VALUES_MAX: usize = 16 * crate::scenario::TIMELINE_INPUTS_MAX;
-
-/// A whole JSON document as a value, repeated keys refused, at most
-/// `DOCUMENT_VALUES_MAX` values: what `read` parses the text into.
-pub(crate) fn unique_value<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
-    let left = Cell::new(DOCUMENT_VALUES_MAX);
-    Unique { left: &left, max: DOCUMENT_VALUES_MAX, within: "the document" }.deserialize(d)
-}
-
 /// Reads an object tagged by `tag` through `read`, the derived mirror's
 /// reader of `{variant: {fields}}`.
 fn tagged<'de, D, T>(
@@ -162,7 +149,7 @@ where
     // Only the buffering and the mirror's read are generic: the rest is one
     // copy for every tagged type (each copy is some 4 KB of wasm).
     let left = Cell::new(BUFFERED_VALUES_MAX);
-    let value = Unique { left: &left, max: BUFFERED_VALUES_MAX, within: "one object" }.deserialize(d)?;
+    let value = Unique { left: &left }.deserialize(d)?;
     let external = untag(value, tag).map_err(de::Error::custom)?;
     let mut track = serde_path_to_error::Track::new();
     let result = read(serde_path_to_error::Deserializer::new(external, &mut track));
@@ -173,14 +160,13 @@ where
 /// the message refusing it.
 fn untag(value: Value, tag: &'static str) -> Result<Value, String> {
     let Value::Object(mut members) = value else {
-        let refused: serde_json::Error =
-            de::Error::invalid_type(super::read::unexpected(&value), &"an object");
-        return Err(super::after_value(&super::plain(&refused.to_string())));
+        let refused: serde_json::Error = de::Error::invalid_type(unexpected(&value), &"an object");
+        return Err(super::plain(&refused.to_string()));
     };
     let name = match members.remove(tag) {
         None => {
             let missing: serde_json::Error = de::Error::missing_field(tag);
-            return Err(super::after_value(&missing));
+            return Err(missing.to_string());
         }
         Some(Value::String(name)) => name,
         Some(other) => {
@@ -191,6 +177,22 @@ fn untag(value: Value, tag: &'static str) -> Result<Value, String> {
     let mut external = Map::new();
     external.insert(name, Value::Object(members));
     Ok(Value::Object(external))
+}
+
+/// What serde calls a JSON value in `invalid type: …` messages.
+fn unexpected(value: &Value) -> Unexpected<'_> {
+    match value {
+        Value::Null => Unexpected::Unit,
+        Value::Bool(b) => Unexpected::Bool(*b),
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(n), _) => Unexpected::Unsigned(n),
+            (None, Some(n)) => Unexpected::Signed(n),
+            _ => Unexpected::Float(n.as_f64().unwrap_or_default()),
+        },
+        Value::String(s) => Unexpected::Str(s),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
+    }
 }
 
 /// The message for an error inside a tagged object, with its inner path.
