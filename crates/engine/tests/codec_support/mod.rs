@@ -223,7 +223,8 @@ pub fn guide() -> impl Strategy<Value = Guide> {
         prop::collection::vec(text(12), 0..=offsetlab_engine::GUIDE_STEPS_MAX),
         (metric(), 1..=u64::MAX, proptest::option::of(any::<u64>())),
         prop::collection::vec(condition, 0..offsetlab_engine::OUTCOME_CONDITIONS_MAX),
-        text(12).prop_map(|s| format!("{{n}}{s}")),
+        // Braces only around placeholders, which validation checks ({n}, {one|many}).
+        text(12).prop_map(|s| format!("{{n}}{}", s.replace(['{', '}'], ""))),
     )
         .prop_map(|(topic, story, steps, (metric, at_least, at_most), rest, says)| {
             let mut when = vec![Condition { metric, group: None, at_least: Some(at_least), at_most }];
