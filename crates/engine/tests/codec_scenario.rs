@@ -165,6 +165,22 @@ fn bad_input_gets_an_exact_message() {
             r#"timeline[0].input.reset.to: unknown variant `middle`, expected one of `earliest`, `latest`, `offset`, `shift-by` (line 1, column 99)"#,
         ),
         (
+            r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "fly"}}]}"#,
+            r#"timeline[0].input.do: unknown variant `fly`, expected one of `send`, `keep-sending`, `use-keys`, `key-count`, `hot-key`, `send-poison`, `pause`, `resume`, `crash`, `stop`, `start`, `add-consumer`, `remove-consumer`, `duplicate-instance`, `stall`, `records-per-poll`, `handle-per-tick`, `commit`, `idempotent`, `reset-offsets`, `restart-from`, `position-store`, `peek`, `load-checkpoint`, `add-partitions`, `kill-before-commit`, `rolling-update`, `assignor`, `crash-broker`, `restart-broker`, `lose-next-ack`, `lose-next-request`, `slow-follower` (line 1, column 62)"#,
+        ),
+        (
+            r#"{"name": "x", "config": {"commit": {"mode": "sometimes"}}}"#,
+            r#"config.commit.mode: unknown variant `sometimes`, expected one of `after`, `before`, `each-record`, `auto` (line 1, column 57)"#,
+        ),
+        (
+            r#"{"name": "x", "config": {"position": {"store": "disk"}}}"#,
+            r#"config.position.store: unknown variant `disk`, expected `group` or `consumer` (line 1, column 55)"#,
+        ),
+        (
+            r#"{"name": "x", "config": {"producer": {"keyless": {"strategy": "random"}}}}"#,
+            r#"config.producer.keyless.strategy: unknown variant `random`, expected `sticky` or `round-robin` (line 1, column 72)"#,
+        ),
+        (
             r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": 5}}]}"#,
             r#"timeline[0].input.do: invalid type: integer `5`, expected a string (line 1, column 58)"#,
         ),
@@ -195,6 +211,10 @@ fn bad_input_gets_an_exact_message() {
             r#"guide: missing field `outcome` (line 1, column 60)"#,
         ),
         (r#"{"name": "x", "name": "y"}"#, r#"duplicate field `name` (line 1, column 20)"#),
+        (
+            r#"{"name": "x", "config": {"seed": 1, "seed": 2}}"#,
+            r#"config: duplicate field `seed` (line 1, column 42)"#,
+        ),
         (
             r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "send", "do": "send", "count": 1}}]}"#,
             r#"timeline[0].input: duplicate field `do` (line 1, column 67)"#,
@@ -235,6 +255,198 @@ fn bad_input_gets_an_exact_message() {
         let error = Scenario::parse(text).expect_err(text);
         assert_eq!(error.to_string(), *expected, "{text}");
     }
+}
+
+/// The error is the first in the text's order, whatever comes after it.
+#[test]
+fn the_first_mistake_in_the_text_is_the_one_named() {
+    let cases: &[(&str, &str)] = &[
+        (
+            r#"{"name": "x", "zzz": 1, "aaa": 2}"#,
+            r#"zzz: unknown field `zzz`, expected one of `name`, `summary`, `watch`, `config`, `ticks`, `timeline`, `guide` (line 1, column 19)"#,
+        ),
+        (
+            r#"{"ticks": "5", "name": 5}"#,
+            r#"ticks: invalid type: string "5", expected a non-negative integer (line 1, column 13)"#,
+        ),
+        (
+            r#"{"bogus": 1, "name": "x",}"#,
+            r#"bogus: unknown field `bogus`, expected one of `name`, `summary`, `watch`, `config`, `ticks`, `timeline`, `guide` (line 1, column 8)"#,
+        ),
+        (
+            r#"{"name": 5, "name": "x"}"#,
+            r#"name: invalid type: integer `5`, expected a string (line 1, column 10)"#,
+        ),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(Scenario::parse(text).expect_err(text).to_string(), *expected, "{text}");
+    }
+}
+
+/// A scenario written over lines, as people write one, with one mistake
+/// put in its config or its second input.
+fn written(config: &str, input: &str) -> String {
+    format!(
+        r#"{{
+  "name": "t",
+  "config": {{
+    {config}
+  }},
+  "timeline": [
+    {{ "tick": 0, "input": {{ "do": "send", "count": 1 }} }},
+    {{ "tick": 1, "input": {input} }}
+  ]
+}}"#
+    )
+}
+
+/// A mistake put in [`written`]: the config's text and the second input's,
+/// then the field path, the message, and the line and column the reader gives.
+type Mistake<'a> = (&'a str, &'a str, &'a str, &'a str, (usize, usize));
+
+/// Each kind of mistake, and what the reader says of it: the field path,
+/// serde's message, and the line and column where serde_json stopped (an
+/// error inside a tagged object, or raised once a value was read whole,
+/// where its enclosing object ends).
+#[test]
+fn errors_name_the_field_and_the_place() {
+    const SEND: &str = r#"{ "do": "send", "count": 1 }"#;
+    let cases: &[Mistake] = &[
+        // An unknown field: where its key ends.
+        (
+            r#""seed": 1, "sede": 2"#,
+            SEND,
+            "config.sede",
+            "unknown field `sede`, expected one of `seed`, `partitions`, `retention_records`, `producer`, \
+             `groups`, `cluster`, `transactions`, `consumers`, `records_per_poll`, `handle_per_tick`, `commit`, \
+             `idempotent`, `session_timeout_ticks`, `shutdown_deadline_ticks`, `assignor`, `position`, `bridge`, \
+             `protocol`, `remote_assignor`, `static_members`, `heartbeat_interval_ticks`, \
+             `rebalance_timeout_ticks`, `lock_duration_ticks`, `delivery_count_limit`, `max_record_locks`, \
+             `share_auto_offset_reset`, `acknowledgement_mode`",
+            (4, 21),
+        ),
+        (
+            r#""seed": 1"#,
+            r#"{ "do": "send", "count": 1, "extra": true }"#,
+            "timeline[1].input.extra",
+            "unknown field `extra`, expected `count`",
+            (8, 71),
+        ),
+        // A missing field.
+        (
+            r#""seed": 1"#,
+            r#"{ "do": "stall", "consumer": "c1" }"#,
+            "timeline[1].input",
+            "missing field `ticks`",
+            (8, 63),
+        ),
+        (
+            r#""position": { "store": "consumer", "writes": "atomic" }"#,
+            SEND,
+            "config.position",
+            "missing field `write_ticks`",
+            (5, 3),
+        ),
+        // An unknown variant of each tagged enum.
+        (
+            r#""seed": 1"#,
+            r#"{ "do": "explode" }"#,
+            "timeline[1].input.do",
+            "unknown variant `explode`, expected one of `send`, `keep-sending`, `use-keys`, `key-count`, \
+             `hot-key`, `send-poison`, `pause`, `resume`, `crash`, `stop`, `start`, `add-consumer`, \
+             `remove-consumer`, `duplicate-instance`, `stall`, `records-per-poll`, `handle-per-tick`, `commit`, \
+             `idempotent`, `reset-offsets`, `restart-from`, `position-store`, `peek`, `load-checkpoint`, \
+             `add-partitions`, `kill-before-commit`, `rolling-update`, `assignor`, `crash-broker`, \
+             `restart-broker`, `lose-next-ack`, `lose-next-request`, `slow-follower`",
+            (8, 47),
+        ),
+        (
+            r#""seed": 1"#,
+            r#"{ "do": "reset-offsets", "reset": { "to": "middle" } }"#,
+            "timeline[1].input.reset.to",
+            "unknown variant `middle`, expected one of `earliest`, `latest`, `offset`, `shift-by`",
+            (8, 82),
+        ),
+        (
+            r#""commit": { "mode": "sometimes" }"#,
+            SEND,
+            "config.commit.mode",
+            "unknown variant `sometimes`, expected one of `after`, `before`, `each-record`, `auto`",
+            (5, 3),
+        ),
+        (
+            r#""position": { "store": "disk" }"#,
+            SEND,
+            "config.position.store",
+            "unknown variant `disk`, expected `group` or `consumer`",
+            (5, 3),
+        ),
+        (
+            r#""producer": { "keyless": { "strategy": "random" } }"#,
+            SEND,
+            "config.producer.keyless.strategy",
+            "unknown variant `random`, expected `sticky` or `round-robin`",
+            (4, 55),
+        ),
+        // A wrong type: after the value, or before the bracket of an object or array
+        // (serde_json stops before it; inside a tagged object, where that ends).
+        (
+            r#""partitions": "3""#,
+            SEND,
+            "config.partitions",
+            r#"invalid type: string "3", expected an integer from 0 to 4294967295"#,
+            (4, 21),
+        ),
+        (
+            r#""groups": { "name": "a" }"#,
+            SEND,
+            "config.groups",
+            "invalid type: object, expected an array",
+            (4, 14),
+        ),
+        (
+            r#""seed": 1"#,
+            r#"{ "do": "send", "count": -1 }"#,
+            "timeline[1].input.count",
+            "invalid value: integer `-1`, expected an integer from 0 to 4294967295",
+            (8, 57),
+        ),
+        // A repeated key: where the second one ends.
+        (r#""seed": 1, "seed": 2"#, SEND, "config", "duplicate field `seed`", (4, 21)),
+        (
+            r#""seed": 1"#,
+            r#"{ "do": "send", "count": 1, "count": 2 }"#,
+            "timeline[1].input",
+            "duplicate field `count`",
+            (8, 61),
+        ),
+        // Nesting deeper than DEPTH_MAX, found before serde reads: at the
+        // bracket that goes too deep (the 33rd level).
+        (
+            &format!(r#""seed": {}{}"#, "[".repeat(40), "]".repeat(40)),
+            SEND,
+            &format!("config.seed{}", "[0]".repeat(30)),
+            "nested deeper than 32 levels",
+            (4, 43),
+        ),
+        // Config's own check, once the config is read.
+        (
+            r#""consumers": 3, "groups": [{ "name": "a" }]"#,
+            SEND,
+            "config",
+            "give the group settings (consumers, commit, …) inside groups, or leave groups out",
+            (5, 3),
+        ),
+    ];
+    for (config, input, path, message, place) in cases {
+        let text = written(config, input);
+        let error = Scenario::parse(&text).expect_err(&text);
+        let ScenarioError::Json { path: p, message: m, line, column } = error else {
+            panic!("a JSON error: {error}\n{text}")
+        };
+        assert_eq!((p.as_str(), m.as_str(), (line, column)), (*path, *message, *place), "{text}");
+    }
+    assert!(Scenario::parse(&written(r#""seed": 1"#, SEND)).is_ok(), "the text without a mistake reads");
 }
 
 /// Too deep: the path goes down to where the limit was hit.
