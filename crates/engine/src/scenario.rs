@@ -3,7 +3,8 @@
 //! same reader as user files.
 //!
 //! The JSON is serde's (derived `Serialize` and `Deserialize`), read through
-//! `crate::codec`, which adds field paths, positions and the nesting bound.
+//! `crate::codec`, which adds field paths (serde_json gives the line and
+//! column) and bounds the nesting and the number of values.
 
 use crate::codec;
 use crate::config::{Config, ConfigError};
