@@ -100,11 +100,17 @@ pub fn builtin(name: &str) -> Option<std::rc::Rc<offsetlab_engine::Scenario>> {
 /// far below it started a run. A no-op outside a browser.
 pub fn show_simulation() {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+    // The stage at the top, under the clock bar (its scroll-margin): the tapes, the
+    // counters and the running experiment's check then share the first screen.
+    if let Ok(Some(stage)) = document.query_selector("#simulation .stage") {
+        stage.scroll_into_view();
+    }
     if let Some(simulation) = document.get_element_by_id("simulation") {
-        simulation.scroll_into_view();
         if let Ok(simulation) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(simulation) {
-            // Focus after the scroll: focusing first would scroll the element to the middle.
-            let _ = simulation.focus();
+            // Focus without scrolling again: the keyboard goes on from the simulation.
+            let options = web_sys::FocusOptions::new();
+            options.set_prevent_scroll(true);
+            let _ = simulation.focus_with_options(&options);
         }
     }
 }

@@ -68,6 +68,28 @@ pub fn Sink(props: &SectionProps) -> Html {
                     { " · " }
                     <span class="legend-chip no-effect" aria-hidden="true"></span>{ "faded = no effect (idempotent)" }
                 </p>
+                <details class="counter-help">
+                    <summary>{ "What the counters count" }</summary>
+                    <dl>
+                        <dt>{ "Delivered" }</dt>
+                        <dd>{ "Every record handed to the application, repeats included." }</dd>
+                        <dt>{ "Duplicates" }</dt>
+                        <dd>{ "Deliveries of a record the application had already handled." }</dd>
+                        <dt>{ "Effects" }</dt>
+                        <dd>{ "Deliveries that changed something. An idempotent application ignores repeats." }</dd>
+                        <dt>{ "Never processed" }</dt>
+                        <dd>{ "Records the group moved past (by a commit, a reset or retention) that nobody handled." }</dd>
+                        <dt>{ "Out of key order" }</dt>
+                        <dd>{ "Records of a user handled for the first time after a later record of the same user." }</dd>
+                        <dt>{ "Total lag" }</dt>
+                        <dd>{ "Log end minus committed offset, summed over the partitions; a partition with no commit yet counts from its log start." }</dd>
+                        <dt>{ "Active consumers" }</dt>
+                        <dd>{ "Live members that own at least one partition." }</dd>
+                        <dt>{ "Generation" }</dt>
+                        <dd>{ "How many times the group has completed a rebalance." }</dd>
+                        { producer_help(props.state.cluster.is_some()) }
+                    </dl>
+                </details>
             </div>
             <Counters metrics={view.metrics.clone()} producer={props.state.cluster.is_some()} />
             <ol class="sink-strip" data-field="sink-strip" ref={strip.node}
@@ -94,28 +116,6 @@ pub fn Sink(props: &SectionProps) -> Html {
             if shown.is_empty() {
                 <p class="sink-empty">{ "Nothing handled yet: send records, and the consumers' work appears here." }</p>
             }
-            <details class="counter-help">
-                <summary>{ "What the counters count" }</summary>
-                <dl>
-                    <dt>{ "Delivered" }</dt>
-                    <dd>{ "Every record handed to the application, repeats included." }</dd>
-                    <dt>{ "Duplicates" }</dt>
-                    <dd>{ "Deliveries of a record the application had already handled." }</dd>
-                    <dt>{ "Effects" }</dt>
-                    <dd>{ "Deliveries that changed something. An idempotent application ignores repeats." }</dd>
-                    <dt>{ "Never processed" }</dt>
-                    <dd>{ "Records the group moved past (by a commit, a reset or retention) that nobody handled." }</dd>
-                    <dt>{ "Out of key order" }</dt>
-                    <dd>{ "Records of a user handled for the first time after a later record of the same user." }</dd>
-                    <dt>{ "Total lag" }</dt>
-                    <dd>{ "Log end minus committed offset, summed over the partitions; a partition with no commit yet counts from its log start." }</dd>
-                    <dt>{ "Active consumers" }</dt>
-                    <dd>{ "Live members that own at least one partition." }</dd>
-                    <dt>{ "Generation" }</dt>
-                    <dd>{ "How many times the group has completed a rebalance." }</dd>
-                    { producer_help(props.state.cluster.is_some()) }
-                </dl>
-            </details>
         </section>
     }
 }
