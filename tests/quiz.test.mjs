@@ -55,7 +55,13 @@ describe('quiz', () => {
       const start = await lab.view();
       for (const q of [0, 1]) {
         const { right, wrong, texts } = await explore(lab, q);
+        // A choice says what, not why: no label carries its own reason.
+        for (const text of Object.values(texts)) assert.doesNotMatch(text, /[:;]|because/, `question ${q}'s choice "${text}" gives its reason`);
         assert.match(await choose(lab, q, wrong[0]), /^Not quite/);
+        // A wrong answer shows which one is right, in words.
+        assert.equal(await lab.page.getAttribute(`${question(q)} button[data-choice="${right}"]`, 'data-verdict'), 'right');
+        assert.match(await lab.text(`${question(q)} button[data-choice="${right}"]`), /the right answer/);
+        assert.equal(await lab.page.getAttribute(`${question(q)} button[data-choice="${wrong[0]}"]`, 'data-verdict'), 'wrong');
         assert.match(await choose(lab, q, right), /^Correct/);
         if (q === 0) {
           // Six partitions, eight consumers: six consume at once.

@@ -89,16 +89,22 @@ describe('screenshots and layout', () => {
         assert.ok(t.box <= 390, `P${t.partition}'s box ends at ${t.box} px, past the 390 px screen`);
         assert.ok(t.end[0] >= 0 && t.end[1] <= 390, `P${t.partition}'s log end is at ${t.end} px, out of the screen`);
       }
-      // The sink's strip draws only the chips its width shows, and enough to fill it.
+      // The sink's strip draws only the chips its width shows, and enough to fill it, each whole:
+      // the oldest one in view starts inside the strip, less than a chip from its left edge.
       const strip = await lab.page.evaluate(() => {
         const strip = document.querySelector('[data-field=sink-strip]');
-        const chips = strip.querySelectorAll('.chip');
-        return { chips: chips.length, left: strip.getBoundingClientRect().left, first: chips[0]?.getBoundingClientRect().left };
+        const box = strip.getBoundingClientRect();
+        const shown = [...strip.querySelectorAll('.chip')]
+          .map((chip) => chip.getBoundingClientRect())
+          .filter((r) => r.top < box.bottom);
+        const oldest = Math.min(...shown.map((r) => r.left));
+        return { chips: strip.querySelectorAll('.chip').length, left: box.left, oldest, width: shown[0]?.width };
       });
       const delivered = (await lab.view()).metrics.delivered;
       assert.ok(delivered > 48, `only ${delivered} records handled`);
       assert.ok(strip.chips > 0 && strip.chips < 48, `the strip draws ${strip.chips} chips at 390 px`);
-      assert.ok(strip.first <= strip.left, `the strip's first chip starts at ${strip.first} px, right of its left edge ${strip.left}`);
+      assert.ok(strip.oldest >= strip.left, `the oldest chip in view starts at ${strip.oldest} px, cut by the strip's left edge ${strip.left}`);
+      assert.ok(strip.oldest < strip.left + strip.width + 8, `the strip is filled: its oldest chip starts at ${strip.oldest} px`);
     });
   });
 
@@ -157,7 +163,7 @@ describe('screenshots and layout', () => {
       await openBusyGroup(lab);
       const motion = () =>
         lab.page.evaluate(() => {
-          const chip = document.querySelector('[data-field=sink-strip] .chip:last-child');
+          const chip = document.querySelector('[data-field=sink-strip] .chip:first-child');
           const cell = document.querySelector('.topic [data-offset]');
           return {
             fast: document.querySelector('.simulation').classList.contains('is-fast'),

@@ -26,8 +26,8 @@ pub fn Announcer(props: &SectionProps) -> Html {
                         { "Crashes, rebalances and resets are reported here as they happen." }
                     </p>
                 } else {
-                    // Scrolls inside its box: focusable so the keyboard can scroll it too.
-                    <ol class="announcer-feed" tabindex="0" aria-labelledby="announcer-heading">
+                    // Whole, newest first: at most ANNOUNCEMENTS_KEPT entries.
+                    <ol class="announcer-feed" aria-labelledby="announcer-heading">
                         { for announcements.iter().rev().take(ANNOUNCEMENTS_KEPT).map(|a| html! {
                             <li key={a.id}>
                                 <span class="announcer-tick">{ format!("tick {}", a.tick) }</span>

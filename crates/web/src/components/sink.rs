@@ -93,8 +93,10 @@ pub fn Sink(props: &SectionProps) -> Html {
             </div>
             <Counters metrics={view.metrics.clone()} producer={props.state.cluster.is_some()} />
             <ol class="sink-strip" data-field="sink-strip" ref={strip.node}
-                aria-label={format!("The last {} records the application handled, oldest first", shown.len())}>
-                { for shown.iter().enumerate().map(|(i, r)| {
+                aria-label={format!("The last {} records the application handled, newest first", shown.len())}>
+                // Newest first, drawn right to left: a chip that does not fit wraps onto a
+                // hidden second line, so the oldest one shown is whole, never cut at the left.
+                { for shown.iter().enumerate().rev().map(|(i, r)| {
                     let class = class_list(&[Some("chip"), r.duplicate.then_some("duplicate"), r.out_of_key_order.then_some("out-of-order"), (!r.effect).then_some("no-effect"), r.from_producer.then_some("from-producer")]);
                     let label = chip_label(r);
                     html! {

@@ -38,7 +38,8 @@ const QUESTIONS: [Question; 2] = [
     Question {
         text: "Records A1 and B1 land in different partitions, with A1 written first. In what \
                order will the group process them?",
-        choices: &["A1 then B1", "B1 then A1", "Either order: there is no order across partitions"],
+        // The choices say what, never why: the reason is the reveal's.
+        choices: &["A1 then B1", "B1 then A1", "Either order"],
         correct: 2,
         why: "Either order. Each partition has its own owner working at its own pace, and order \
               is only kept within a partition. If A1 and B1 must be handled in order, give them \
@@ -65,11 +66,16 @@ pub fn Prediction(props: &PredictionProps) -> Html {
             <div class="choices" role="group" aria-labelledby={prompt_id}>
                 { for question.choices.iter().enumerate().map(|(c, choice)| {
                     let chosen = answer == Some(c);
+                    // Once answered, the right choice is shown as right, in words as well as colour.
+                    let verdict = answer.map(|_| if c == question.correct { "right" } else if chosen { "wrong" } else { "other" });
                     let onclick = send(&props.on_action, Action::Answer { question: q, choice: c });
                     html! {
-                        <button type="button" data-choice={c.to_string()} key={c}
+                        <button type="button" data-choice={c.to_string()} key={c} data-verdict={verdict}
                             aria-pressed={if chosen { "true" } else { "false" }} {onclick}>
                             { *choice }
+                            if verdict == Some("right") {
+                                <span class="choice-mark">{ " ✓ the right answer" }</span>
+                            }
                         </button>
                     }
                 }) }
