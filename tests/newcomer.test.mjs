@@ -260,4 +260,49 @@ describe('a newcomer, by hand', () => {
       });
     });
   }
+
+  it('smaller defects: labels that covered each other, cut lines, clipped chips, two names for one button (10)', { timeout: 90_000 }, async () => {
+    await withLab(env, { seed: 1, query: '?scenario=acks1-leader-crash&seed=1' }, async (lab) => {
+      await lab.pauseAtStart();
+      await lab.step(16);
+      // The high watermark's label and the log end's never cover each other.
+      const labels = await lab.page.evaluate(() => {
+        const hw = document.querySelector('.high-watermark-label')?.getBoundingClientRect();
+        const end = document.querySelector('.log-end-label')?.getBoundingClientRect();
+        return hw && end && { hw: [hw.left, hw.right, hw.top, hw.bottom], end: [end.left, end.right, end.top, end.bottom] };
+      });
+      assert.ok(labels, 'both labels are drawn');
+      const [a, b] = [labels.hw, labels.end];
+      const overlap = a[0] < b[1] && b[0] < a[1] && a[2] < b[3] && b[2] < a[3];
+      assert.ok(!overlap, `HW and end overlap: ${JSON.stringify(labels)}`);
+      // What happened: whole entries, none cut by its box.
+      const feed = await lab.page.locator('.announcer-feed').evaluate((e) => [e.scrollHeight, e.clientHeight]);
+      assert.ok(feed[0] <= feed[1] + 1, `the log's box cuts its entries: ${feed}`);
+    });
+    await withLab(env, { seed: 1 }, async (lab) => {
+      // The poll loop's comments fit its box at 1440.
+      await lab.page.locator('[data-field=poll-loop]').scrollIntoViewIfNeeded();
+      const cut = await lab.page.evaluate(() =>
+        [...document.querySelectorAll('[data-field=poll-loop] .code-comment')]
+          .map((c) => [c.textContent, c.getBoundingClientRect().right, c.closest('pre, .code, [data-field=poll-loop]').getBoundingClientRect().right])
+          .filter(([, right, box]) => right > box + 1),
+      );
+      assert.deepEqual(cut, [], 'a comment is cut at the poll loop\'s edge');
+      // The sink's oldest chip in view is whole.
+      for (let i = 0; i < 6; i++) await lab.send10();
+      await lab.step(30);
+      const strip = await lab.page.evaluate(() => {
+        const strip = document.querySelector('[data-field=sink-strip]').getBoundingClientRect();
+        const lefts = [...document.querySelectorAll('[data-field=sink-strip] .chip')]
+          .map((c) => c.getBoundingClientRect())
+          .filter((r) => r.top < strip.bottom)
+          .map((r) => r.left);
+        return { left: strip.left, oldest: Math.min(...lefts) };
+      });
+      assert.ok(strip.oldest >= strip.left, `the first chip is cut at the strip's left: ${JSON.stringify(strip)}`);
+      // One name for starting an experiment without the learner's steps.
+      const names = await lab.page.locator('.chapters button[data-scenario]').allTextContents();
+      assert.ok(names.length > 0 && names.every((n) => n.trim() === 'Watch it'), `buttons named ${[...new Set(names)]}`);
+    });
+  });
 });
