@@ -274,7 +274,8 @@ pub struct AppState {
     /// Which `--describe` view the table shows, and `--verbose`.
     pub describe_view: (DescribeView, bool),
     pub tapes: Rc<Vec<Tape>>,
-    /// The booblik topic's tapes, when the application is a bridge.
+    /// The booblik topic's tapes, when the application is a bridge (while the
+    /// offset-storage panel is open).
     pub bridge_tapes: Rc<Vec<BridgeTape>>,
     /// The payouts topic and its readers, when the run has transactions.
     pub payouts: Option<Rc<Payouts>>,
@@ -283,13 +284,17 @@ pub struct AppState {
     pub cluster: Option<Rc<ClusterView>>,
     /// `kafka-topics --describe --topic orders` now, with a cluster.
     pub topic_describe: Option<Rc<str>>,
-    /// booblik's `/stats`: one entry per consumer and partition.
+    /// booblik's `/stats`: one entry per consumer and partition (kept up to date
+    /// while the offset-storage panel is open).
     pub stats: Rc<Vec<ConsumerStats>>,
-    /// booblik's split check, now.
+    /// booblik's split check, now (while the offset-storage panel is open, or
+    /// the consumers keep their own positions).
     pub split: Rc<SplitCheck>,
-    /// Per partition, the last ticks' lag and oldest-unprocessed age (for the charts).
+    /// Per partition, the last ticks' lag and oldest-unprocessed age (for the
+    /// charts; kept up to date while the operations panel is open).
     pub lag_history: Rc<Vec<Vec<LagSample>>>,
-    /// The payout ledger: one entry per account that saw a payout.
+    /// The payout ledger: one entry per account that saw a payout (while the
+    /// operations panel is open).
     pub ledger: Rc<Vec<LedgerEntry>>,
     scroll: Rc<Vec<Option<u64>>>,
     /// Cells a tape's box shows ([`Action::TapeShown`]).
@@ -703,20 +708,6 @@ impl AppState {
             let preview = sim.restart_preview(s.partition, s.offset)?;
             Some(Rc::new(Selection { partition: s.partition, offset: s.offset, record, preview }))
         });
-        let bridge_tapes = view
-            .bridge
-            .iter()
-            .flatten()
-            .map(|p| {
-                let from = last_window_start(p.log_start, p.log_end);
-                BridgeTape {
-                    partition: p.partition,
-                    records: sim.bridge_records(p.partition, from, TAPE_CELLS as u32),
-                    hidden_before: from - p.log_start,
-                }
-            })
-            .collect();
-        self.bridge_tapes = Rc::new(bridge_tapes);
         self.payouts = sim.transactions_view().map(|view| {
             let tapes = view
                 .payouts
@@ -739,10 +730,35 @@ impl AppState {
             self.cluster = sim.cluster_view().map(Rc::new);
             self.topic_describe = self.cluster.as_ref().map(|_| Rc::from(sim.describe_topic()));
         }
-        self.stats = Rc::new(sim.stats());
-        self.split = Rc::new(sim.split_check());
-        self.lag_history = Rc::new((0..view.partitions.len() as u32).map(|p| sim.lag_history(p)).collect());
-        self.ledger = Rc::new(sim.ledger());
+        // What only a panel draws is computed while that panel is open (and again when it
+        // opens: `ShowPanel` refreshes); closed, its last value stays, drawn by nobody. The
+        // split check also marks each tape's stored checkpoint when consumers keep their own.
+        let storage = self.panel == Some(Panel::OffsetStorage);
+        if storage {
+            let bridge_tapes = view
+                .bridge
+                .iter()
+                .flatten()
+                .map(|p| {
+                    let from = last_window_start(p.log_start, p.log_end);
+                    BridgeTape {
+                        partition: p.partition,
+                        records: sim.bridge_records(p.partition, from, TAPE_CELLS as u32),
+                        hidden_before: from - p.log_start,
+                    }
+                })
+                .collect();
+            self.bridge_tapes = Rc::new(bridge_tapes);
+            self.stats = Rc::new(sim.stats());
+        }
+        if storage || matches!(view.settings.position, offsetlab_engine::PositionModel::Consumer { .. }) {
+            self.split = Rc::new(sim.split_check());
+        }
+        if self.panel == Some(Panel::Operations) {
+            self.lag_history =
+                Rc::new((0..view.partitions.len() as u32).map(|p| sim.lag_history(p)).collect());
+            self.ledger = Rc::new(sim.ledger());
+        }
         self.describe = self.describe_now();
         let evaluated = self.scenario.guide.as_ref().map(|g| g.outcome.evaluate(sim));
         if evaluated.as_ref().and_then(|r| r.as_ref().ok()).map(String::as_str) != self.outcome.as_deref() {
@@ -923,10 +939,8 @@ impl Reducible for AppState {
                 next.message = None;
                 return Rc::new(next);
             }
-            Action::ShowPanel(panel) => {
-                next.panel = panel;
-                return Rc::new(next);
-            }
+            // Opening a panel computes what it draws (see `refresh`).
+            Action::ShowPanel(panel) => next.panel = panel,
             Action::FilterIndex(filter) => {
                 next.index_filter = filter;
                 return Rc::new(next);
@@ -952,6 +966,22 @@ mod tests {
 
     fn run(state: AppState, actions: impl IntoIterator<Item = Action>) -> Rc<AppState> {
         actions.into_iter().fold(Rc::new(state), Reducible::reduce)
+    }
+
+    /// What only a closed panel draws is not rebuilt at each tick; opening the panel builds it.
+    #[test]
+    fn a_closed_panels_data_is_not_rebuilt_at_each_tick() {
+        let state = run(AppState::new(1, None), [Action::Apply(Input::Send { count: 20 }), Action::Step]);
+        let ticked = run(Rc::unwrap_or_clone(state.clone()), [Action::Step, Action::Step]);
+        assert!(ticked.tick() > state.tick());
+        assert!(Rc::ptr_eq(&state.lag_history, &ticked.lag_history), "lag history rebuilt with the panel closed");
+        assert!(Rc::ptr_eq(&state.ledger, &ticked.ledger));
+        assert!(Rc::ptr_eq(&state.stats, &ticked.stats));
+        let open = run(Rc::unwrap_or_clone(ticked.clone()), [Action::ShowPanel(Some(Panel::Operations))]);
+        assert_eq!(open.lag_history.len(), 3, "opening the panel builds one history per partition");
+        assert!(!open.lag_history[0].is_empty());
+        let later = run(Rc::unwrap_or_clone(open.clone()), [Action::Step]);
+        assert!(!Rc::ptr_eq(&open.lag_history, &later.lag_history), "open, it follows the run");
     }
 
     #[test]
