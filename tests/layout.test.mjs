@@ -8,10 +8,12 @@ import { axeViolations } from './lib/axe.mjs';
 import { useBrowser, withLab } from './lib/page.mjs';
 import { playFastest } from './lib/scale.mjs';
 
-/** The collapsed page's height budget at 1440 px, the issue's: the simulation (about 1,300 px),
- * eight chapters of about 300 to 530 px each (each features two experiments in full and lists the
- * rest as links) and the index. It measured 5,339 px with eight chapters. */
-const PAGE_HEIGHT_MAX_PX = 5400;
+/** The collapsed page's height budget at 1440 px: the simulation (about 1,600 px, the live
+ * describe table and the running experiment's guide included since issue 37 put them there),
+ * nine chapters of about 300 to 530 px each (each features two experiments in full and lists the
+ * rest as links) and the index. It measured 5,339 px before the describe table moved up, 5,606
+ * after. */
+const PAGE_HEIGHT_MAX_PX = 5700;
 
 /** Bounding boxes (viewport coordinates, rounded) of the first element matching each selector. */
 function boxes(lab, selectors) {
@@ -110,7 +112,7 @@ describe('layout and story', () => {
     }
   });
 
-  it('the index filters, then a line loads its experiment in its chapter', async () => {
+  it('the index filters, then a line loads its experiment with the simulation in view', async () => {
     await withLab(env, { seed: 1 }, async (lab) => {
       const all = await lab.page.locator('#experiments [data-jump]').count();
       assert.ok(all >= 23, `${all} lines`);
@@ -120,13 +122,10 @@ describe('layout and story', () => {
       assert.ok(shown.length > 0 && shown.length < all, `filtered to ${shown}`);
       assert.match(await lab.text('[data-field=index-count]'), new RegExp(`^${shown.length} of ${all} `));
       await lab.click(`#experiments [data-jump=${shown[0]}]`);
-      await lab.page.waitForFunction((name) => window.location.hash === `#x-${name}`, shown[0]);
-      const { scenario, top } = await lab.page.evaluate((name) => ({
-        scenario: document.querySelector('[data-field=guide] h2 code')?.textContent,
-        top: document.getElementById(`x-${name}`).getBoundingClientRect().top,
-      }), shown[0]);
-      assert.equal(scenario, shown[0]);
-      assert.ok(top >= 0 && top < 900, `the experiment's block is on screen (top ${top})`);
+      await lab.page.waitForFunction((name) => document.querySelector('[data-field=guide] h2 code')?.textContent === name, shown[0]);
+      // Not 4,000 px away in its chapter: the simulation, where it runs and is explained.
+      const top = await lab.page.evaluate(() => document.querySelector('.stage').getBoundingClientRect().top);
+      assert.ok(top >= 0 && top < 300, `the simulation is on screen (its stage's top at ${top})`);
       await lab.need(`#x-${shown[0]} .running-now`);
     });
   });
