@@ -689,7 +689,13 @@ impl AppState {
             .iter()
             .map(|p| {
                 let scroll = self.scroll.get(p.partition as usize).copied().flatten();
-                let from = tape_window_start(p, scroll, share, self.tape_shown);
+                // With several groups, following keeps the furthest behind in the box too.
+                let behind = view
+                    .groups
+                    .iter()
+                    .filter_map(|g| g.committed.get(p.partition as usize).copied().flatten())
+                    .min();
+                let from = tape_window_start(p, scroll, share, self.tape_shown, behind);
                 let records = sim.records(p.partition, from, TAPE_CELLS as u32);
                 let shown = records.len() as u64;
                 Tape {
@@ -783,8 +789,14 @@ impl AppState {
         let Some(p) = self.view.partitions.get(partition as usize) else { return };
         let share = self.view.groups.first().is_some_and(|g| g.protocol == GroupProtocol::Share);
         let shown = self.tape_shown;
-        let current =
-            tape_window_start(p, self.scroll.get(partition as usize).copied().flatten(), share, shown);
+        let behind = lowest_committed(&self.view, partition);
+        let current = tape_window_start(
+            p,
+            self.scroll.get(partition as usize).copied().flatten(),
+            share,
+            shown,
+            behind,
+        );
         let half = TAPE_CELLS / 2;
         let next = match scroll {
             TapeScroll::Follow => None,
@@ -792,7 +804,7 @@ impl AppState {
             TapeScroll::Newer => {
                 // Towards the log end; once the window is where following puts it, follow.
                 let to = (current + half).min(last_shown_start(p.log_start, p.log_end, shown));
-                (to != tape_window_start(p, None, share, shown)).then_some(to)
+                (to != tape_window_start(p, None, share, shown, behind)).then_some(to)
             }
         };
         let mut all = (*self.scroll).clone();
@@ -801,6 +813,11 @@ impl AppState {
         }
         self.scroll = Rc::new(all);
     }
+}
+
+/// The lowest committed offset of any group on `partition`.
+fn lowest_committed(view: &View, partition: u32) -> Option<u64> {
+    view.groups.iter().filter_map(|g| g.committed.get(partition as usize).copied().flatten()).min()
 }
 
 /// The first offset of the last window of a log: its newest `TAPE_CELLS`
@@ -818,15 +835,17 @@ fn last_shown_start(log_start: u64, log_end: u64, shown: u64) -> u64 {
 /// The first offset a tape shows, its box showing `shown` cells from there:
 /// where the user scrolled, or, following, a few cells before the committed
 /// offset (or the cursor, if behind it), sliding to keep the log end in the
-/// box when it fits. A share group's tape does not slide: its in-flight
-/// records, from the start offset on, are what there is to see, and they sit
-/// at the log end.
+/// box when it fits. `behind`, the lowest committed offset of any group on
+/// the partition, is kept in view as well (several groups read one tape). A
+/// share group's tape does not slide: its in-flight records, from the start
+/// offset on, are what there is to see, and they sit at the log end.
 #[must_use]
 pub fn tape_window_start(
     p: &offsetlab_engine::PartitionView,
     scroll: Option<u64>,
     share: bool,
     shown: u64,
+    behind: Option<u64>,
 ) -> u64 {
     let last = last_shown_start(p.log_start, p.log_end, shown);
     match scroll {
@@ -834,6 +853,7 @@ pub fn tape_window_start(
         None => {
             let committed = p.held.unwrap_or(p.log_start);
             let anchor = p.position.map_or(committed, |position| position.min(committed));
+            let anchor = behind.map_or(anchor, |behind| behind.min(anchor));
             let from = anchor.saturating_sub(TAPE_LEAD_CELLS);
             if share { from.max(p.log_start) } else { from.min(last).max(p.log_start) }
         }
@@ -974,7 +994,10 @@ mod tests {
         let state = run(AppState::new(1, None), [Action::Apply(Input::Send { count: 20 }), Action::Step]);
         let ticked = run(Rc::unwrap_or_clone(state.clone()), [Action::Step, Action::Step]);
         assert!(ticked.tick() > state.tick());
-        assert!(Rc::ptr_eq(&state.lag_history, &ticked.lag_history), "lag history rebuilt with the panel closed");
+        assert!(
+            Rc::ptr_eq(&state.lag_history, &ticked.lag_history),
+            "lag history rebuilt with the panel closed"
+        );
         assert!(Rc::ptr_eq(&state.ledger, &ticked.ledger));
         assert!(Rc::ptr_eq(&state.stats, &ticked.stats));
         let open = run(Rc::unwrap_or_clone(ticked.clone()), [Action::ShowPanel(Some(Panel::Operations))]);
