@@ -136,7 +136,7 @@ async fn the_guide_turns_reproduced_when_the_learner_crashes_c1_mid_batch() {
     assert!(has(&page, "[data-field=guide] [data-action=show-me-run]"));
     let (reproduced, text) = outcome(&page);
     assert_eq!(reproduced, "false");
-    assert!(text.starts_with("Not yet: "), "{text}");
+    assert!(text.starts_with("Not yet. Duplicates: "), "{text}");
 
     // Mid-batch: c1 has records in flight and has handled some of them.
     let mut mid_batch = false;
@@ -160,7 +160,13 @@ async fn the_guide_turns_reproduced_when_the_learner_crashes_c1_mid_batch() {
     }
     let (reproduced, text) = outcome(&page);
     assert_eq!(reproduced, "true", "{text}");
-    assert!(text.starts_with("✓ Reproduced. ") && text.contains(" duplicates: c1 handled"), "{text}");
+    let duplicates = page.counter("duplicates");
+    let said = if duplicates == 1 {
+        "1 duplicate: c1 handled that record"
+    } else {
+        " duplicates: c1 handled those records"
+    };
+    assert!(text.starts_with("✓ Reproduced. ") && text.contains(said), "{text}");
     assert!(page.counter("duplicates") > 0);
     assert_eq!(page.counter("never-processed"), 0);
 }
