@@ -18,11 +18,19 @@
 //! per frame. A new `AppState` is still built for every change, with fresh
 //! `Rc`s for everything derived, so equality by pointer tells Yew what changed.
 
+mod action;
+mod tapes;
+
 use offsetlab_engine::{
-    BridgeRecordView, ClusterView, CommitCost, ConsumerStats, DescribeView, GroupProtocol, History, Input,
-    JournalEntry, LagSample, LedgerEntry, Link, LinkScenario, PayoutRecordView, RecordView, ReplayError,
-    RestartPreview, Scenario, SplitCheck, TransactionsView, View, builtin, describe_view,
+    ClusterView, CommitCost, ConsumerStats, DescribeView, GroupProtocol, History, Input, JournalEntry,
+    LagSample, LedgerEntry, Link, LinkScenario, RecordView, ReplayError, RestartPreview, Scenario,
+    SplitCheck, View, builtin, describe_view,
 };
+
+pub use action::{Action, Panel, TapeScroll};
+pub use tapes::{BridgeTape, PayoutTape, Payouts, Tape, tape_window_start};
+use tapes::{last_shown_start, last_window_start, lowest_committed};
+
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -57,175 +65,6 @@ pub const TAPE_SHOWN_DEFAULT: u64 = 16;
 pub const ANNOUNCEMENTS_KEPT: usize = 8;
 /// Ticks one `Advance` may run (a slow frame does not snowball).
 pub const ADVANCE_TICKS_MAX: u32 = 16;
-
-/// Where a tape's window is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TapeScroll {
-    /// Follow the committed offset and the log end.
-    Follow,
-    /// Half a window towards older records.
-    Older,
-    /// Half a window towards newer records (back to following at the end).
-    Newer,
-}
-
-/// What the page can do to the state.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Action {
-    /// The clock: advance by this many ticks (1 ..= [`ADVANCE_TICKS_MAX`]).
-    Advance(u32),
-    /// One tick forward (pauses the clock): along the recorded future when in the past.
-    Step,
-    /// One tick back (pauses the clock).
-    StepBack,
-    /// Show this past tick (pauses the clock); clamped to the furthest tick reached.
-    Seek(u64),
-    /// Feed one input to the simulation at the current tick.
-    Apply(Input),
-    SetPlaying(bool),
-    /// Ticks per second; one of [`SPEEDS`].
-    SetSpeed(u32),
-    /// Start a scenario from tick 0 with its own seed: the whole scripted run.
-    Load(Rc<Scenario>),
-    /// Start a built-in as a guided experiment: without the steps the learner does by hand.
-    Guide(Rc<Scenario>),
-    /// Start the current scenario again from tick 0 with the same seed.
-    Restart,
-    /// Start the current scenario again from tick 0 with another seed.
-    Reseed(u64),
-    ScrollTape {
-        partition: u32,
-        scroll: TapeScroll,
-    },
-    /// How many cells a tape's box shows (measured when it changes size): a
-    /// following tape starts its window so that they hold its cursor, its
-    /// committed offset and, when they fit, its log end.
-    TapeShown(u64),
-    /// Select a record on a tape (or clear the selection).
-    Select(Option<(u32, u64)>),
-    /// A quiz answer: question index, choice index.
-    Answer {
-        question: usize,
-        choice: usize,
-    },
-    /// Start a scenario the user imported (already validated).
-    Import(Rc<Scenario>),
-    /// Write the run so far as scenario JSON, for the share panel to show.
-    Export,
-    /// A notice for the status line (e.g. why an import was refused).
-    Notice(Rc<str>),
-    DismissMessage,
-    /// Open one of the panels under the simulation, or close them all.
-    ShowPanel(Option<Panel>),
-    /// What the experiment index is filtered by.
-    FilterIndex(Rc<str>),
-    /// The describe table's view and `--verbose`.
-    Describe(DescribeView, bool),
-    /// Start the current scenario again with the first group on this
-    /// `group.protocol` (refused, with the engine's reason, if its settings
-    /// do not fit: a share group has no static members).
-    Protocol(GroupProtocol),
-    /// Start the current scenario again with the producer's `acks` and
-    /// `enable.idempotence` (`None`: Kafka's default for the acks), refused
-    /// with the engine's reason if they do not fit.
-    #[cfg(feature = "cluster")]
-    Delivery {
-        acks: offsetlab_engine::Acks,
-        idempotence: Option<bool>,
-    },
-}
-
-/// The panels under the simulation that a first visit does not need: one at
-/// most is open (none at first).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Panel {
-    Settings,
-    OffsetStorage,
-    Operations,
-    Share,
-}
-
-impl Panel {
-    pub const ALL: [Panel; 4] = [Panel::Settings, Panel::OffsetStorage, Panel::Operations, Panel::Share];
-
-    /// `data-panel` and the element ids.
-    #[must_use]
-    pub fn slug(self) -> &'static str {
-        match self {
-            Panel::Settings => "settings",
-            Panel::OffsetStorage => "offset-storage",
-            Panel::Operations => "operations",
-            Panel::Share => "share",
-        }
-    }
-
-    #[must_use]
-    pub fn title(self) -> &'static str {
-        match self {
-            Panel::Settings => "Consumer settings",
-            Panel::OffsetStorage => "Offset storage",
-            Panel::Operations => "Operations",
-            Panel::Share => "Share this run",
-        }
-    }
-
-    /// The panel a scenario is read in, if any: loading it opens that panel.
-    /// A bridge's mirror tapes are in the offset-storage panel whatever its topic.
-    #[must_use]
-    pub fn for_scenario(scenario: &Scenario) -> Option<Panel> {
-        if scenario.config.groups.iter().any(|g| g.bridge) {
-            return Some(Panel::OffsetStorage);
-        }
-        match scenario.guide.as_ref()?.topic {
-            offsetlab_engine::Topic::OffsetStorage => Some(Panel::OffsetStorage),
-            offsetlab_engine::Topic::Operations => Some(Panel::Operations),
-            _ => None,
-        }
-    }
-}
-
-/// One tape's visible window.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Tape {
-    pub partition: u32,
-    /// The first offset in the window.
-    pub from: u64,
-    pub records: Vec<RecordView>,
-    pub following: bool,
-    /// Records still in the log before and after the window.
-    pub hidden_before: u64,
-    pub hidden_after: u64,
-    /// Records after the cells the tape's box shows from the window's start:
-    /// "Newer" has somewhere to go.
-    pub newer_than_shown: u64,
-}
-
-/// One tape of the bridge target topic (its newest records).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BridgeTape {
-    pub partition: u32,
-    pub records: Vec<BridgeRecordView>,
-    pub hidden_before: u64,
-}
-
-/// One tape of the output topic payouts (its newest offsets).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PayoutTape {
-    pub partition: u32,
-    pub records: Vec<PayoutRecordView>,
-    pub hidden_before: u64,
-    /// Where a read_committed reader stops.
-    pub last_stable_offset: u64,
-    pub log_end: u64,
-}
-
-/// Exactly-once processing as the page draws it: the payouts tapes, the
-/// members' transactional producers, what the downstream reader received.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Payouts {
-    pub tapes: Vec<PayoutTape>,
-    pub view: TransactionsView,
-}
 
 /// The record the user clicked, and what restarting from it would do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -812,51 +651,6 @@ impl AppState {
             *slot = next;
         }
         self.scroll = Rc::new(all);
-    }
-}
-
-/// The lowest committed offset of any group on `partition`.
-fn lowest_committed(view: &View, partition: u32) -> Option<u64> {
-    view.groups.iter().filter_map(|g| g.committed.get(partition as usize).copied().flatten()).min()
-}
-
-/// The first offset of the last window of a log: its newest `TAPE_CELLS`
-/// offsets, or all of it when shorter.
-fn last_window_start(log_start: u64, log_end: u64) -> u64 {
-    log_end.saturating_sub(TAPE_CELLS).max(log_start)
-}
-
-/// The furthest a tape's window starts: where its box, showing `shown` cells,
-/// ends at the log end.
-fn last_shown_start(log_start: u64, log_end: u64, shown: u64) -> u64 {
-    log_end.saturating_sub(shown).max(log_start)
-}
-
-/// The first offset a tape shows, its box showing `shown` cells from there:
-/// where the user scrolled, or, following, a few cells before the committed
-/// offset (or the cursor, if behind it), sliding to keep the log end in the
-/// box when it fits. `behind`, the lowest committed offset of any group on
-/// the partition, is kept in view as well (several groups read one tape). A
-/// share group's tape does not slide: its in-flight records, from the start
-/// offset on, are what there is to see, and they sit at the log end.
-#[must_use]
-pub fn tape_window_start(
-    p: &offsetlab_engine::PartitionView,
-    scroll: Option<u64>,
-    share: bool,
-    shown: u64,
-    behind: Option<u64>,
-) -> u64 {
-    let last = last_shown_start(p.log_start, p.log_end, shown);
-    match scroll {
-        Some(from) => from.clamp(p.log_start, last),
-        None => {
-            let committed = p.held.unwrap_or(p.log_start);
-            let anchor = p.position.map_or(committed, |position| position.min(committed));
-            let anchor = behind.map_or(anchor, |behind| behind.min(anchor));
-            let from = anchor.saturating_sub(TAPE_LEAD_CELLS);
-            if share { from.max(p.log_start) } else { from.min(last).max(p.log_start) }
-        }
     }
 }
 
