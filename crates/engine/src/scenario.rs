@@ -282,7 +282,7 @@ pub const BUILTINS: &[(&str, &str)] = builtins![
     "crash-commit-before",
     "idempotent-absorbs-duplicates",
     "busy-group",
-    "booblik-checkpoint",
+    "consumer-checkpoint",
     "torn-checkpoint",
     "atomic-checkpoint",
     "key-erasure-bridge",
@@ -334,13 +334,19 @@ fn builtin_from(text: &str) -> Scenario {
     Scenario::parse(text).expect("a built-in is valid (tested)")
 }
 
-/// A built-in scenario by name.
+/// Built-ins renamed after links to them were shared: `(old, new)`. An old
+/// name still loads the scenario, under its new name.
+const RENAMED: &[(&str, &str)] = &[("booblik-checkpoint", "consumer-checkpoint")];
+
+/// A built-in scenario by name (or by a name it had before, see [`RENAMED`]).
 pub fn builtin(name: &str) -> Result<Scenario, ScenarioError> {
+    let asked = name;
+    let name = RENAMED.iter().find(|(old, _)| *old == asked).map_or(asked, |(_, new)| *new);
     BUILTINS
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, text)| builtin_from(text))
-        .ok_or_else(|| ScenarioError::UnknownBuiltin(name.to_string()))
+        .ok_or_else(|| ScenarioError::UnknownBuiltin(asked.to_string()))
 }
 
 /// Every built-in scenario, in listing order.

@@ -211,7 +211,7 @@ async fn the_position_radios_choose_where_positions_live() {
     assert_eq!(string(&get(&p, "writes")), "in-place");
     assert_eq!(number(&get(&p, "write_ticks")), 1);
     assert!(disabled(&page, "input[name=commit][value=after]"));
-    assert!(page.text("[data-field=commit-note]").starts_with("booblik always checkpoints after the batch"));
+    assert!(page.text("[data-field=commit-note]").starts_with("Each consumer checkpoints after its batch"));
     assert!(!page.all(".group [data-field=stored]").is_empty());
 
     page.set_value("select[data-field=write-ticks]", "3").await;

@@ -23,7 +23,7 @@ pub fn position_text(position: PositionModel) -> String {
                 .into()
         }
         PositionModel::Consumer { writes, write_ticks } => format!(
-            "Positions live in each consumer's own file (booblik), checkpointed after every batch {}, a write \
+            "Positions live in each consumer's own file, checkpointed after every batch {}, a write \
              taking {write_ticks} tick{}.",
             match writes {
                 CheckpointWrites::Atomic => "atomically (temp file, fsync, rename)",
@@ -34,7 +34,7 @@ pub fn position_text(position: PositionModel) -> String {
     }
 }
 
-/// One booblik counter as drawn.
+/// One of the small log system's counters as drawn.
 struct Counter {
     key: &'static str,
     label: &'static str,
@@ -55,10 +55,10 @@ fn counters(m: &Metrics) -> [Counter; 3] {
         },
         Counter {
             key: "bridged",
-            label: "Bridged to booblik",
+            label: "Bridged",
             value: m.bridged,
             alarm: false,
-            help: "records copied, none with its key",
+            help: "records the bridge copied to the small log system, none with its key",
         },
         Counter {
             key: "advancing-peeks",
@@ -75,11 +75,11 @@ pub fn Booblik(props: &SectionProps) -> Html {
     let state = &props.state;
     let view = &state.view;
     html! {
-        <section class="booblik panel" aria-labelledby="booblik-heading">
-            <h2 id="booblik-heading">{ "booblik's view" }</h2>
+        <section class="booblik panel" aria-labelledby="offset-storage-heading">
+            <h2 id="offset-storage-heading">{ "A small log system's view" }</h2>
             <p class="booblik-lead" data-field="position-lead">
-                { "booblik is a small log system whose consumers keep their own position. Its checks, run \
-                   on this simulation. " }
+                { "Not every log keeps positions for its readers: in this small log system each consumer \
+                   keeps its own. Its checks, run on this simulation. " }
                 { position_text(view.settings.position) }
             </p>
             <dl class="booblik-counters">

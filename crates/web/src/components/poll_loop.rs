@@ -186,8 +186,8 @@ pub fn PollLoop(props: &SectionProps) -> Html {
             CommitMode::After,
             checkpoint_lines(writes),
             match writes {
-                CheckpointWrites::Atomic => "booblik: checkpoint after the batch, atomic",
-                CheckpointWrites::InPlace => "booblik: checkpoint after the batch, in place",
+                CheckpointWrites::Atomic => "Own file: checkpoint after the batch, atomic",
+                CheckpointWrites::InPlace => "Own file: checkpoint after the batch, in place",
             },
             "The checkpoint line is where the number gets written, into the consumer's own file. A crash \
              before it replays the batch from the last checkpoint (at-least-once); a crash during an \

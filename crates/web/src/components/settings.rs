@@ -131,8 +131,8 @@ pub fn Settings(props: &SectionProps) -> Html {
                 <legend>{ "Commit" }</legend>
                 if in_store {
                     <p class="setting-help store-note" data-field="commit-note">
-                        { "booblik always checkpoints after the batch: the commit mode does not apply \
-                           while each consumer keeps its own position." }
+                        { "Each consumer checkpoints after its batch here: the commit mode does not apply \
+                           while consumers keep their own positions." }
                     </p>
                 }
                 { commit_radio("after", html! { <>{ "After handling" }<small>{ "at-least-once" }</small></> },

@@ -25,11 +25,11 @@ fn key_text(r: &BridgeRecordView) -> String {
 pub fn BridgeTapes(props: &BridgeTapesProps) -> Html {
     html! {
         <div class="booblik-box far-side" data-field="far">
-            <h3>{ "booblik topic " }<code>{ "orders" }</code>{ " (mirror)" }</h3>
+            <h3>{ "The small log system's topic " }<code>{ "orders" }</code>{ " (mirror)" }</h3>
             <p class="booblik-help">
-                { "The application is a bridge: every record it handles is written to booblik's topic on the \
-                   partition its key picks, then the key is dropped. Each cell: the booblik offset, its key, \
-                   and the Kafka record it came from." }
+                { "The application is a bridge: every record it handles is written to the small log system's \
+                   topic on the partition its key picks, then the key is dropped. Each cell: its offset there, \
+                   its key, and the Kafka record it came from." }
             </p>
             <div class="far-tapes">
                 { for props.tapes.iter().map(|tape| {
@@ -42,13 +42,13 @@ pub fn BridgeTapes(props: &BridgeTapesProps) -> Html {
                                     <small>{ format!("end {end}") }</small>
                                 }
                             </span>
-                            <ol class="far-cells" aria-label={format!("booblik P{}, newest {} records", tape.partition, tape.records.len())}>
+                            <ol class="far-cells" aria-label={format!("Mirror P{}, newest {} records", tape.partition, tape.records.len())}>
                                 if tape.hidden_before > 0 {
                                     <li class="far-more">{ format!("… {} older", tape.hidden_before) }</li>
                                 }
                                 { for tape.records.iter().map(|r| html! {
                                     <li key={r.offset} class="far-cell" data-far-offset={r.offset.to_string()}
-                                        title={format!("booblik offset {}, from Kafka record {}: its key did not cross", r.offset, r.source_record_id)}>
+                                        title={format!("Mirror offset {}, from Kafka record {}: its key did not cross", r.offset, r.source_record_id)}>
                                         <span class="far-offset">{ r.offset }</span>
                                         { key_text(r) }
                                         <span class="far-source">{ format!("#{}", r.source_record_id) }</span>
@@ -63,7 +63,7 @@ pub fn BridgeTapes(props: &BridgeTapesProps) -> Html {
                 }) }
             </div>
             <p class="far-verdict" data-field="keys-recovered">
-                { format!("Keys recovered: 0 of {} — booblik's wire format has no key field, so a downstream job \
+                { format!("Keys recovered: 0 of {} — the small log system's wire format has no key field, so a downstream job \
                            cannot re-key these records by user.", props.bridged) }
             </p>
         </div>

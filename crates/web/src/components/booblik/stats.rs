@@ -59,7 +59,7 @@ pub fn StatsPanel(props: &StatsProps) -> Html {
                     { " With the group keeping positions, stored stays null." }
                 }
             </p>
-            <pre class="terminal stats-json" data-field="stats" tabindex="0" aria-label="booblik's /stats response">
+            <pre class="terminal stats-json" data-field="stats" tabindex="0" aria-label="The /stats response">
                 { stats_json(&props.stats) }
             </pre>
         </div>

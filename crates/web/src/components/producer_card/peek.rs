@@ -32,7 +32,7 @@ pub fn Peek(props: &PeekProps) -> Html {
             <legend><code>{ "partitionFor(null)" }</code></legend>
             <div class="producer-row">
                 <button type="button" data-action="peek-advancing" onclick={peek(true)}
-                    title="booblik's partitionFor(null): answers, and advances the round-robin counter">
+                    title="The small log system's partitionFor(null): answers, and advances the round-robin counter">
                     { "partitionFor(null)" }
                 </button>
                 <button type="button" data-action="peek-fixed" onclick={peek(false)}

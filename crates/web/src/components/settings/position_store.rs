@@ -86,7 +86,7 @@ pub fn PositionStore(props: &SectionProps) -> Html {
             <legend>{ "Where the position lives" }</legend>
             { radio("group", "The group (Kafka)",
                 "the group's committed offsets, kept on the broker") }
-            { radio("atomic", "Each consumer's file, atomic (booblik)",
+            { radio("atomic", "Each consumer's file, atomic",
                 "checkpointed after the batch: temp file, fsync, rename; a crash leaves the old or the new") }
             { radio("in-place", "Each consumer's file, in place",
                 "a crash mid-write leaves a half-saved number (1234 → 12), and the consumer silently replays from there") }
@@ -99,8 +99,9 @@ pub fn PositionStore(props: &SectionProps) -> Html {
                 </select>
             </label>
             <p class="setting-help">
-                { "booblik: each consumer checkpoints its position into its own file after handling the \
-                   batch, and reads it back when it starts." }
+                { "In a consumer's file, as in a small log system without consumer groups: each consumer \
+                   checkpoints its position into its own file after handling the batch, and reads it back \
+                   when it starts." }
             </p>
         </fieldset>
     }

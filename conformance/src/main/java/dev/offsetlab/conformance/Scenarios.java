@@ -100,7 +100,7 @@ public final class Scenarios implements AutoCloseable {
               "partition-for-null",
               "booblik's partitionFor(null) peek advancing its round-robin counter: not in Kafka's client"),
           Case.outOfScope(
-              "booblik-checkpoint", "booblik's consumer-side offset store: Kafka keeps positions in the group"),
+              "consumer-checkpoint", "booblik's consumer-side offset store: Kafka keeps positions in the group"),
           Case.outOfScope("torn-checkpoint", "booblik's in-place checkpoint file torn by a crash"),
           Case.outOfScope("atomic-checkpoint", "booblik's atomic checkpoint file (temp, fsync, rename)"));
 
