@@ -62,12 +62,14 @@ pub static CHAPTERS: &[Chapter] = &[
         id: "log-and-keys",
         title: "The log and keys",
         paragraphs: &[
-            "A topic is a set of partitions, and each partition is a tape: the producer appends \
-             records at its end, and every record gets the next offset. The producer picks the \
-             partition from the record's key, toPositive(murmur2(key)) % partitions, so one key \
-             always lands on one tape.",
-            "Reading removes nothing. Old records leave only when retention deletes them, which is \
-             why another application can read the same records later, at its own pace.",
+            "A {topic} is a stream of records split into {partitions}, each a tape: the producer \
+             appends records at its end, and each gets the next {offset}, its place on the tape. \
+             The producer hashes a record's {key} to pick the partition, so one key always lands on \
+             one tape.",
+            "Kafka's default {partitioner} computes `toPositive(murmur2(key)) % partitions`, \
+             murmur2 being the hash. Reading removes nothing: records leave only when {retention}, \
+             a limit on what a partition keeps, deletes them, so another application can read them \
+             later, at its own pace.",
         ],
         rules: &[0, 1],
         question: Some(1),
@@ -81,12 +83,14 @@ pub static CHAPTERS: &[Chapter] = &[
         id: "groups",
         title: "Groups and ownership",
         paragraphs: &[
-            "Consumers that share a group name share the work: the group's coordinator gives each \
-             partition to exactly one member, and the member reads it in offset order. Add members \
-             and the partitions are spread thinner, up to one each.",
+            "Consumers that share a group name form a {consumer group} and share the work: the \
+             group's {coordinator}, a broker, gives each partition to exactly one member, which \
+             reads it in offset order. Each new hand-out adds one to the group's {generation} \
+             ({group epoch} in Kafka 4).",
             "Each group keeps its own offsets, so two groups on one topic never take work from each \
-             other. An operator sees a group through kafka-consumer-groups --describe: the live \
-             output for the simulation is below.",
+             other. An operator sees a group through `kafka-consumer-groups --describe`, live \
+             below: per partition, the {committed offset} where the group resumes, and the {lag}, \
+             the records after it.",
         ],
         rules: &[2],
         question: Some(0),
@@ -99,10 +103,11 @@ pub static CHAPTERS: &[Chapter] = &[
     Chapter {
         id: "delivery",
         title: "Commits, crashes and what you can promise",
-        paragraphs: &["The broker does not mark records done: whoever takes a partition over after a crash \
-             starts at the group's last commit. So the order of handling and committing decides what \
-             a crash costs. Commit after and the unfinished batch is replayed: at-least-once, \
-             duplicates. Commit before and it is skipped: at-most-once, records never processed."],
+        paragraphs: &["The broker does not mark records done: the group {commits} an offset per partition, \
+             and whoever takes a partition over after a crash starts there. So the order of \
+             handling and committing decides what a crash costs. Commit after and the unfinished \
+             batch is replayed: {at-least-once}, duplicates. Commit before and it is skipped: \
+             {at-most-once}, records never processed."],
         rules: &[3],
         question: None,
         live: Some(Live::PollLoop),
@@ -115,12 +120,14 @@ pub static CHAPTERS: &[Chapter] = &[
         id: "rebalances",
         title: "Rebalances",
         paragraphs: &[
-            "When a member joins, leaves or stops answering, the coordinator starts a new generation \
-             and the assignor plans who owns what. With the eager protocol every member gives up \
-             every partition first, so the whole group stops; cooperative-sticky moves only the \
-             partitions that change hands.",
+            "When a member joins, leaves or stops answering, the group {rebalances}: the \
+             coordinator starts a new generation, and the {assignor}, the rule that splits \
+             partitions among members (range, round-robin, sticky), plans who owns what. With the \
+             {eager} protocol every member gives up every partition first, so the whole group \
+             stops; with {cooperative-sticky} only the partitions that change hands stop.",
             "A member that stops cleanly finishes its batch and commits before it leaves; one that \
-             crashes is noticed only when its session times out, and its partitions wait until then.",
+             crashes is noticed only when its {session} times out (the coordinator waits that long \
+             for a heartbeat), and its partitions wait until then.",
         ],
         rules: &[],
         question: None,
@@ -135,11 +142,12 @@ pub static CHAPTERS: &[Chapter] = &[
         title: "Where the position lives",
         paragraphs: &[
             "Kafka keeps a group's positions on the broker. Some systems keep them with the consumer \
-             instead, as a checkpoint file each consumer writes after handling a batch and reads \
+             instead, as a {checkpoint} file each consumer writes after handling a batch and reads \
              back when it starts. Then the file's write is the commit, and how it is written \
              decides what a crash in the middle leaves behind.",
             "How often to commit is a trade: every record costs the most commit requests and replays \
-             the least, a timer the fewest requests and the widest replay. Open the Offset storage \
+             the least, a timer ({auto-commit}, every few seconds) the fewest requests and the widest \
+             replay. Open the Offset storage \
              panel under the simulation to see the checkpoints and the split check.",
         ],
         rules: &[],
@@ -155,11 +163,13 @@ pub static CHAPTERS: &[Chapter] = &[
         title: "Operations",
         paragraphs: &[
             "In production the questions are a payout stream's: is anything paid twice, which \
-             partition falls behind and how old is its oldest unprocessed record, what a rolling \
-             update or a new partition does to the keys in flight.",
-            "An effect key on each payout and a ledger written before the offset make a replay \
-             harmless. Lag per partition, not the total, finds a hot key. The Operations panel \
-             under the simulation shows the ledger, the lag and the commit cost.",
+             partition falls behind and how old is its oldest unprocessed record, what a {rolling \
+             update} (one instance restarted at a time) or a new partition does to the keys in \
+             flight.",
+            "An {effect key}, an id the ledger applies once, and a ledger written before the offset \
+             make a replay harmless. Lag per partition, not the total, finds a {hot key}, one \
+             busier than the rest. The Operations panel under the simulation shows the ledger, the \
+             lag and the commit cost.",
         ],
         rules: &[],
         question: None,
@@ -173,14 +183,15 @@ pub static CHAPTERS: &[Chapter] = &[
         id: "kafka4-groups",
         title: "Kafka 4's groups",
         paragraphs: &[
-            "Kafka 4's consumer protocol (group.protocol=consumer) has no group-wide barrier: each \
-             join or leave bumps the group epoch, the coordinator computes a target assignment, and \
-             each member reconciles to it at its heartbeats, revoking first. The cards show each \
-             member's epoch and state. A static member (group.instance.id) keeps its place and \
-             partitions while it restarts within its session: no rebalance at all.",
-            "A share group (Kafka 4.2's queues) shares each partition between members: records are \
-             acquired under a lock and acknowledged one by one, redelivered when a lock runs out, \
-             archived after five deliveries. No per-key order.",
+            "Kafka 4's consumer protocol (`group.protocol=consumer`) has no group-wide barrier: \
+             each join or leave bumps the group epoch, the coordinator computes a {target \
+             assignment}, and each member {reconciles} to it at its heartbeats, giving up \
+             partitions first. Each card shows the {member epoch}, the group epoch that member has \
+             caught up with. A {static member} (`group.instance.id`, a fixed name) keeps its partitions while \
+             it restarts within its session: no rebalance.",
+            "A {share group} (Kafka 4.2's queues) shares each partition between members: each \
+             record goes to one member under a lock, is acknowledged on its own, goes out again \
+             when the lock runs out, and is archived after five deliveries. No per-key order.",
         ],
         rules: &[],
         question: None,
@@ -195,16 +206,19 @@ pub static CHAPTERS: &[Chapter] = &[
         id: "written",
         title: "What 'written' means",
         paragraphs: &[
-            "A partition lives on several brokers: the leader takes the writes, followers copy its \
-             log, and those that keep up are the in-sync replicas (ISR). Consumers read only below \
-             the high watermark, the offset the whole ISR has: on the tapes the records past it \
+            "A partition lives on several brokers, each copy a {replica}: the {leader} takes the \
+             writes, {followers} copy its log, and those that keep up are the {in-sync replicas} \
+             ({ISR|in-sync replicas}). Consumers read only below the {high watermark} ({HW|high \
+             watermark}), the offset the whole ISR has reached: on the tapes the records past it \
              are faint.",
-            "With acks=1 the leader answers once it has a batch; with acks=all, once the whole ISR \
-             has it, and min.insync.replicas refuses a write too few replicas would hold. A leader \
-             that crashes before its followers copied takes acknowledged records with it.",
+            "With {acks}=1 the leader answers the producer once it has a batch; with acks=all, once \
+             the whole ISR has it, and {min.insync.replicas} refuses writes while fewer replicas \
+             are in sync. A leader that crashes before its followers copied takes acknowledged \
+             records with it.",
             "A lost answer makes the producer retry: without idempotence the batch is written \
-             twice, and with several in flight it can land after a later one. Idempotence, \
-             Kafka's default, drops the copy and keeps the order.",
+             twice, and with several requests {in flight} (sent, not answered) it can land after a \
+             later one. An {idempotent} producer numbers its batches, so the leader drops a copy \
+             and keeps the order: Kafka's default.",
         ],
         rules: &[],
         question: None,
@@ -218,15 +232,15 @@ pub static CHAPTERS: &[Chapter] = &[
         id: "exactly-once",
         title: "Exactly once, and where it stops",
         paragraphs: &[
-            "An application that reads orders and writes its results to another topic can do both \
-             in one Kafka transaction: the results, and the offsets it consumed, commit together or \
-             not at all. A crash in the middle leaves results that an ABORT marker later cancels; \
-             a reader with isolation.level=read_committed stops at the last stable offset and \
-             never sees them. The payouts tapes under the sink show it.",
-            "The transactional.id fences zombies: a new instance's initTransactions() bumps the \
-             producer epoch, and the old instance's writes are refused. What the transaction \
-             cannot cover is an effect outside Kafka: the ledger still pays twice unless it \
-             refuses repeats itself.",
+            "An application that reads orders and writes results to another topic can do both in \
+             one Kafka {transaction}: the results and the offsets it consumed commit together or \
+             not at all. A crash in the middle leaves results that an {ABORT marker} later cancels; \
+             a {read_committed} reader skips them and stops at the {last stable offset} ({LSO|last \
+             stable offset}), below which every transaction has ended.",
+            "The {transactional.id}, a name kept across restarts, fences {zombies}, old instances \
+             still running: a new instance's `initTransactions()` bumps the {producer epoch}, and \
+             writes at the older epoch are refused. What the transaction cannot cover is an effect \
+             outside Kafka: the ledger still pays twice unless it refuses repeats itself.",
         ],
         rules: &[],
         question: None,

@@ -47,6 +47,21 @@ pub fn epoch_label(group: Option<&GroupView>) -> &'static str {
     }
 }
 
+/// What that number is, as the label's tooltip says it.
+#[must_use]
+pub fn epoch_help(group: Option<&GroupView>) -> &'static str {
+    match group.map(|g| g.protocol) {
+        Some(GroupProtocol::Consumer | GroupProtocol::Share) => {
+            "Group epoch: goes up by one at each join or leave; the coordinator then computes a new \
+             target assignment, and each member's own epoch catches up with it"
+        }
+        _ => {
+            "Generation: goes up by one each time a rebalance completes, that is each time the \
+             group's partitions are handed out anew"
+        }
+    }
+}
+
 /// "Generation 3 (tick 14): P2 moved c1 → c2."
 #[must_use]
 pub fn rebalance_text(r: &RebalanceView) -> String {
@@ -84,7 +99,7 @@ pub fn Group(props: &SectionProps) -> Html {
             <header class="group-head">
                 <h2 id="group-heading">{ "Consumer group: " }<code>{ first.to_string() }</code></h2>
                 <p class="group-meta">
-                    <span class="group-generation">
+                    <span class="group-generation" title={epoch_help(view.groups.first())} tabindex="0">
                         { epoch_label(view.groups.first()) }<span data-field="generation">{ view.generation }</span>
                     </span>
                     <span class={class_list(&[Some("group-state-badge"), rebalancing.then_some("is-rebalancing")])}>

@@ -53,7 +53,9 @@ pub fn PayoutsTopic(props: &PayoutsProps) -> Html {
                 { format!("Group {} writes one result per orders record here and commits its offsets in the \
                            same transaction. Each cell: the payouts offset and the orders record it came from. \
                            Struck through: aborted. Dashed: in a transaction still open. A downstream reader \
-                           with {isolation} reads it.", view.group) }
+                           with {isolation} reads it. Under each partition, “stable” is its ", view.group) }
+                <dfn>{ "last stable offset" }</dfn>
+                { ": below it every transaction has ended, and a read_committed reader stops there." }
             </p>
             <div class="far-tapes">
                 { for payouts.tapes.iter().map(|tape| html! {

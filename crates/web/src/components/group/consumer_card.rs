@@ -184,13 +184,18 @@ pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
             }
             if let Some(m) = &c.reconciliation {
                 <p class="card-stats member-epoch" data-field="member-epoch">
-                    <span>{ format!("epoch {}", m.member_epoch) }</span>
+                    <span title="Member epoch: the group epoch this member's assignment has caught up with" tabindex="0">
+                        { format!("epoch {}", m.member_epoch) }
+                    </span>
                     <span data-field="member-state">{ m.state }</span>
                 </p>
             }
             if let Some(t) = &c.transaction {
                 <p class={classes!("card-stats", "txn-producer", t.fenced.then_some("is-fenced"))} data-field="txn-producer"
-                    title={format!("transactional.id {}: its producer epoch, and whether a newer instance fenced it", t.transactional_id)}>
+                    tabindex="0"
+                    title={format!("transactional.id {}, the name its producer keeps across restarts; its producer \
+                        epoch, which goes up each time an instance takes that id, so that an older one is refused; \
+                        and whether a newer instance fenced it", t.transactional_id)}>
                     <span>{ t.transactional_id.clone() }</span>
                     <span>{ t.epoch.map_or_else(|| "no epoch".to_string(), |e| format!("epoch {e}")) }</span>
                     <span data-field={if t.fenced { "fenced" } else { "client-state" }}>{ t.client_state() }</span>

@@ -3,7 +3,7 @@
 //! read the same data independently.
 
 use super::consumer_list::ConsumerList;
-use super::epoch_label;
+use super::{epoch_help, epoch_label};
 use crate::components::clock_bar::group_state_label;
 use crate::components::send;
 use crate::state::Action;
@@ -41,7 +41,7 @@ pub fn GroupColumn(props: &GroupColumnProps) -> Html {
             <header class="group-head">
                 <h3 id={heading}>{ "Consumer group: " }<code>{ g.name.clone() }</code></h3>
                 <p class="group-meta">
-                    <span class="group-generation">
+                    <span class="group-generation" title={epoch_help(Some(g))} tabindex="0">
                         { epoch_label(Some(g)) }<span data-field="generation">{ g.generation }</span>
                     </span>
                     <span class="group-state-badge">{ group_state_label(&g.state).to_string() }</span>
