@@ -147,7 +147,8 @@ pub fn Brokers(props: &BrokersProps) -> Html {
             <div class="delivery-settings">
                 <label class="setting-inline">
                     <span>{ "acks" }</span>
-                    <select data-field="acks" ref={acks_ref} onchange={on_acks}>
+                    <select data-field="acks" ref={acks_ref} onchange={on_acks}
+                        title="acks: when the leader answers the producer: 0 without waiting, 1 once it has the batch, all once every in-sync replica has it">
                         { for Acks::ALL.into_iter().map(|a| html! {
                             <option value={a.name()} selected={a == acks}>{ a.name() }</option>
                         }) }
@@ -155,7 +156,8 @@ pub fn Brokers(props: &BrokersProps) -> Html {
                 </label>
                 <label class="setting-inline">
                     <span>{ "enable.idempotence" }</span>
-                    <select data-field="idempotence" ref={idempotence_ref} onchange={on_idempotence}>
+                    <select data-field="idempotence" ref={idempotence_ref} onchange={on_idempotence}
+                        title="enable.idempotence: the producer numbers its batches, so the leader drops a retried copy and keeps their order">
                         { for [None, Some(true), Some(false)].into_iter().map(|setting| {
                             // What the default gives is known for the run's own settings only.
                             let label = match (setting, idempotence) {
@@ -169,7 +171,8 @@ pub fn Brokers(props: &BrokersProps) -> Html {
                         }) }
                     </select>
                 </label>
-                <span class="delivery-facts" data-field="delivery-facts">
+                <span class="delivery-facts" data-field="delivery-facts" tabindex="0"
+                    title="Replication factor: how many brokers hold each partition. min.insync.replicas: with acks=all, the fewest in-sync replicas a write needs. In flight: requests sent and not yet answered. An unclean election may make a replica out of sync the leader.">
                     { format!(
                         "replication factor {} · min.insync.replicas {} · {} in flight · unclean election {} · {} records not yet acknowledged",
                         cluster.replication_factor,
