@@ -69,7 +69,7 @@ pub static CHAPTERS: &[Chapter] = &[
             "Kafka's default {partitioner} computes `toPositive(murmur2(key)) % partitions`, \
              murmur2 being the hash. Reading removes nothing: records leave only when {retention}, \
              a limit on what a partition keeps, deletes them, so another application can read them \
-             later, at its own pace.",
+             later.",
         ],
         rules: &[0, 1],
         question: Some(1),
@@ -87,10 +87,9 @@ pub static CHAPTERS: &[Chapter] = &[
              group's {coordinator}, a broker, gives each partition to exactly one member, which \
              reads it in offset order. Each new hand-out adds one to the group's {generation} \
              ({group epoch} in Kafka 4).",
-            "Each group keeps its own offsets, so two groups on one topic never take work from each \
-             other. An operator sees a group through `kafka-consumer-groups --describe`, live \
-             below: per partition, the {committed offset} where the group resumes, and the {lag}, \
-             the records after it.",
+            "Each group keeps its own offsets. An operator sees them through `kafka-consumer-groups \
+             --describe`, live below: per partition, the {committed offset} where the group \
+             resumes, and the {lag}, the records after it.",
         ],
         rules: &[2],
         question: Some(0),
@@ -190,8 +189,8 @@ pub static CHAPTERS: &[Chapter] = &[
              caught up with. A {static member} (`group.instance.id`, a fixed name) keeps its partitions while \
              it restarts within its session: no rebalance.",
             "A {share group} (Kafka 4.2's queues) shares each partition between members: each \
-             record goes to one member under a lock, is acknowledged on its own, goes out again \
-             when the lock runs out, and is archived after five deliveries. No per-key order.",
+             record goes to one member under a lock and is acknowledged on its own, redelivered \
+             when the lock runs out, archived after five deliveries. No per-key order.",
         ],
         rules: &[],
         question: None,
@@ -206,19 +205,18 @@ pub static CHAPTERS: &[Chapter] = &[
         id: "written",
         title: "What 'written' means",
         paragraphs: &[
-            "A partition lives on several brokers, each copy a {replica}: the {leader} takes the \
-             writes, {followers} copy its log, and those that keep up are the {in-sync replicas} \
-             ({ISR|in-sync replicas}). Consumers read only below the {high watermark} ({HW|high \
-             watermark}), the offset the whole ISR has reached: on the tapes the records past it \
-             are faint.",
+            "A partition lives on several brokers: the {leader} takes the writes, {followers} copy \
+             its log, and those that keep up are the {in-sync replicas} ({ISR|in-sync replicas}). \
+             Consumers read only below the {high watermark} ({HW|high watermark}), the offset the \
+             whole ISR has reached: on the tapes the records past it are faint.",
             "With {acks}=1 the leader answers the producer once it has a batch; with acks=all, once \
-             the whole ISR has it, and {min.insync.replicas} refuses writes while fewer replicas \
-             are in sync. A leader that crashes before its followers copied takes acknowledged \
-             records with it.",
+             the whole ISR has it, and {min.insync.replicas} refuses a write too few replicas would \
+             hold. A leader that crashes before its followers copied takes acknowledged records \
+             with it.",
             "A lost answer makes the producer retry: without idempotence the batch is written \
-             twice, and with several requests {in flight} (sent, not answered) it can land after a \
-             later one. An {idempotent} producer numbers its batches, so the leader drops a copy \
-             and keeps the order: Kafka's default.",
+             twice, and with several requests {in flight}, unanswered, it can land after a later \
+             one. An {idempotent} producer, Kafka's default, numbers its batches so the leader \
+             drops a copy and keeps the order.",
         ],
         rules: &[],
         question: None,
