@@ -244,9 +244,9 @@ describe('words before definitions', () => {
     });
   }
 
-  // With brokers, the tapes' labels (HW, ISR, ELR) come before chapter 8 defines them; the tape is
-  // being redone on another branch (crates/web/src/components/topic/), where they will get titles.
-  it('acks1-leader-crash: ISR and HW defined at first use', { timeout: 60_000, todo: 'the tape labels (topic/tape.rs) are not defined yet' }, async (t) => {
+  // With brokers, the tapes' labels (HW, ISR, ELR) come before chapter 8 defines them: each
+  // tape's replicas line carries their definitions in a title the keyboard reaches.
+  it('acks1-leader-crash: ISR and HW defined at first use', { timeout: 60_000 }, async (t) => {
     await withLab(env, { query: '?seed=14&scenario=acks1-leader-crash' }, async (lab) => {
       await lab.step(10);
       await expandAll(lab);

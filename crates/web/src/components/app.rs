@@ -164,6 +164,10 @@ pub fn App(props: &AppProps) -> Html {
                     // key figures stay in view at the bottom while the stage is.
                     <CounterSummary metrics={state.view.metrics.clone()} />
                     <Sink state={state.clone()} on_action={on_action.clone()} />
+                    // The output topic's tapes beside the sink, before the words that use them.
+                    if let Some(payouts) = &state.payouts {
+                        <PayoutsTopic payouts={payouts.clone()} />
+                    }
                     // The one place that explains the run, next to it: the running
                     // experiment's story and live check, and what happened, in words.
                     <div class="explain" id="explanation">
@@ -172,9 +176,6 @@ pub fn App(props: &AppProps) -> Html {
                     </div>
                     <DescribeTable text={AttrValue::from(state.describe.clone())} {share}
                         view={state.describe_view} on_action={on_action.clone()} />
-                    if let Some(payouts) = &state.payouts {
-                        <PayoutsTopic payouts={payouts.clone()} />
-                    }
                     <Timeline state={state.clone()} on_action={on_action.clone()} />
                     if let Some(full) = full {
                         <p class="embed-footer">

@@ -73,7 +73,10 @@ pub fn DescribeTable(props: &DescribeTableProps) -> Html {
             <p class="section-lead">
                 { "Kafka's own tool, live. CURRENT-OFFSET is the last commit, not where the consumer \
                    reads: it moves in steps and shows '-' until the first commit. Members and State \
-                   show the group's epochs; with --verbose, each member's target beside what it owns." }
+                   show the group's " }
+                <dfn>{ "epochs" }</dfn>
+                { " (numbers the coordinator raises at each rebalance, so a stale member can be told \
+                   apart); with --verbose, each member's target beside what it owns." }
             </p>
             <div class="describe-views" role="group" aria-label="Which view of the group">
                 { for VIEWS.iter().map(|&(v, name, id, _)| {

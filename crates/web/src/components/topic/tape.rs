@@ -310,6 +310,13 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
     }
 }
 
+/// What the replicas line's words mean.
+#[cfg(feature = "cluster")]
+const REPLICAS_TITLE: &str = "High watermark (HW): the offset below which every in-sync replica holds the records; \
+     consumers read only below it. ISR, the in-sync replicas: the leader and the followers caught up with it, \
+     which acks=all waits for. ELR, eligible leader replicas: out of the ISR, but still holding every \
+     acknowledged record, so safe to elect.";
+
 /// The partition's replicas in a line: each broker's replica with what it
 /// holds and whether it is in the ISR, in words (never colour alone), and the
 /// records the leader has above the high watermark, which no consumer reads yet.
@@ -318,7 +325,9 @@ fn replica_line(r: &offsetlab_engine::ReplicaSetView) -> Html {
     let leader_end = r.replicas.iter().find(|x| Some(x.broker) == r.leader).map(|x| x.log_end);
     let above = leader_end.map_or(0, |end| end.saturating_sub(r.high_watermark));
     html! {
-        <p class="replicas" data-field="replicas">
+        // Its title defines the line's terms where a run with brokers first shows them, before
+        // chapter 8 does; one tab stop per partition, so the keyboard reaches it too.
+        <p class="replicas" data-field="replicas" tabindex="0" title={REPLICAS_TITLE}>
             <span class="replica-hw" data-field="high-watermark">{ format!("high watermark {}", r.high_watermark) }</span>
             { " " }
             if r.leader.is_none() {
