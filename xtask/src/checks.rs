@@ -12,12 +12,12 @@ use crate::setup::{self, CHROMEDRIVER, CHROMIUM, WASM_TARGET};
 
 /// A guard against accidents, not a budget: the most bytes of gzip -9 of the wasm plus the js that
 /// trunk writes to dist/ that the release build may have. It is set 10% above the stable release
-/// build's size as measured when it was set, 437,268 bytes (wasm 430,732 + js 6,536; ×1.1 =
-/// 480,995, rounded up), so that only an accident trips it: a heavy dependency pulled in, debug
+/// build's size at the end of issue 37, 469,860 bytes (wasm 463,253 + js 6,607; ×1.1 = 516,846,
+/// rounded up), so that only an accident trips it: a heavy dependency pulled in, debug
 /// info kept, a feature that was meant to stay off. What the page may weigh is for its loading
 /// targets to say (ARCHITECTURE.md, "The prerendered page"), which `cargo xtask bench-page load`
 /// measures on the page as built and padded to this guard.
-pub const PAGE_GZIP_GUARD_BYTES: u64 = 481_000;
+pub const PAGE_GZIP_GUARD_BYTES: u64 = 517_000;
 
 /// About what a clean `cargo xtask test` writes to the disk (target/, node_modules, Maven's and
 /// cargo's caches, the tools it installs): 4.7 GB measured on a clean clone on a fresh machine,
