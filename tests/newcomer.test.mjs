@@ -252,6 +252,13 @@ describe('a newcomer, by hand', () => {
         };
         await visible('button[data-action=send-10]');
         await visible('.tape[data-partition] .tape-scroll');
+        // Each tape's box holds its committed marker or its cursor: what is being read now.
+        for (let i = 0; i < 3; i++) await lab.send10();
+        await lab.step(12);
+        for (const tape of await tapeMarks(lab)) {
+          const held = [tape.committed, tape.position].filter((m) => m !== null);
+          assert.ok(held.length > 0 && held.some((m) => within(m, tape.box)), `P${tape.partition}'s box shows where it is read: ${JSON.stringify(tape)}`);
+        }
         await visible('[data-field=counter-summary]');
         if (cards) await visible('[data-consumer] button[data-action=crash]');
         const view = await lab.view();

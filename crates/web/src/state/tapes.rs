@@ -86,7 +86,10 @@ pub fn tape_window_start(
             let committed = p.held.unwrap_or(p.log_start);
             let anchor = p.position.map_or(committed, |position| position.min(committed));
             let anchor = behind.map_or(anchor, |behind| behind.min(anchor));
-            let from = anchor.saturating_sub(TAPE_LEAD_CELLS);
+            // A few cells of context before it, fewer in a narrow box (a phone's shows about
+            // four), so the anchor itself stays in the box.
+            let lead = TAPE_LEAD_CELLS.min(shown / 4);
+            let from = anchor.saturating_sub(lead);
             if share { from.max(p.log_start) } else { from.min(last).max(p.log_start) }
         }
     }
@@ -132,5 +135,7 @@ mod tests {
         assert_eq!(tape_window_start(&partition(60, 40, 41), Some(59), false, 16, None), 44);
         // Fewer records than the box: from the log start.
         assert_eq!(tape_window_start(&partition(5, 2, 3), None, false, 16, None), 0);
+        // A phone's box, three cells: no lead, so the committed offset is the box's first cell.
+        assert_eq!(tape_window_start(&partition(60, 20, 24), None, false, 3, None), 20);
     }
 }

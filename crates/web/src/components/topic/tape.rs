@@ -279,7 +279,10 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
                 ref={in_view.node.clone()} onscroll={in_view.onscroll.clone()}>
                 <div class="tape-track">
                     <span class="tape-more older" data-field="older-count">
-                        { (tape.hidden_before > 0).then(|| format!("+{} older", tape.hidden_before)) }
+                        // "+9" on a phone, where every cell's width counts.
+                        if tape.hidden_before > 0 {
+                            { format!("+{}", tape.hidden_before) }<span class="wide-word">{ " older" }</span>
+                        }
                     </span>
                     // Plain properties, not custom ones: a custom property would be
                     // inherited, and each tick would restyle every cell.
