@@ -281,7 +281,7 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
                     <span class="tape-more older" data-field="older-count">
                         // "+9" on a phone, where every cell's width counts.
                         if tape.hidden_before > 0 {
-                            { format!("+{}", tape.hidden_before) }<span class="wide-word">{ " older" }</span>
+                            { format!("+{}", tape.hidden_before) }<span class="wide-word">{ "\u{a0}older" }</span>
                         }
                     </span>
                     // Plain properties, not custom ones: a custom property would be
