@@ -1,4 +1,5 @@
-// Full-page screenshots at desktop and phone widths, light and dark, into target/screenshots/;
+// Full-page screenshots at desktop and phone widths, light and dark, and the 800 × 600 embed's
+// first screen, into target/screenshots/;
 // no horizontal page scroll at 390 px; reduced motion turns transitions off.
 
 import assert from 'node:assert/strict';
@@ -44,6 +45,21 @@ describe('screenshots and layout', () => {
       assert.ok(overflow <= 1440 + 1, `page scrolls sideways at 1440: scrollWidth ${overflow}`);
     });
   });
+
+  // The 800 × 600 embed, light and dark: its first screen (what a docs page shows) and no
+  // sideways scroll.
+  for (const colorScheme of ['light', 'dark']) {
+    it(`the 800 × 600 embed, ${colorScheme}`, { timeout: 120_000 }, async () => {
+      const viewport = { width: 800, height: 600 };
+      await withLab(env, { query: '?embed=1&seed=1', viewport, colorScheme }, async (lab) => {
+        await busy(lab);
+        await mkdir(OUT, { recursive: true });
+        await lab.page.screenshot({ path: join(OUT, `embed-800${colorScheme === 'dark' ? '-dark' : ''}.png`), animations: 'disabled' });
+        const overflow = await lab.page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(overflow <= 800 + 1, `the embed scrolls sideways: scrollWidth ${overflow}`);
+      });
+    });
+  }
 
   it('390 px wide, without horizontal page scroll', { timeout: 120_000 }, async () => {
     await withLab(env, { seed: 1, viewport: { width: 390, height: 844 } }, async (lab) => {
