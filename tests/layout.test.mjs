@@ -161,11 +161,24 @@ describe('layout and story', () => {
         );
         await lab.click(`#${chapter} [data-scenario=${name}]`);
         await playFastest(lab);
-        await lab.page.waitForFunction(
-          () => document.querySelector('#simulation [data-field=outcome]')?.dataset.reproduced === 'true',
-          null,
-          { timeout: 100_000, polling: 200 },
-        );
+        try {
+          await lab.page.waitForFunction(
+            () => document.querySelector('#simulation [data-field=outcome]')?.dataset.reproduced === 'true',
+            null,
+            { timeout: 100_000, polling: 200 },
+          );
+        } catch (error) {
+          // Where the run stood: which experiment, at which tick, playing or not, and what the
+          // check said; a timeout alone tells nothing.
+          const where = await lab.page.evaluate(() => ({
+            tick: window.offsetlab_view()?.tick,
+            guide: document.querySelector('[data-field=guide] h2 code')?.textContent,
+            clock: document.querySelector('[data-field=clock]')?.textContent,
+            outcome: document.querySelector('#simulation [data-field=outcome]')?.textContent,
+          }));
+          error.message += `\n${name}: ${JSON.stringify(where)}`;
+          throw error;
+        }
         assert.equal(await lab.text('[data-field=guide] h2 code'), name);
         assert.match(await lab.text('#simulation [data-field=outcome]'), /Reproduced/);
       });

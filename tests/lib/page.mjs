@@ -278,6 +278,11 @@ export async function withLab(env, options, body) {
   try {
     await body(lab);
   } catch (error) {
+    // What the page itself reported (a wasm panic, a console error) is often the cause of a
+    // failed wait: it goes with the failure instead of being lost with the page.
+    if (lab.errors.length > 0 && error instanceof Error) {
+      error.message += `\nthe page reported: ${lab.errors.join(' | ')}`;
+    }
     await lab.context.close().catch(() => {});
     throw error;
   }

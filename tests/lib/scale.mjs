@@ -57,5 +57,17 @@ export async function playFastest(lab) {
   const play = page.locator('button[data-action=play]');
   if ((await play.textContent(SLOW)).trim() === 'Play') await play.click(SLOW);
   await page.waitForFunction(() => document.querySelector('[data-field=clock]')?.textContent.includes('playing'), null, SLOW);
+  // The clock's word is not enough: the run's tick must move (or the run is at its end).
+  const from = await page.evaluate(() => window.offsetlab_view().tick);
+  try {
+    await page.waitForFunction(
+      (from) => window.offsetlab_view().tick !== from || document.querySelector('button[data-action=play]')?.disabled,
+      from,
+      SLOW,
+    );
+  } catch (error) {
+    error.message += `\nthe clock reads 'playing' but the run stays at tick ${from}`;
+    throw error;
+  }
   return fastest;
 }
