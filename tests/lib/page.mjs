@@ -177,6 +177,15 @@ export class Lab {
     return this.page.locator(selector).first().evaluate((element) => window.__spoken(element));
   }
 
+  /** text() once the reader has scrolled the first match into view: a section that draws the
+   * run only while on screen (a describe table, a panel's chart) is up to date there. */
+  async shownText(selector) {
+    await this.need(selector);
+    await this.page.locator(selector).first().scrollIntoViewIfNeeded();
+    await this.settle();
+    return this.text(selector);
+  }
+
   /** Waits until the first match's text (as text() reads it) is `expected`. */
   async waitForText(selector, expected) {
     await this.need(selector);

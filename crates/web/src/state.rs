@@ -19,19 +19,21 @@
 //! `Rc`s for everything derived, so equality by pointer tells Yew what changed.
 
 mod action;
+mod run;
 mod tapes;
+mod ui;
 
 use offsetlab_engine::{
-    ClusterView, CommitCost, ConsumerStats, DescribeView, GroupProtocol, History, Input, JournalEntry,
-    LagSample, LedgerEntry, Link, LinkScenario, RecordView, ReplayError, RestartPreview, Scenario,
-    SplitCheck, View, builtin, describe_view,
+    ClusterView, CommitCost, GroupProtocol, History, Input, JournalEntry, Link, LinkScenario, RecordView,
+    ReplayError, RestartPreview, Scenario, SplitCheck, View, builtin,
 };
 
 pub use action::{Action, Panel, TapeScroll};
+pub use run::Run;
 pub use tapes::{BridgeTape, PayoutTape, Payouts, Tape, tape_window_start};
 use tapes::{last_shown_start, last_window_start, lowest_committed};
+pub use ui::Ui;
 
-use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 use yew::Reducible;
@@ -87,7 +89,10 @@ pub struct Announcement {
 /// The simulation and everything the page shows about it. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct AppState {
-    history: Rc<RefCell<History>>,
+    /// The simulation, and its generation.
+    pub run: Run,
+    /// The reader's choices and the page's measurements, which a new run keeps.
+    pub ui: Ui,
     /// The scenario running (a guided run leaves out its `learner` inputs).
     pub scenario: Rc<Scenario>,
     /// Running as a guided experiment.
@@ -104,80 +109,45 @@ pub struct AppState {
     /// Until then, the first condition still missing ("Duplicates: 0, needs at least 1").
     pub outcome_pending: Option<Rc<str>>,
     pub playing: bool,
-    /// Ticks per second.
-    pub speed: u32,
     pub view: Rc<View>,
-    /// `kafka-consumer-groups --describe --group demo` now
-    /// (`kafka-share-groups --describe` for a share group).
-    pub describe: Rc<str>,
-    /// Which `--describe` view the table shows, and `--verbose`.
-    pub describe_view: (DescribeView, bool),
     pub tapes: Rc<Vec<Tape>>,
-    /// The booblik topic's tapes, when the application is a bridge (while the
-    /// offset-storage panel is open).
-    pub bridge_tapes: Rc<Vec<BridgeTape>>,
     /// The payouts topic and its readers, when the run has transactions.
     pub payouts: Option<Rc<Payouts>>,
     /// The brokers and each partition's replicas, when the run has a
     /// cluster or a producer delivery path (the page's `cluster` feature).
     pub cluster: Option<Rc<ClusterView>>,
-    /// `kafka-topics --describe --topic orders` now, with a cluster.
-    pub topic_describe: Option<Rc<str>>,
-    /// booblik's `/stats`: one entry per consumer and partition (kept up to date
-    /// while the offset-storage panel is open).
-    pub stats: Rc<Vec<ConsumerStats>>,
     /// booblik's split check, now (while the offset-storage panel is open, or
-    /// the consumers keep their own positions).
+    /// the consumers keep their own positions: the tapes mark their checkpoints).
     pub split: Rc<SplitCheck>,
-    /// Per partition, the last ticks' lag and oldest-unprocessed age (for the
-    /// charts; kept up to date while the operations panel is open).
-    pub lag_history: Rc<Vec<Vec<LagSample>>>,
-    /// The payout ledger: one entry per account that saw a payout (while the
-    /// operations panel is open).
-    pub ledger: Rc<Vec<LedgerEntry>>,
+    /// Where each tape is scrolled (`None`: following); of this run only.
     scroll: Rc<Vec<Option<u64>>>,
-    /// Cells a tape's box shows ([`Action::TapeShown`]).
-    tape_shown: u64,
     pub selected: Option<Rc<Selection>>,
     /// Newest last.
     pub announcements: Rc<VecDeque<Announcement>>,
     next_announcement: u64,
     /// A refused input or a notice, for the status line.
     pub message: Option<Rc<str>>,
-    /// The quiz's chosen answers.
-    pub quiz: [Option<usize>; 2],
-    /// The open panel under the simulation.
-    pub panel: Option<Panel>,
-    /// The experiment index's filter, as typed.
-    pub index_filter: Rc<str>,
     /// The run as scenario JSON, as of the last export, and its tick.
     pub exported: Option<(u64, Rc<str>)>,
 }
 
 impl PartialEq for AppState {
-    /// By identity of what was derived: every change builds new `Rc`s.
+    /// By the run's generation, the page's choices field by field, and the
+    /// identity of what was derived: every change builds new `Rc`s.
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.history, &other.history)
+        self.run == other.run
+            && self.ui == other.ui
             && Rc::ptr_eq(&self.view, &other.view)
             && Rc::ptr_eq(&self.tapes, &other.tapes)
             && Rc::ptr_eq(&self.split, &other.split)
-            && Rc::ptr_eq(&self.stats, &other.stats)
-            && Rc::ptr_eq(&self.bridge_tapes, &other.bridge_tapes)
+            && Rc::ptr_eq(&self.scroll, &other.scroll)
             && self.payouts.as_ref().map(Rc::as_ptr) == other.payouts.as_ref().map(Rc::as_ptr)
             && self.cluster.as_ref().map(Rc::as_ptr) == other.cluster.as_ref().map(Rc::as_ptr)
-            && Rc::ptr_eq(&self.lag_history, &other.lag_history)
-            && Rc::ptr_eq(&self.ledger, &other.ledger)
             && Rc::ptr_eq(&self.announcements, &other.announcements)
             && Rc::ptr_eq(&self.scenario, &other.scenario)
             && self.selected.as_ref().map(Rc::as_ptr) == other.selected.as_ref().map(Rc::as_ptr)
             && self.playing == other.playing
-            && self.speed == other.speed
             && self.message == other.message
-            && self.quiz == other.quiz
-            && self.panel == other.panel
-            && self.describe_view == other.describe_view
-            && self.tape_shown == other.tape_shown
-            && self.index_filter == other.index_filter
             && self.head == other.head
             && self.guided == other.guided
             && Rc::ptr_eq(&self.input_ticks, &other.input_ticks)
@@ -240,19 +210,13 @@ impl AppState {
         let builtin = builtin(&scenario.name).is_ok_and(|b| b == *scenario);
         let mut state = AppState {
             view: Rc::new(sim.view()),
-            describe: Rc::from(""),
-            describe_view: (DescribeView::Offsets, false),
-            bridge_tapes: Rc::new(Vec::new()),
             payouts: None,
             cluster: None,
-            topic_describe: None,
-            stats: Rc::new(sim.stats()),
             split: Rc::new(sim.split_check()),
-            lag_history: Rc::new(Vec::new()),
-            ledger: Rc::new(Vec::new()),
             seed: history.seed(),
             head: history.head(),
-            history: Rc::new(RefCell::new(history)),
+            run: Run::new(history),
+            ui: Ui::default(),
             scenario,
             guided,
             builtin,
@@ -260,17 +224,12 @@ impl AppState {
             outcome: None,
             outcome_pending: None,
             playing: true,
-            speed: DEFAULT_SPEED,
             tapes: Rc::new(Vec::new()),
             scroll: Rc::new(vec![None; partitions]),
-            tape_shown: TAPE_SHOWN_DEFAULT,
             selected: None,
             announcements: Rc::new(VecDeque::new()),
             next_announcement: 0,
             message: None,
-            quiz: [None, None],
-            panel: None,
-            index_filter: Rc::from(""),
             exported: None,
         };
         state.drain_events();
@@ -314,8 +273,8 @@ impl AppState {
         };
         let tick = self.tick();
         let inputs = self
-            .history
-            .borrow()
+            .run
+            .history()
             .journal()
             .iter()
             .take_while(|e| e.tick <= tick)
@@ -327,13 +286,13 @@ impl AppState {
     /// The run as the engine records it: the inputs by hand, in order.
     #[must_use]
     pub fn journal(&self) -> Vec<JournalEntry> {
-        self.history.borrow().journal().to_vec()
+        self.run.history().journal().to_vec()
     }
 
     /// The run so far as scenario JSON the `offsetlab` command reads.
     #[must_use]
     pub fn export(&self) -> Scenario {
-        self.history.borrow().to_scenario()
+        self.run.history().to_scenario()
     }
 
     /// The run is an experiment the reader chose (from a chapter or the index,
@@ -354,7 +313,7 @@ impl AppState {
     /// Playing faster than the arrival animations can show ([`ANIMATIONS_SPEED_MAX`]).
     #[must_use]
     pub fn playing_fast(&self) -> bool {
-        self.playing && self.speed > ANIMATIONS_SPEED_MAX
+        self.playing && self.ui.speed > ANIMATIONS_SPEED_MAX
     }
 
     /// The highest speed the clock offers.
@@ -365,7 +324,7 @@ impl AppState {
 
     fn advance(&mut self, ticks: u32) {
         for _ in 0..ticks.min(ADVANCE_TICKS_MAX) {
-            if !self.history.borrow_mut().step() {
+            if !self.run.history_mut().step() {
                 // A run is bounded (SCENARIO_TICKS_MAX): the clock stops there.
                 self.playing = false;
                 self.message = Some(
@@ -380,14 +339,14 @@ impl AppState {
             }
             self.drain_events();
         }
-        if let Some(refusal) = self.history.borrow().refusal() {
+        if let Some(refusal) = self.run.history().refusal() {
             self.message = Some(format!("The scenario's own input was refused: {refusal}").into());
         }
     }
 
     fn apply(&mut self, input: Input) {
         let forked = self.view.tick < self.head;
-        let result = self.history.borrow_mut().handle_input(input);
+        let result = self.run.history_mut().handle_input(input);
         // The input's own events first: the fork is the newest announcement, the one the live region reads.
         self.drain_events();
         match result {
@@ -415,13 +374,11 @@ impl AppState {
         let panel = Panel::for_scenario(&scenario);
         let mut next = AppState::start(scenario, seed, guided);
         self.carry_ui(&mut next);
-        next.panel = panel.or(self.panel);
+        next.ui.panel = panel.or(self.ui.panel);
         next.announce(announcement);
         next
     }
 
-    /// What a new run keeps of the page around it: the reader's answers,
-    /// the speed, the open panel, the index filter.
     /// The current scenario with one setting changed, started again from
     /// tick 0 with the same seed; or, when the engine refuses it, `next` as it
     /// was with the reason (`refused: reason`) in the status line.
@@ -444,25 +401,14 @@ impl AppState {
         Rc::new(next)
     }
 
+    /// What a new run keeps of the page around it ([`Ui`]).
     fn carry_ui(&self, next: &mut AppState) {
-        next.quiz = self.quiz;
-        next.speed = self.speed;
-        next.panel = self.panel;
-        next.index_filter = self.index_filter.clone();
-        next.describe_view = self.describe_view;
-        next.describe = next.describe_now();
-        next.tape_shown = self.tape_shown;
-    }
-
-    /// The first group's describe text, in the view the table shows.
-    fn describe_now(&self) -> Rc<str> {
-        let (view, verbose) = self.describe_view;
-        describe_view(self.history.borrow().sim(), 0, view, verbose).into()
+        next.ui = self.ui.clone();
     }
 
     fn seek(&mut self, tick: u64) {
         self.playing = false;
-        self.history.borrow_mut().seek(tick);
+        self.run.history_mut().seek(tick);
     }
 
     /// Turns notable events into announcements; the rest only animate what
@@ -470,7 +416,7 @@ impl AppState {
     fn drain_events(&mut self) {
         let mut fresh = Vec::new();
         {
-            let mut history = self.history.borrow_mut();
+            let mut history = self.run.history_mut();
             while let Some(event) = history.poll_event() {
                 if let Some(text) = event.announcement() {
                     fresh.push((event.tick(), text));
@@ -507,7 +453,7 @@ impl AppState {
 
     /// Recomputes what the page shows from the simulation.
     fn refresh(&mut self) {
-        let history = self.history.borrow();
+        let history = self.run.history();
         let sim = history.sim();
         let view = sim.view();
         self.head = history.head();
@@ -534,7 +480,7 @@ impl AppState {
                     .iter()
                     .filter_map(|g| g.committed.get(p.partition as usize).copied().flatten())
                     .min();
-                let from = tape_window_start(p, scroll, share, self.tape_shown, behind);
+                let from = tape_window_start(p, scroll, share, self.ui.tape_shown, behind);
                 let records = sim.records(p.partition, from, TAPE_CELLS as u32);
                 let shown = records.len() as u64;
                 Tape {
@@ -544,7 +490,7 @@ impl AppState {
                     following: scroll.is_none(),
                     hidden_before: from - p.log_start,
                     hidden_after: p.log_end - (from + shown),
-                    newer_than_shown: p.log_end.saturating_sub(from + self.tape_shown),
+                    newer_than_shown: p.log_end.saturating_sub(from + self.ui.tape_shown),
                 }
             })
             .collect();
@@ -573,38 +519,16 @@ impl AppState {
         #[cfg(feature = "cluster")]
         {
             self.cluster = sim.cluster_view().map(Rc::new);
-            self.topic_describe = self.cluster.as_ref().map(|_| Rc::from(sim.describe_topic()));
         }
-        // What only a panel draws is computed while that panel is open (and again when it
-        // opens: `ShowPanel` refreshes); closed, its last value stays, drawn by nobody. The
-        // split check also marks each tape's stored checkpoint when consumers keep their own.
-        let storage = self.panel == Some(Panel::OffsetStorage);
-        if storage {
-            let bridge_tapes = view
-                .bridge
-                .iter()
-                .flatten()
-                .map(|p| {
-                    let from = last_window_start(p.log_start, p.log_end);
-                    BridgeTape {
-                        partition: p.partition,
-                        records: sim.bridge_records(p.partition, from, TAPE_CELLS as u32),
-                        hidden_before: from - p.log_start,
-                    }
-                })
-                .collect();
-            self.bridge_tapes = Rc::new(bridge_tapes);
-            self.stats = Rc::new(sim.stats());
-        }
-        if storage || matches!(view.settings.position, offsetlab_engine::PositionModel::Consumer { .. }) {
+        // What only one section draws (a panel's charts, the describe tables) that
+        // section computes from the run while it is open and on screen
+        // (`components::shown`). The split check stays here: the tapes mark each
+        // stored checkpoint with it when consumers keep their own.
+        if self.ui.panel == Some(Panel::OffsetStorage)
+            || matches!(view.settings.position, offsetlab_engine::PositionModel::Consumer { .. })
+        {
             self.split = Rc::new(sim.split_check());
         }
-        if self.panel == Some(Panel::Operations) {
-            self.lag_history =
-                Rc::new((0..view.partitions.len() as u32).map(|p| sim.lag_history(p)).collect());
-            self.ledger = Rc::new(sim.ledger());
-        }
-        self.describe = self.describe_now();
         let evaluated = self.scenario.guide.as_ref().map(|g| g.outcome.evaluate(sim));
         if evaluated.as_ref().and_then(|r| r.as_ref().ok()).map(String::as_str) != self.outcome.as_deref() {
             self.outcome = evaluated.as_ref().and_then(|r| r.as_ref().ok()).map(|m| Rc::from(m.as_str()));
@@ -616,7 +540,7 @@ impl AppState {
 
     fn select(&mut self, target: Option<(u32, u64)>) {
         self.selected = target.and_then(|(partition, offset)| {
-            let history = self.history.borrow();
+            let history = self.run.history();
             let sim = history.sim();
             let record = sim.records(partition, offset, 1).into_iter().next()?;
             let preview = sim.restart_preview(partition, offset)?;
@@ -627,7 +551,7 @@ impl AppState {
     fn scroll_tape(&mut self, partition: u32, scroll: TapeScroll) {
         let Some(p) = self.view.partitions.get(partition as usize) else { return };
         let share = self.view.groups.first().is_some_and(|g| g.protocol == GroupProtocol::Share);
-        let shown = self.tape_shown;
+        let shown = self.ui.tape_shown;
         let behind = lowest_committed(&self.view, partition);
         let current = tape_window_start(
             p,
@@ -681,7 +605,7 @@ impl Reducible for AppState {
                 return Rc::new(next);
             }
             Action::SetSpeed(speed) => {
-                next.speed = if SPEEDS.contains(&speed) { speed } else { DEFAULT_SPEED };
+                next.ui.speed = if SPEEDS.contains(&speed) { speed } else { DEFAULT_SPEED };
                 return Rc::new(next);
             }
             Action::Load(scenario) => next = self.load(scenario, false),
@@ -724,14 +648,14 @@ impl Reducible for AppState {
             Action::ScrollTape { partition, scroll } => next.scroll_tape(partition, scroll),
             Action::TapeShown(cells) => {
                 let cells = cells.clamp(1, TAPE_CELLS);
-                if cells == self.tape_shown {
+                if cells == self.ui.tape_shown {
                     return self;
                 }
-                next.tape_shown = cells;
+                next.ui.tape_shown = cells;
             }
             Action::Select(target) => next.select(target),
             Action::Answer { question, choice } => {
-                if let Some(slot) = next.quiz.get_mut(question) {
+                if let Some(slot) = next.ui.quiz.get_mut(question) {
                     *slot = Some(choice);
                 }
                 return Rc::new(next);
@@ -753,15 +677,14 @@ impl Reducible for AppState {
                 next.message = None;
                 return Rc::new(next);
             }
-            // Opening a panel computes what it draws (see `refresh`).
-            Action::ShowPanel(panel) => next.panel = panel,
+            // Opening the offset-storage panel computes the split check (see `refresh`).
+            Action::ShowPanel(panel) => next.ui.panel = panel,
             Action::FilterIndex(filter) => {
-                next.index_filter = filter;
+                next.ui.index_filter = filter;
                 return Rc::new(next);
             }
             Action::Describe(view, verbose) => {
-                next.describe_view = (view, verbose);
-                next.describe = next.describe_now();
+                next.ui.describe_view = (view, verbose);
                 return Rc::new(next);
             }
         }
@@ -776,29 +699,43 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     use super::*;
-    use offsetlab_engine::{ConsumerId, ResetSpec, describe, describe_members, describe_state};
+    use offsetlab_engine::{ConsumerId, DescribeView, ResetSpec, describe, describe_members, describe_state};
 
     fn run(state: AppState, actions: impl IntoIterator<Item = Action>) -> Rc<AppState> {
         actions.into_iter().fold(Rc::new(state), Reducible::reduce)
     }
 
-    /// What only a closed panel draws is not rebuilt at each tick; opening the panel builds it.
+    /// The run's generation moves with the run and only with it: a section that
+    /// takes the run (a describe table, a panel's chart) computes again after a
+    /// tick or an input, not after the reader's choices around it.
     #[test]
-    fn a_closed_panels_data_is_not_rebuilt_at_each_tick() {
+    fn the_runs_generation_moves_with_the_run_only() {
         let state = run(AppState::new(1, None), [Action::Apply(Input::Send { count: 20 }), Action::Step]);
-        let ticked = run(Rc::unwrap_or_clone(state.clone()), [Action::Step, Action::Step]);
-        assert!(ticked.tick() > state.tick());
-        assert!(
-            Rc::ptr_eq(&state.lag_history, &ticked.lag_history),
-            "lag history rebuilt with the panel closed"
+        let chosen = run(
+            Rc::unwrap_or_clone(state.clone()),
+            [
+                Action::SetSpeed(60),
+                Action::Answer { question: 0, choice: 1 },
+                Action::FilterIndex(Rc::from("lag")),
+                Action::TapeShown(9),
+                Action::Describe(DescribeView::Members, true),
+                Action::ShowPanel(Some(Panel::Operations)),
+            ],
         );
-        assert!(Rc::ptr_eq(&state.ledger, &ticked.ledger));
-        assert!(Rc::ptr_eq(&state.stats, &ticked.stats));
-        let open = run(Rc::unwrap_or_clone(ticked.clone()), [Action::ShowPanel(Some(Panel::Operations))]);
-        assert_eq!(open.lag_history.len(), 3, "opening the panel builds one history per partition");
-        assert!(!open.lag_history[0].is_empty());
-        let later = run(Rc::unwrap_or_clone(open.clone()), [Action::Step]);
-        assert!(!Rc::ptr_eq(&open.lag_history, &later.lag_history), "open, it follows the run");
+        assert_eq!(chosen.run, state.run, "the reader's choices leave the run's generation alone");
+        assert_ne!(*chosen, *state, "but the page sees them");
+        assert_eq!(chosen.ui.speed, 60);
+        assert_eq!(chosen.ui.tape_shown, 9);
+        let ticked = run(Rc::unwrap_or_clone(chosen.clone()), [Action::Step]);
+        assert_ne!(ticked.run, chosen.run, "a tick is a new generation");
+        let applied = run(Rc::unwrap_or_clone(ticked.clone()), [Action::Apply(Input::Send { count: 1 })]);
+        assert_ne!(applied.run, ticked.run, "so is an input");
+        let restarted = run(Rc::unwrap_or_clone(applied.clone()), [Action::Restart]);
+        assert_ne!(restarted.run, applied.run);
+        assert_eq!(restarted.ui, applied.ui, "a new run keeps the reader's choices");
+        // What a panel draws comes from the run it is given.
+        assert_eq!(ticked.run.lag_history().len(), 3, "one history per partition");
+        assert!(!ticked.run.lag_history()[0].is_empty());
     }
 
     #[test]
@@ -826,13 +763,17 @@ mod tests {
             ],
         );
         let headless = consumer.run(None, Some(16)).unwrap();
-        assert_eq!(&*state.describe, describe_members(&headless, 0, true));
-        assert!(state.describe.contains("TARGET-ASSIGNMENT"), "{}", state.describe);
+        let describe = |state: &AppState| {
+            let (view, verbose) = state.ui.describe_view;
+            state.run.describe(view, verbose)
+        };
+        assert_eq!(&*describe(&state), describe_members(&headless, 0, true));
+        assert!(describe(&state).contains("TARGET-ASSIGNMENT"), "{}", describe(&state));
         let restarted = run((*state).clone(), [Action::Restart, Action::Describe(DescribeView::State, true)]);
-        assert_eq!(restarted.describe_view, (DescribeView::State, true));
-        assert_eq!(&*restarted.describe, describe_state(&consumer.run(None, Some(0)).unwrap(), 0, true));
+        assert_eq!(restarted.ui.describe_view, (DescribeView::State, true));
+        assert_eq!(&*describe(&restarted), describe_state(&consumer.run(None, Some(0)).unwrap(), 0, true));
         let back = run((*restarted).clone(), [Action::Restart]);
-        assert!(back.describe.contains("GROUP-EPOCH"), "a restart keeps the view: {}", back.describe);
+        assert!(describe(&back).contains("GROUP-EPOCH"), "a restart keeps the view: {}", describe(&back));
     }
 
     #[test]
@@ -842,7 +783,7 @@ mod tests {
         let scenario = builtin(SCENARIO).unwrap();
         let headless = scenario.run(Some(7), Some(30)).unwrap();
         assert_eq!(*state.view, headless.view());
-        assert_eq!(&*state.describe, describe(&headless));
+        assert_eq!(&*state.run.describe(DescribeView::Offsets, false), describe(&headless));
     }
 
     #[test]
@@ -954,15 +895,15 @@ mod tests {
         let cluster = state.cluster.clone().expect("a run with a cluster shows it");
         assert_eq!(cluster.brokers.len(), 3);
         assert_eq!(cluster.partitions[0].leader, Some(1));
-        assert!(state.topic_describe.as_deref().is_some_and(|t| t.contains("Leader: 1")));
+        assert!(state.run.topic_describe().as_deref().is_some_and(|t| t.contains("Leader: 1")));
         let state = run(Rc::unwrap_or_clone(state), std::iter::repeat_n(Action::Advance(10), 8));
         let cluster = state.cluster.clone().unwrap();
         assert!(!cluster.brokers[0].alive, "the timeline crashed broker 1");
         assert_eq!(cluster.partitions[0].leader, Some(2));
         assert!(
-            state.topic_describe.as_deref().is_some_and(|t| t.contains("Leader: 2")),
+            state.run.topic_describe().as_deref().is_some_and(|t| t.contains("Leader: 2")),
             "{:?}",
-            state.topic_describe
+            state.run.topic_describe()
         );
         assert!(state.view.metrics.acked_lost >= 1);
         // The tape ends at the high watermark.
@@ -990,7 +931,7 @@ mod tests {
 
         // A run without a cluster has none.
         let plain = run(AppState::new(1, None), [Action::Load(Rc::new(builtin("default").unwrap()))]);
-        assert!(plain.cluster.is_none() && plain.topic_describe.is_none());
+        assert!(plain.cluster.is_none() && plain.run.topic_describe().is_none());
     }
 
     #[test]
@@ -998,14 +939,14 @@ mod tests {
         let bridge = Rc::new(builtin("key-erasure-bridge").unwrap());
         let state = run(AppState::new(1, None), [Action::Load(bridge)]);
         let state = run(Rc::unwrap_or_clone(state), std::iter::repeat_n(Action::Advance(10), 4));
-        assert_eq!(state.bridge_tapes.len(), 3);
-        assert!(state.bridge_tapes.iter().any(|t| !t.records.is_empty()));
-        assert!(state.bridge_tapes.iter().flat_map(|t| &t.records).all(|r| r.key.is_none()));
+        assert_eq!(state.run.bridge_tapes(&state.view).len(), 3);
+        assert!(state.run.bridge_tapes(&state.view).iter().any(|t| !t.records.is_empty()));
+        assert!(state.run.bridge_tapes(&state.view).iter().flat_map(|t| &t.records).all(|r| r.key.is_none()));
         let torn = Rc::new(builtin("torn-checkpoint").unwrap());
         let state = run(AppState::new(1, None), [Action::Load(torn)]);
         let state = run(Rc::unwrap_or_clone(state), std::iter::repeat_n(Action::Advance(16), 5));
         assert!(!state.split.passed(), "{:?}", state.split);
-        assert!(state.stats.iter().any(|s| s.resumed_from.is_some_and(|r| r > 0)));
+        assert!(state.run.stats().iter().any(|s| s.resumed_from.is_some_and(|r| r > 0)));
         // The tapes follow the stored checkpoint, as they follow the committed offset.
         for (p, tape) in state.view.partitions.iter().zip(state.tapes.iter()) {
             let held = p.held.expect("each owner has checkpointed");
@@ -1016,7 +957,7 @@ mod tests {
     #[test]
     fn quiz_answers_are_kept() {
         let state = run(AppState::new(1, None), [Action::Answer { question: 1, choice: 2 }]);
-        assert_eq!(state.quiz, [None, Some(2)]);
+        assert_eq!(state.ui.quiz, [None, Some(2)]);
     }
 
     #[test]
@@ -1076,7 +1017,10 @@ mod tests {
         let again =
             AppState::replay(state.scenario.clone(), false, 3, state.journal(), state.tick()).unwrap();
         assert_eq!(*again.view, *state.view);
-        assert_eq!(again.describe, state.describe);
+        assert_eq!(
+            again.run.describe(DescribeView::Offsets, false),
+            state.run.describe(DescribeView::Offsets, false)
+        );
         let exported = state.export();
         assert_eq!(exported.timeline.len(), state.scenario.timeline.len() + 2);
     }

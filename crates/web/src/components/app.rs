@@ -65,7 +65,7 @@ pub fn App(props: &AppProps) -> Html {
     // drops the loop, which cancels its frame and frees its closure.
     {
         let dispatcher = state.dispatcher();
-        use_effect_with((state.playing, state.speed), move |&(playing, speed)| {
+        use_effect_with((state.playing, state.ui.speed), move |&(playing, speed)| {
             let frames = playing
                 .then(|| {
                     FrameLoop::start(speed, ADVANCE_TICKS_MAX, move |ticks| {
@@ -82,7 +82,7 @@ pub fn App(props: &AppProps) -> Html {
     // (browsers throttle replaceState, and a long link costs a frame).
     {
         let write = !props.detached && !props.embed;
-        let every_ticks = URL_EVERY_TICKS.max(u64::from(state.speed));
+        let every_ticks = URL_EVERY_TICKS.max(u64::from(state.ui.speed));
         let bucket = if state.playing { state.tick() / every_ticks } else { state.tick() };
         let key = (
             state.scenario.clone(),
@@ -174,8 +174,8 @@ pub fn App(props: &AppProps) -> Html {
                         <Guide state={state.clone()} on_action={on_action.clone()} />
                         <Announcer state={state.clone()} on_action={on_action.clone()} />
                     </div>
-                    <DescribeTable text={AttrValue::from(state.describe.clone())} {share}
-                        view={state.describe_view} on_action={on_action.clone()} />
+                    <DescribeTable run={state.run.clone()} {share}
+                        view={state.ui.describe_view} on_action={on_action.clone()} />
                     <Timeline state={state.clone()} on_action={on_action.clone()} />
                     if let Some(full) = full {
                         <p class="embed-footer">
@@ -191,7 +191,7 @@ pub fn App(props: &AppProps) -> Html {
                     <Deferred copy="main > .explainer">
                     <div class="explainer">
                         <Chapters state={state.clone()} on_action={on_action.clone()} />
-                        <ExperimentIndex filter={AttrValue::from(state.index_filter.clone())}
+                        <ExperimentIndex filter={AttrValue::from(state.ui.index_filter.clone())}
                             running={AttrValue::from(state.scenario.name.clone())} on_action={on_action.clone()} />
                         <FinePrint />
                     </div>

@@ -7,6 +7,7 @@ mod stats;
 
 use crate::components::SectionProps;
 use crate::components::class_list;
+use crate::components::shown::use_shown;
 use bridge_tapes::BridgeTapes;
 use offsetlab_engine::{CheckpointWrites, Metrics, PositionModel};
 use split_check::SplitCheckPanel;
@@ -74,8 +75,11 @@ fn counters(m: &Metrics) -> [Counter; 3] {
 pub fn Booblik(props: &SectionProps) -> Html {
     let state = &props.state;
     let view = &state.view;
+    let node = use_node_ref();
+    let stats = use_shown(node.clone(), &state.run, (), |run| run.stats());
+    let bridge_tapes = use_shown(node.clone(), &state.run, (), |run| run.bridge_tapes(view));
     html! {
-        <section class="booblik panel" aria-labelledby="offset-storage-heading">
+        <section class="booblik panel" aria-labelledby="offset-storage-heading" ref={node}>
             <h2 id="offset-storage-heading">{ "A small log system's view" }</h2>
             <p class="booblik-lead" data-field="position-lead">
                 { "Not every log keeps positions for its readers: in this small log system each consumer \
@@ -95,11 +99,11 @@ pub fn Booblik(props: &SectionProps) -> Html {
             </dl>
             <div class="booblik-grid">
                 <SplitCheckPanel split={state.split.clone()} />
-                <StatsPanel stats={state.stats.clone()}
+                <StatsPanel {stats}
                     store={matches!(view.settings.position, PositionModel::Consumer { .. })} />
             </div>
             if let Some(bridge) = view.bridge.as_ref() {
-                <BridgeTapes tapes={state.bridge_tapes.clone()} partitions={bridge.clone()}
+                <BridgeTapes tapes={bridge_tapes} partitions={bridge.clone()}
                     bridged={view.metrics.bridged} />
             }
         </section>

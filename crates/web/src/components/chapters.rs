@@ -8,12 +8,16 @@ mod chapter_rules;
 mod chapter_text;
 mod experiment_index;
 mod prediction;
+#[cfg(feature = "cluster")]
+mod topic_describe;
 
 pub use chapter_experiments::{ChapterExperiments, Part};
 pub use chapter_rules::ChapterRules;
 pub use chapter_text::ChapterText;
 pub use experiment_index::ExperimentIndex;
 pub use prediction::Prediction;
+#[cfg(feature = "cluster")]
+pub use topic_describe::TopicDescribe;
 
 use crate::components::{PollLoop, SectionProps};
 use offsetlab_engine::Scenario;
@@ -383,7 +387,7 @@ pub fn Chapters(props: &SectionProps) -> Html {
                     },
                     Live::PollLoop => html! { <PollLoop state={state.clone()} on_action={props.on_action.clone()} /> },
                     #[cfg(feature = "cluster")]
-                    Live::DescribeTopic => topic_describe(state),
+                    Live::DescribeTopic => html! { <TopicDescribe run={state.run.clone()} /> },
                 });
                 html! {
                     <section class="chapter" id={chapter.id} key={chapter.id}
@@ -407,7 +411,7 @@ pub fn Chapters(props: &SectionProps) -> Html {
                         }
                         // Predict first, then try it.
                         if let Some(q) = chapter.question {
-                            <Prediction question={q} answer={state.quiz.get(q).copied().flatten()}
+                            <Prediction question={q} answer={state.ui.quiz.get(q).copied().flatten()}
                                 on_action={props.on_action.clone()} />
                         }
                         <ChapterExperiments index={i} running={running.clone()}
@@ -418,28 +422,6 @@ pub fn Chapters(props: &SectionProps) -> Html {
                 }
             }) }
         </div>
-    }
-}
-
-/// `kafka-topics --describe` for the running cluster, or what to load to see it.
-#[cfg(feature = "cluster")]
-fn topic_describe(state: &crate::state::AppState) -> Html {
-    match &state.topic_describe {
-        Some(text) => html! {
-            // The command is the terminal's first line, as the group's describe table has it: it
-            // scrolls with the output instead of wrapping on a phone.
-            <figure class="describe describe-topic">
-                <pre class="terminal" tabindex="0" aria-label="kafka-topics --describe output">
-                    <span class="prompt">{ "$ kafka-topics --bootstrap-server localhost:9092 --describe --topic orders\n" }</span>
-                    <span data-field="describe-topic">{ text.to_string() }</span>
-                </pre>
-            </figure>
-        },
-        None => html! {
-            <p class="describe-topic-none">
-                { "Load one of this chapter's experiments to see kafka-topics --describe here." }
-            </p>
-        },
     }
 }
 

@@ -57,7 +57,7 @@ pub fn ClockBar(props: &SectionProps) -> Html {
                     <span>{ "Speed" }</span>
                     <select data-field="speed" onchange={on_speed}>
                         { for SPEEDS.iter().map(|&speed| html! {
-                            <option key={speed} value={speed.to_string()} selected={speed == state.speed}>
+                            <option key={speed} value={speed.to_string()} selected={speed == state.ui.speed}>
                                 { speed_label(speed) }
                             </option>
                         }) }

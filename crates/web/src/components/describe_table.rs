@@ -5,12 +5,13 @@
 use offsetlab_engine::DescribeView;
 use yew::prelude::*;
 
-use crate::state::Action;
+use crate::components::shown::use_shown;
+use crate::state::{Action, Run};
 
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct DescribeTableProps {
-    /// The engine's describe text for `view`.
-    pub text: AttrValue,
+    /// The run it describes (computed from while the table is on screen).
+    pub run: Run,
     /// The group is a share group.
     pub share: bool,
     /// The view shown, and `--verbose`.
@@ -38,6 +39,8 @@ const VIEWS: [(DescribeView, &str, &str, &str); 3] = [
 pub fn DescribeTable(props: &DescribeTableProps) -> Html {
     let copied = use_state(|| Copied::Not);
     let (view, verbose) = props.view;
+    let node = use_node_ref();
+    let text = use_shown(node.clone(), &props.run, props.view, |run| run.describe(view, verbose));
     let tool = if props.share { "kafka-share-groups" } else { "kafka-consumer-groups" };
     let flag = VIEWS.iter().find(|v| v.0 == view).map_or("", |v| v.3);
     let command = format!(
@@ -46,7 +49,7 @@ pub fn DescribeTable(props: &DescribeTableProps) -> Html {
     );
     let on_copy = {
         let copied = copied.clone();
-        let text = format!("$ {command}\n{}", props.text);
+        let text = format!("$ {command}\n{text}");
         Callback::from(move |_: MouseEvent| {
             let copied = copied.clone();
             let Some(clipboard) = web_sys::window().map(|w| w.navigator().clipboard()) else {
@@ -68,7 +71,7 @@ pub fn DescribeTable(props: &DescribeTableProps) -> Html {
     };
     let on_verbose = props.on_action.reform(move |_: Event| Action::Describe(view, !verbose));
     html! {
-        <section class="describe panel" id="describe" aria-labelledby="describe-heading">
+        <section class="describe panel" id="describe" aria-labelledby="describe-heading" ref={node}>
             <h2 id="describe-heading">{ "The same state, as an operator sees it" }</h2>
             <p class="section-lead">
                 { "Kafka's own tool, live. CURRENT-OFFSET is the last commit, not where the consumer \
@@ -92,7 +95,7 @@ pub fn DescribeTable(props: &DescribeTableProps) -> Html {
             </div>
             <pre class="terminal" tabindex="0" aria-label={format!("Output of {command}")}>
                 <span class="prompt">{ format!("$ {command}\n") }</span>
-                { props.text.clone() }
+                { text.to_string() }
             </pre>
         </section>
     }

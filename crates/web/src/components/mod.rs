@@ -30,6 +30,7 @@ mod producer_card;
 mod scroll_window;
 mod settings;
 pub mod share;
+mod shown;
 mod sink;
 mod status_line;
 mod timeline;

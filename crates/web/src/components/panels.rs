@@ -10,7 +10,7 @@ use yew::prelude::*;
 
 #[component]
 pub fn Panels(props: &SectionProps) -> Html {
-    let open = props.state.panel;
+    let open = props.state.ui.panel;
     let state = &props.state;
     let on_action = &props.on_action;
     html! {

@@ -8,6 +8,7 @@
 use crate::components::SectionProps;
 use crate::components::class_list;
 use crate::components::scroll_window::{ScrollWindow, use_scroll_window};
+use crate::components::shown::use_shown;
 use offsetlab_engine::{HISTORY_SAMPLES_MAX, LagSample};
 use yew::prelude::*;
 
@@ -46,10 +47,12 @@ fn points(samples: &[LagSample], value: fn(&LagSample) -> u64, max: u64) -> Stri
 pub fn LagChart(props: &SectionProps) -> Html {
     let state = &props.state;
     let view = &state.view;
+    let node = use_node_ref();
+    let lag_history = use_shown(node.clone(), &state.run, (), |run| run.lag_history());
     let lag_of = |s: &LagSample| s.lag;
     let age_of = |s: &LagSample| s.oldest_unprocessed_age;
-    let max_lag = state.lag_history.iter().flatten().map(lag_of).max().unwrap_or(0);
-    let max_age = state.lag_history.iter().flatten().map(age_of).max().unwrap_or(0);
+    let max_lag = lag_history.iter().flatten().map(lag_of).max().unwrap_or(0);
+    let max_age = lag_history.iter().flatten().map(age_of).max().unwrap_or(0);
     let hottest = view
         .partitions
         .iter()
@@ -70,7 +73,7 @@ pub fn LagChart(props: &SectionProps) -> Html {
         .map(|p| {
             let n = p.partition;
             let hot = hottest == Some(n);
-            let samples = state.lag_history.get(n as usize).map(Vec::as_slice).unwrap_or_default();
+            let samples = lag_history.get(n as usize).map(Vec::as_slice).unwrap_or_default();
             let lag = p.lag.map_or_else(|| "—".to_string(), |l| l.to_string());
             html! {
                 <li key={n} class={class_list(&[Some("ops-lag-row"), hot.then_some("hottest")])} data-partition-lag={n.to_string()}>
@@ -88,7 +91,7 @@ pub fn LagChart(props: &SectionProps) -> Html {
         })
         .collect();
     html! {
-        <div class="ops-block ops-lag">
+        <div class="ops-block ops-lag" ref={node}>
             <h3>{ "Lag that tells the truth" }</h3>
             <p class="ops-help">{ "Solid: lag. Dotted: age of the oldest unprocessed record." }</p>
             <p class="ops-help">

@@ -3,6 +3,7 @@
 use super::dollars;
 use crate::components::SectionProps;
 use crate::components::class_list;
+use crate::components::shown::use_shown;
 use yew::prelude::*;
 
 /// Accounts listed one by one; the rest are summed.
@@ -11,11 +12,13 @@ const ROWS_SHOWN: usize = 12;
 #[component]
 pub fn Ledger(props: &SectionProps) -> Html {
     let state = &props.state;
-    let ledger = state.ledger.as_slice();
+    let node = use_node_ref();
+    let ledger = use_shown(node.clone(), &state.run, (), |run| run.ledger());
+    let ledger = ledger.as_slice();
     let shown = &ledger[..ledger.len().min(ROWS_SHOWN)];
     let rest = &ledger[shown.len()..];
     html! {
-        <div class="ops-block ops-ledger">
+        <div class="ops-block ops-ledger" ref={node}>
             <h3>{ "Ledger" }</h3>
             <ul class="ops-ledger-rows" data-field="ledger">
                 { for shown.iter().map(|e| html! {
