@@ -403,7 +403,7 @@ impl Outcome {
             .enumerate()
             .map(|(g, group)| JsonGroup {
                 name: group.name.clone(),
-                metrics: JsonMetrics::from(&self.sim.metrics_of(g)),
+                metrics: self.sim.metrics_of(g),
                 describe: self.table(g),
             })
             .collect();
@@ -411,7 +411,7 @@ impl Outcome {
             scenario: &self.name,
             seed: self.seed,
             tick: self.sim.now(),
-            metrics: JsonMetrics::from(&self.sim.metrics()),
+            metrics: self.sim.metrics(),
             describe: &groups[0].describe,
             groups: &groups,
             resumed_from: self.resumed.as_ref().map(|r| {
@@ -462,7 +462,8 @@ struct JsonReport<'a> {
     scenario: &'a str,
     seed: u64,
     tick: Tick,
-    metrics: JsonMetrics,
+    /// Every counter the engine keeps, serialized from its own type.
+    metrics: Metrics,
     describe: &'a str,
     /// Every group, in config order.
     groups: &'a [JsonGroup],
@@ -517,66 +518,10 @@ struct JsonResume {
 #[derive(Debug, Serialize)]
 struct JsonGroup {
     name: String,
-    metrics: JsonMetrics,
+    /// Every counter the engine keeps, serialized from its own type.
+    metrics: Metrics,
     /// `kafka-consumer-groups --describe --group NAME`.
     describe: String,
-}
-
-#[derive(Debug, Serialize)]
-struct JsonMetrics {
-    delivered: u64,
-    duplicates: u64,
-    effects: u64,
-    never_processed: u64,
-    out_of_key_order: u64,
-    total_lag: u64,
-    active_consumers: u32,
-    generation: u32,
-    /// Share groups: records archived, and acquisitions of records delivered before.
-    archived: u64,
-    redelivered: u64,
-    /// Deliveries the handler failed on (poison records).
-    failed: u64,
-    /// The producer and the cluster: acknowledged records an election cut
-    /// off, records written twice or after a later-sent one, and produce
-    /// requests refused with NOT_ENOUGH_REPLICAS.
-    acked_lost: u64,
-    producer_duplicates: u64,
-    producer_reordered: u64,
-    writes_refused: u64,
-    /// Exactly-once processing: results the downstream consumer of payouts
-    /// received, of those received twice, aborted ones received, and writes
-    /// of fenced producers refused.
-    downstream_delivered: u64,
-    downstream_duplicates: u64,
-    aborted_seen: u64,
-    fenced_writes: u64,
-}
-
-impl From<&Metrics> for JsonMetrics {
-    fn from(m: &Metrics) -> JsonMetrics {
-        JsonMetrics {
-            delivered: m.delivered,
-            duplicates: m.duplicates,
-            effects: m.effects,
-            never_processed: m.never_processed,
-            out_of_key_order: m.out_of_key_order,
-            total_lag: m.total_lag,
-            active_consumers: m.active_consumers,
-            generation: m.generation,
-            archived: m.archived,
-            redelivered: m.redelivered,
-            failed: m.failed,
-            acked_lost: m.acked_lost,
-            producer_duplicates: m.producer_duplicates,
-            producer_reordered: m.producer_reordered,
-            writes_refused: m.writes_refused,
-            downstream_delivered: m.downstream_delivered,
-            downstream_duplicates: m.downstream_duplicates,
-            aborted_seen: m.aborted_seen,
-            fenced_writes: m.fenced_writes,
-        }
-    }
 }
 
 /// The transactions block: payouts per partition (log end and last stable

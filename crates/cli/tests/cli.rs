@@ -199,6 +199,24 @@ fn run_json_has_every_field() {
     assert!(table.contains("GROUP") && table.contains("CURRENT-OFFSET"), "{table}");
 }
 
+/// `run --json` carries every counter the engine keeps, for the run and for each group, and
+/// each with the value the engine has: the object is the engine's `Metrics`, not a list copied
+/// by hand that misses the counters added since.
+#[test]
+fn run_json_carries_every_counter_the_engine_keeps() {
+    let name = "payout-double-payout";
+    let v = run_json(&["--scenario", name]);
+    let scenario = builtin(name).unwrap();
+    let sim = scenario.run(None, None).unwrap();
+    let engine = serde_json::to_value(sim.metrics()).unwrap();
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert!(keys(&engine).len() >= 30, "{engine}");
+    assert_eq!(keys(&v["metrics"]), keys(&engine), "the same counters");
+    assert_eq!(v["metrics"], engine);
+    assert!(v["metrics"]["double_paid_cents"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(v["groups"][0]["metrics"], serde_json::to_value(sim.metrics_of(0)).unwrap());
+}
+
 #[test]
 fn run_json_events_adds_the_config_and_the_trace_the_conformance_driver_replays() {
     let plain = run_json(&["--scenario", "crash-commit-after"]);
