@@ -1,6 +1,6 @@
 // A panic or a trap stops the published page with a banner that says how to reproduce the run.
 // The release build runs the app's panic hook before the wasm traps (panic = "abort";
-// ARCHITECTURE.md, "The page's toolchain"), so a panic's banner quotes its message. A trap that is
+// docs/page-build.md, "The page's toolchain"), so a panic's banner quotes its message. A trap that is
 // not a panic runs no hook: its banner comes from index.html's script through
 // window.offsetlab_stopped. Both are real, in the page's own instance: the panic is Yew's, refused
 // the clone of an element it keeps to copy from; the trap is an allocation wasm-bindgen cannot

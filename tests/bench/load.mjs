@@ -27,7 +27,7 @@
 //             that start by `live` (a unitless score; the replace itself shifts nothing, since
 //             every element of the live app is new)
 //   bytes     bytes transferred (encoded, headers included), from the DevTools protocol
-// then the median and the worst of each. The targets, the page's weight budget (ARCHITECTURE.md,
+// then the median and the worst of each. The targets, the page's weight budget (docs/page-loading.md,
 // "The prerendered page"): fcp <= 1000, lcp <= 2500, cls <= 0.1 and control <= 3500, both
 // bundles. A measurement: it prints what it saw (and "MISSED" next to a missed target) and exits 0.
 

@@ -15,7 +15,7 @@ use crate::setup::{self, CHROMEDRIVER, CHROMIUM, WASM_TARGET};
 /// build's size at the end of issue 37, 469,860 bytes (wasm 463,253 + js 6,607; ×1.1 = 516,846,
 /// rounded up), so that only an accident trips it: a heavy dependency pulled in, debug
 /// info kept, a feature that was meant to stay off. What the page may weigh is for its loading
-/// targets to say (ARCHITECTURE.md, "The prerendered page"), which `cargo xtask bench-page load`
+/// targets to say (docs/page-loading.md, "The prerendered page"), which `cargo xtask bench-page load`
 /// measures on the page as built and padded to this guard.
 pub const PAGE_GZIP_GUARD_BYTES: u64 = 517_000;
 

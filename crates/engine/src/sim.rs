@@ -51,7 +51,7 @@ pub(crate) use group::{PendingRestart, RollingUpdate};
 pub use read::IN_FLIGHT_SHOWN_MAX;
 
 /// Where the `Sim` keeps a part a build may leave out (the page's, for its
-/// size budget: ARCHITECTURE.md): with the feature a box; without it an
+/// size budget: docs/page-build.md): with the feature a box; without it an
 /// uninhabited type, so that `Option<Slot>` is always `None` and the compiler
 /// drops every use of the part.
 #[derive(Debug, Clone)]

@@ -7,7 +7,7 @@
 //!   [`std::panic::set_hook`] and stops Yew from replacing the hook with its
 //!   default when the app renders). Every build runs it on a panic, the
 //!   published page's too (`panic = "abort"` runs the hook before the wasm
-//!   traps; ARCHITECTURE.md, "The page's toolchain"), and the banner quotes
+//!   traps; docs/page-build.md, "The page's toolchain"), and the banner quotes
 //!   the panic's message.
 //! - `window.offsetlab_stopped`, which index.html's script calls when a
 //!   `WebAssembly.RuntimeError` reaches the window uncaught. After a panic the

@@ -49,7 +49,7 @@ struct Sent {
     sent_tick: Tick,
 }
 
-/// The producer's and the cluster's counters (`Metrics`; see ARCHITECTURE.md's "Counters").
+/// The producer's and the cluster's counters (`Metrics`; see docs/counters.md's "Counters").
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct DeliveryCounters {
     /// Records the producer was told were written that an election cut off.
@@ -94,7 +94,7 @@ pub(crate) struct DeliveryPath {
 }
 
 /// Where the `Sim` keeps its delivery path. A build without the `cluster`
-/// feature (the page's: ARCHITECTURE.md says why) has no path: the slot's type
+/// feature (the page's: docs/page-build.md says why) has no path: the slot's type
 /// is then uninhabited, `Option<Slot>` is always `None`, and the compiler
 /// drops every use of the path, the replication model and the accumulator.
 #[cfg(feature = "cluster")]
