@@ -298,6 +298,12 @@ impl Outcome {
             if m.failed > 0 {
                 let _ = writeln!(out, "{:<17}{}", "failed", m.failed);
             }
+            // The poll timer's story, wherever it happened: members that left by
+            // themselves and the commits that failed after.
+            if m.members_left_poll_timeout > 0 || m.commit_failed > 0 {
+                let _ = writeln!(out, "{:<17}{}", "left on poll", m.members_left_poll_timeout);
+                let _ = writeln!(out, "{:<17}{}", "commits failed", m.commit_failed);
+            }
         }
         // The producer's side, once for the topic, when the run has brokers or a delivery path.
         let config = self.sim.config();

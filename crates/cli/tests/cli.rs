@@ -805,3 +805,18 @@ fn run_reports_the_transactions_and_the_downstream_reader() {
     let plain = stdout_of(&["run", "--scenario", "default", "--json"]);
     assert!(serde_json::from_str::<serde_json::Value>(&plain).unwrap().get("transactions").is_none());
 }
+
+/// A run where members left on their poll timeout prints how many, and the commits that
+/// failed after; `--json` has both counters.
+#[test]
+fn run_prints_the_poll_timeouts_and_the_failed_commits() {
+    let text = stdout_of(&["run", "--scenario", "slow-handler-poll-timeout"]);
+    let m = builtin("slow-handler-poll-timeout").unwrap().run(None, None).unwrap().metrics();
+    assert!(m.members_left_poll_timeout > 0 && m.commit_failed > 0, "{m:?}");
+    assert!(text.contains(&format!("left on poll     {}\n", m.members_left_poll_timeout)), "{text}");
+    assert!(text.contains(&format!("commits failed   {}\n", m.commit_failed)), "{text}");
+    let v = run_json(&["--scenario", "slow-handler-poll-timeout"]);
+    assert_eq!(v["metrics"]["commit_failed"], m.commit_failed);
+    // Without a poll timeout, the lines are not printed.
+    assert!(!stdout_of(&["run", "--scenario", "crash-commit-after"]).contains("left on poll"));
+}

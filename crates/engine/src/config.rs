@@ -323,7 +323,8 @@ pub(crate) struct ConfigFile {
     remote_assignor: Option<RemoteAssignor>,
     static_members: Option<bool>,
     heartbeat_interval_ticks: Option<u64>,
-    rebalance_timeout_ticks: Option<u64>,
+    #[serde(alias = "rebalance_timeout_ticks")]
+    max_poll_interval_ticks: Option<u64>,
     lock_duration_ticks: Option<u64>,
     delivery_count_limit: Option<u8>,
     max_record_locks: Option<u32>,
@@ -350,7 +351,7 @@ impl TryFrom<ConfigFile> for Config {
             || file.remote_assignor.is_some()
             || file.static_members.is_some()
             || file.heartbeat_interval_ticks.is_some()
-            || file.rebalance_timeout_ticks.is_some()
+            || file.max_poll_interval_ticks.is_some()
             || file.lock_duration_ticks.is_some()
             || file.delivery_count_limit.is_some()
             || file.max_record_locks.is_some()
@@ -383,9 +384,9 @@ impl TryFrom<ConfigFile> for Config {
                     heartbeat_interval_ticks: file
                         .heartbeat_interval_ticks
                         .unwrap_or(d.heartbeat_interval_ticks),
-                    rebalance_timeout_ticks: file
-                        .rebalance_timeout_ticks
-                        .unwrap_or(d.rebalance_timeout_ticks),
+                    max_poll_interval_ticks: file
+                        .max_poll_interval_ticks
+                        .unwrap_or(d.max_poll_interval_ticks),
                     lock_duration_ticks: file.lock_duration_ticks.unwrap_or(d.lock_duration_ticks),
                     delivery_count_limit: file.delivery_count_limit.unwrap_or(d.delivery_count_limit),
                     max_record_locks: file.max_record_locks.unwrap_or(d.max_record_locks),
@@ -758,7 +759,7 @@ impl Default for GroupConfig {
             remote_assignor: RemoteAssignor::Uniform,
             static_members: false,
             heartbeat_interval_ticks: 1,
-            rebalance_timeout_ticks: 60,
+            max_poll_interval_ticks: 60,
             lock_duration_ticks: 20,
             delivery_count_limit: 5,
             max_record_locks: 2000,
@@ -924,9 +925,15 @@ pub struct GroupConfig {
     /// Consumer protocol: ticks between a member's heartbeats
     /// (`group.consumer.heartbeat.interval.ms`).
     pub heartbeat_interval_ticks: u64,
-    /// Consumer protocol: ticks a member has to revoke partitions before it is
-    /// fenced (`max.poll.interval.ms`, sent as the rebalance timeout).
-    pub rebalance_timeout_ticks: u64,
+    /// `max.poll.interval.ms`: the longest a member may go between two
+    /// `poll()` calls. Past it the client leaves its group by itself (the
+    /// classic heartbeat thread's LeaveGroup, the KIP-848 client's leave
+    /// heartbeat): its batch goes on, its commits fail, it joins again as a
+    /// new member at its next poll. A consumer-protocol group also sends it
+    /// as the rebalance timeout: a member that does not revoke within it is
+    /// fenced. Read from `rebalance_timeout_ticks` too, its name before.
+    #[serde(alias = "rebalance_timeout_ticks")]
+    pub max_poll_interval_ticks: u64,
     /// Share group: how long an acquired record stays with its member before
     /// it is given back (`group.share.record.lock.duration.ms`, 30 s in Kafka).
     pub lock_duration_ticks: u64,
@@ -1025,7 +1032,7 @@ impl GroupConfig {
                         .into(),
             }));
         }
-        check_range("rebalance_timeout_ticks", self.rebalance_timeout_ticks, 1, SESSION_TIMEOUT_TICKS_MAX)
+        check_range("max_poll_interval_ticks", self.max_poll_interval_ticks, 1, SESSION_TIMEOUT_TICKS_MAX)
             .map_err(at)?;
         // Kafka's allowed ranges for the group overrides.
         check_range("lock_duration_ticks", self.lock_duration_ticks, 1, SESSION_TIMEOUT_TICKS_MAX)

@@ -77,6 +77,38 @@ pub enum Event {
         consumer: ConsumerId,
         offsets: Vec<(u32, u64)>,
     },
+    /// The member's poll timer ran out (`max.poll.interval.ms`: more than
+    /// that since its loop last called `poll()`, while it works through a
+    /// batch), so its client left the group by itself: the classic heartbeat
+    /// thread's LeaveGroup (a static member sends none and is removed when
+    /// its session runs out), the KIP-848 client's leave heartbeat.
+    MemberLeft {
+        tick: Tick,
+        consumer: ConsumerId,
+        member_id: String,
+        /// Kafka's words: "consumer poll timeout has expired".
+        reason: &'static str,
+        since_poll_ticks: u64,
+    },
+    /// `commitSync()` threw `CommitFailedException` (an auto-commit's failure
+    /// is logged): the member is no longer part of an active group, so these
+    /// offsets were not written and another member reads them again.
+    CommitFailed {
+        tick: Tick,
+        consumer: ConsumerId,
+        offsets: Vec<(u32, u64)>,
+        /// Kafka's words for why.
+        reason: &'static str,
+    },
+    /// A member that left on its own joins again at its next poll, as a new
+    /// member: the partitions it held are lost (`onPartitionsLost`), its
+    /// positions with them.
+    Rejoined {
+        tick: Tick,
+        consumer: ConsumerId,
+        member_id: String,
+        lost: Vec<u32>,
+    },
     /// The consumer's position fell below the log start (retention) and
     /// `auto.offset.reset=earliest` moved it there.
     PositionReset {
@@ -564,6 +596,24 @@ impl Event {
                  rebalance, so what it handled stays uncommitted until its next commit."
             ),
             Event::Left { consumer, .. } => format!("{consumer} left the group."),
+            Event::MemberLeft { consumer, since_poll_ticks, .. } => format!(
+                "{consumer} left the group by itself: {since_poll_ticks} ticks since its last poll, more than \
+                 max.poll.interval. It still finishes its batch, but it can no longer commit it."
+            ),
+            Event::CommitFailed { consumer, offsets, .. } => format!(
+                "{consumer}'s commit failed (CommitFailedException: it is no longer part of an active group): \
+                 {} not written, so the group reads {} again.",
+                offsets_text(offsets),
+                if offsets.len() == 1 { "that record's partition" } else { "those partitions" }
+            ),
+            Event::Rejoined { consumer, lost, .. } if lost.is_empty() => {
+                format!("{consumer} joins the group again as a new member.")
+            }
+            Event::Rejoined { consumer, lost, .. } => format!(
+                "{consumer} joins the group again as a new member; the partitions it held ({}) are lost, \
+                 with their positions.",
+                lost.iter().map(|p| format!("P{p}")).collect::<Vec<_>>().join(", ")
+            ),
             Event::Started { consumer, .. } => format!("{consumer} started and is joining the group."),
             Event::Removed { consumer, .. } => format!("{consumer} was removed."),
             Event::SessionExpired { consumer, .. } => {
@@ -810,6 +860,9 @@ impl Event {
             | Event::Stopping { tick, .. }
             | Event::ShutdownDeadlinePassed { tick, .. }
             | Event::Left { tick, .. }
+            | Event::MemberLeft { tick, .. }
+            | Event::CommitFailed { tick, .. }
+            | Event::Rejoined { tick, .. }
             | Event::Started { tick, .. }
             | Event::Removed { tick, .. }
             | Event::SessionExpired { tick, .. }
@@ -934,6 +987,26 @@ impl Event {
             Event::Left { consumer, member_id, .. } => {
                 h.word(11);
                 h.word(u64::from(consumer.0));
+                h.bytes(member_id.as_bytes());
+            }
+            Event::MemberLeft { consumer, member_id, since_poll_ticks, .. } => {
+                h.word(57);
+                h.word(u64::from(consumer.0));
+                h.word(*since_poll_ticks);
+                h.bytes(member_id.as_bytes());
+            }
+            Event::CommitFailed { consumer, offsets, .. } => {
+                h.word(58);
+                h.word(u64::from(consumer.0));
+                for &(p, o) in offsets {
+                    h.word(u64::from(p));
+                    h.word(o);
+                }
+            }
+            Event::Rejoined { consumer, member_id, lost, .. } => {
+                h.word(59);
+                h.word(u64::from(consumer.0));
+                hash_partitions(h, lost);
                 h.bytes(member_id.as_bytes());
             }
             Event::Started { consumer, member_id, .. } => {
@@ -1320,4 +1393,12 @@ fn partitions_text(partitions: &[u32]) -> String {
 
 fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// `P0 up to 12, P2 up to 7`: the offsets a commit would have written.
+fn offsets_text(offsets: &[(u32, u64)]) -> String {
+    if offsets.is_empty() {
+        return "nothing".into();
+    }
+    offsets.iter().map(|(p, o)| format!("P{p} up to {o}")).collect::<Vec<_>>().join(", ")
 }

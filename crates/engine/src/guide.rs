@@ -27,10 +27,12 @@ pub enum Topic {
     Written,
     /// Transactions: exactly once inside Kafka, and where it stops.
     ExactlyOnce,
+    /// The client's and the coordinator's timers: when Kafka gives up on a consumer.
+    Clocks,
 }
 
 impl Topic {
-    pub const ALL: [Topic; 8] = [
+    pub const ALL: [Topic; 9] = [
         Topic::KeysAndOrder,
         Topic::DeliveryGuarantees,
         Topic::Rebalances,
@@ -39,6 +41,7 @@ impl Topic {
         Topic::Kafka4Groups,
         Topic::Written,
         Topic::ExactlyOnce,
+        Topic::Clocks,
     ];
 
     /// The heading the page shows.
@@ -53,6 +56,7 @@ impl Topic {
             Topic::Kafka4Groups => "Kafka 4's groups",
             Topic::Written => "What gets written",
             Topic::ExactlyOnce => "Exactly once, and where it stops",
+            Topic::Clocks => "Clocks: when Kafka gives up on a consumer",
         }
     }
 }
@@ -89,6 +93,10 @@ pub enum Metric {
     LegalReplays,
     /// Static members that came back and took their own place, with no rebalance.
     StaticRejoins,
+    /// Commits that failed with `CommitFailedException`: the member had left its group.
+    CommitFailed,
+    /// Members whose client left the group when their poll timer ran out.
+    MembersLeftPollTimeout,
     /// Share group: records archived (delivered up to the limit, or rejected).
     Archived,
     /// Share group: acquisitions of a record delivered before.
@@ -115,7 +123,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric, in declaration order.
-    pub const ALL: [Metric; 33] = [
+    pub const ALL: [Metric; 35] = [
         Metric::Produced,
         Metric::Delivered,
         Metric::Duplicates,
@@ -138,6 +146,8 @@ impl Metric {
         Metric::SplitViolations,
         Metric::LegalReplays,
         Metric::StaticRejoins,
+        Metric::CommitFailed,
+        Metric::MembersLeftPollTimeout,
         Metric::Archived,
         Metric::Redelivered,
         Metric::Failed,
@@ -177,6 +187,8 @@ impl Metric {
             Metric::SplitViolations => "split_violations",
             Metric::LegalReplays => "legal_replays",
             Metric::StaticRejoins => "static_rejoins",
+            Metric::CommitFailed => "commit_failed",
+            Metric::MembersLeftPollTimeout => "members_left_poll_timeout",
             Metric::Archived => "archived",
             Metric::Redelivered => "redelivered",
             Metric::Failed => "failed",
@@ -218,6 +230,8 @@ impl Metric {
             Metric::SplitViolations => "Split check violations",
             Metric::LegalReplays => "Legal replays",
             Metric::StaticRejoins => "Static rejoins",
+            Metric::CommitFailed => "Commits failed",
+            Metric::MembersLeftPollTimeout => "Left on poll timeout",
             Metric::Archived => "Archived",
             Metric::Redelivered => "Redelivered",
             Metric::Failed => "Handler failures",
@@ -259,6 +273,8 @@ impl Metric {
             Metric::SplitViolations => split.violations,
             Metric::LegalReplays => split.legal_replays,
             Metric::StaticRejoins => m.static_rejoins,
+            Metric::CommitFailed => m.commit_failed,
+            Metric::MembersLeftPollTimeout => m.members_left_poll_timeout,
             Metric::Archived => m.archived,
             Metric::Redelivered => m.redelivered,
             Metric::Failed => m.failed,

@@ -68,6 +68,10 @@ pub(crate) struct GroupObserver {
     pub partition_ticks_stopped: u64,
     /// Static members that came back within their session and took their own place.
     pub static_rejoins: u64,
+    /// Commits that failed with `CommitFailedException` (the member had left the group).
+    pub commit_failed: u64,
+    /// Members whose client left the group when their poll timer ran out.
+    pub members_left_poll_timeout: u64,
     /// Share group: records archived (delivered up to the limit, or rejected).
     pub archived: u64,
     /// Share group: acquisitions of a record delivered before.
@@ -153,8 +157,9 @@ impl GroupObserver {
     }
 
     /// A consumer fetched `from..to`. `shared`: a share group's acquisition,
-    /// or a fetch while a member of the group is stalled (`stall`): either
-    /// may overlap a stalled member's copy, which its group gave away.
+    /// or a fetch while a member of the group is stalled (`stall`) or has
+    /// left on its poll timeout with a batch in hand: either may overlap that
+    /// member's copy, which its group gave away.
     pub fn handle_fetched(&mut self, partition: u32, from: u64, to: u64, shared: bool) {
         self.extend_to(partition, to);
         let marks = &mut self.marks[partition as usize];

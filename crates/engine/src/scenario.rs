@@ -303,6 +303,8 @@ pub const BUILTINS: &[(&str, &str)] = builtins![
     "share-group-busy",
     "share-poison-record",
     "share-lock-timeout",
+    "slow-handler-poll-timeout",
+    "rebalance-storm",
     #[cfg(feature = "cluster")]
     "acks1-leader-crash",
     #[cfg(feature = "cluster")]

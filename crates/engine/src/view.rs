@@ -323,6 +323,13 @@ pub struct Metrics {
     pub partition_ticks_stopped: u64,
     /// Static members that came back within their session and took their own place.
     pub static_rejoins: u64,
+    /// Commits that failed with `CommitFailedException`: the member had
+    /// left its group (its poll timer ran out), so what it handled was not
+    /// committed and is read again.
+    pub commit_failed: u64,
+    /// Members whose client left the group by itself because more than
+    /// `max.poll.interval` passed between two polls.
+    pub members_left_poll_timeout: u64,
     /// Share group: records archived (delivered up to the delivery count limit, or rejected).
     pub archived: u64,
     /// Share group: acquisitions of a record that had been delivered before.

@@ -39,7 +39,7 @@ fn prints_every_field_in_order() {
         r#""records_per_poll":3,"handle_per_tick":1,"commit":{"mode":"after"},"idempotent":false,"#,
         r#""session_timeout_ticks":10,"shutdown_deadline_ticks":30,"assignor":"range","position":{"store":"group"},"#,
         r#""bridge":false,"protocol":"classic","remote_assignor":"uniform","static_members":false,"#,
-        r#""heartbeat_interval_ticks":1,"rebalance_timeout_ticks":60,"lock_duration_ticks":20,"delivery_count_limit":5,"#,
+        r#""heartbeat_interval_ticks":1,"max_poll_interval_ticks":60,"lock_duration_ticks":20,"delivery_count_limit":5,"#,
         r#""max_record_locks":2000,"share_auto_offset_reset":"latest","acknowledgement_mode":"implicit"}]},"#,
         r#""ticks":5,"timeline":[{"tick":1,"input":{"do":"reset-offsets","#,
         r#""reset":{"to":"offset","offset":7}},"learner":true},{"tick":2,"input":{"do":"rolling-update","consumers":[]}}],"#,
@@ -186,7 +186,7 @@ fn bad_input_gets_an_exact_message() {
         ),
         (
             r#"{"name": "x", "guide": {"topic": "keys", "story": "s", "outcome": {"when": [], "says": "x"}}}"#,
-            r#"guide.topic: unknown variant `keys`, expected one of `keys-and-order`, `delivery-guarantees`, `rebalances`, `offset-storage`, `operations`, `kafka4-groups`, `written`, `exactly-once` (line 1, column 39)"#,
+            r#"guide.topic: unknown variant `keys`, expected one of `keys-and-order`, `delivery-guarantees`, `rebalances`, `offset-storage`, `operations`, `kafka4-groups`, `written`, `exactly-once`, `clocks` (line 1, column 39)"#,
         ),
         (r#"{"summary": "x"}"#, r#"missing field `name` (line 1, column 16)"#),
         // Missing and repeated fields.
@@ -321,7 +321,7 @@ fn errors_name_the_field_and_the_place() {
              `groups`, `cluster`, `transactions`, `consumers`, `records_per_poll`, `handle_per_tick`, `commit`, \
              `idempotent`, `session_timeout_ticks`, `shutdown_deadline_ticks`, `assignor`, `position`, `bridge`, \
              `protocol`, `remote_assignor`, `static_members`, `heartbeat_interval_ticks`, \
-             `rebalance_timeout_ticks`, `lock_duration_ticks`, `delivery_count_limit`, `max_record_locks`, \
+             `max_poll_interval_ticks`, `rebalance_timeout_ticks`, `lock_duration_ticks`, `delivery_count_limit`, `max_record_locks`, \
              `share_auto_offset_reset`, `acknowledgement_mode`",
             (4, 21),
         ),
@@ -509,5 +509,23 @@ mod properties {
             }
             prop_assert!(Scenario::parse(&text[..at]).is_err());
         }
+    }
+}
+
+/// `max_poll_interval_ticks` was `rebalance_timeout_ticks` before the classic
+/// groups had a poll timer: files and links that name it keep their meaning,
+/// at the top level and in `groups`, and are written back under the new name.
+#[test]
+fn rebalance_timeout_ticks_is_read_as_max_poll_interval_ticks() {
+    for config in [
+        r#"{ "rebalance_timeout_ticks": 17 }"#,
+        r#"{ "groups": [ { "name": "demo", "rebalance_timeout_ticks": 17 } ] }"#,
+    ] {
+        let text = format!(r#"{{ "name": "old", "config": {config} }}"#);
+        let scenario = Scenario::parse(&text).unwrap_or_else(|e| panic!("{config}: {e}"));
+        assert_eq!(scenario.config.groups[0].max_poll_interval_ticks, 17, "{config}");
+        let written = scenario.to_json_compact();
+        assert!(written.contains(r#""max_poll_interval_ticks":17"#), "{written}");
+        assert!(!written.contains("rebalance_timeout_ticks"), "{written}");
     }
 }

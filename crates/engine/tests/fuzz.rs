@@ -288,7 +288,7 @@ impl Gen {
             remote_assignor: if self.chance(50) { RemoteAssignor::Uniform } else { RemoteAssignor::Range },
             static_members: self.chance(30),
             heartbeat_interval_ticks: self.num(1, 5, u64::MAX),
-            rebalance_timeout_ticks: self.num(1, SESSION_TIMEOUT_TICKS_MAX, u64::MAX),
+            max_poll_interval_ticks: self.num(1, SESSION_TIMEOUT_TICKS_MAX, u64::MAX),
             lock_duration_ticks: self.num(1, SESSION_TIMEOUT_TICKS_MAX, u64::MAX),
             delivery_count_limit: u8::try_from(self.num(2, 10, 255)).expect("at most u8::MAX"),
             max_record_locks: self.num32(100, 4000),

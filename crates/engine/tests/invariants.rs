@@ -138,7 +138,7 @@ fn config() -> impl Strategy<Value = Config> {
                     },
                     static_members: seed % 3 == 0 && assignor != 7,
                     heartbeat_interval_ticks: 1 + seed % session_timeout_ticks.min(4),
-                    rebalance_timeout_ticks: 20,
+                    max_poll_interval_ticks: 20,
                     // Short locks and limits, so that expiry and archiving happen.
                     lock_duration_ticks: 2 + seed % 9,
                     delivery_count_limit: 2 + (seed % 4) as u8,

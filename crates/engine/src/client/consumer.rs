@@ -114,6 +114,12 @@ pub(crate) struct Consumer {
     pub last_poll: Vec<(u32, u64)>,
     /// The process is frozen until this tick (`stall`): it neither heartbeats nor handles.
     pub stalled_until: Option<Tick>,
+    /// The poll timer (`max.poll.interval.ms`): when the loop last called `poll()`.
+    polled_at: Tick,
+    /// It left its group by itself when its poll timer expired: it finishes
+    /// the batch it holds, its commits fail, and at its next poll it joins
+    /// again as a new member.
+    left_on_poll_timeout: bool,
 }
 
 impl Consumer {
@@ -151,7 +157,59 @@ impl Consumer {
             acks: Vec::new(),
             last_poll: Vec::new(),
             stalled_until: None,
+            polled_at: 0,
+            left_on_poll_timeout: false,
         }
+    }
+
+    /// The loop called `poll()` (or `pause()`d, which keeps polling): the
+    /// poll timer starts again.
+    pub fn handle_polled(&mut self, now: Tick) {
+        self.polled_at = now;
+    }
+
+    /// The poll timer ran out: more than `max_ticks` since the loop last
+    /// called `poll()`, while the member is still in its group.
+    pub fn poll_timer_expired(&self, now: Tick, max_ticks: u64) -> bool {
+        !self.left_on_poll_timeout
+            && self.member_id.is_some()
+            && now.saturating_sub(self.polled_at) > max_ticks
+    }
+
+    /// Ticks since the loop last called `poll()`.
+    pub fn since_poll(&self, now: Tick) -> u64 {
+        now.saturating_sub(self.polled_at)
+    }
+
+    /// It leaves its group on its own (the poll timer expired). Its member id
+    /// stays until it joins again, for the events; nothing is sent with it.
+    pub fn handle_left_on_poll_timeout(&mut self) {
+        self.left_on_poll_timeout = true;
+        self.joined = false;
+        self.pending_assignment = None;
+        self.heartbeat_now = false;
+    }
+
+    /// Out of its group since its poll timer expired, not yet joined again.
+    pub fn left_on_poll_timeout(&self) -> bool {
+        self.left_on_poll_timeout
+    }
+
+    /// At its next poll after leaving: its partitions are lost (no revocation
+    /// callback can commit them), and it joins again as `member_id`, a new
+    /// member. Returns the partitions it lost.
+    pub fn handle_rejoin(&mut self, member_id: String, now: Tick) -> Vec<u32> {
+        let lost = std::mem::take(&mut self.assigned);
+        self.positions.iter_mut().for_each(|p| *p = None);
+        self.member_id = Some(member_id);
+        self.left_on_poll_timeout = false;
+        self.joined = true;
+        self.uncommitted = false;
+        self.pending_assignment = None;
+        self.member_epoch = 0;
+        self.step = LoopStep::Idle;
+        self.polled_at = now;
+        lost
     }
 
     pub fn alive(&self) -> bool {
@@ -166,7 +224,8 @@ impl Consumer {
     }
 
     /// A new incarnation with `member_id` (a JoinGroup without a member id).
-    pub fn handle_start(&mut self, member_id: String) {
+    pub fn handle_start(&mut self, member_id: String, now: Tick) {
+        self.polled_at = now;
         self.process = ConsumerState::Running;
         self.member_id = Some(member_id);
         self.assigned.clear();
@@ -186,6 +245,7 @@ impl Consumer {
         self.stalled_until = None;
         // A fault armed for the previous process died with it.
         self.kill_before_commit = false;
+        self.left_on_poll_timeout = false;
     }
 
     /// The process dies: no commit, no LeaveGroup. Returns its member id.
@@ -401,7 +461,7 @@ mod tests {
     #[test]
     fn a_fetch_rotates_over_partitions_and_jumps_over_deleted_offsets() {
         let mut c = Consumer::new(ConsumerId(1), 0, 3);
-        c.handle_start("m".into());
+        c.handle_start("m".into(), 0);
         c.assign(vec![0, 2], &[(0, 0), (2, 1)]);
         let plan = c.poll_fetch(|p| [(0, 2), (0, 0), (5, 9)][p as usize], 3);
         assert_eq!(

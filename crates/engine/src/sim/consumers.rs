@@ -34,15 +34,8 @@ impl Sim {
     pub(super) fn start_consumer(&mut self, id: ConsumerId) {
         let c = self.consumer_index(id).expect("starting a consumer that exists");
         let g = self.consumers[c].group;
-        let member_id = match self.protocol(g) {
-            // Kafka names a classic member after its group.instance.id when it is static.
-            GroupProtocol::Classic => {
-                let prefix = self.consumers[c].instance_id.clone().unwrap_or_else(|| id.to_string());
-                format!("{prefix}-{}", uuid(&mut self.groups[g].rng))
-            }
-            GroupProtocol::Consumer | GroupProtocol::Share => consumer_member_id(&mut self.groups[g].rng),
-        };
-        self.consumers[c].handle_start(member_id.clone());
+        let member_id = self.new_member_id(c);
+        self.consumers[c].handle_start(member_id.clone(), self.now);
         self.emit(Event::Started { tick: self.now, consumer: id, member_id });
         if self.transactional(c) {
             self.eos_init(c);
@@ -54,17 +47,37 @@ impl Sim {
         }
     }
 
+    /// A member id for a JoinGroup without one: Kafka names a classic member
+    /// after its client id (its `group.instance.id` when static) and a UUID;
+    /// a consumer-protocol member makes its own.
+    fn new_member_id(&mut self, c: usize) -> String {
+        let g = self.consumers[c].group;
+        match self.protocol(g) {
+            GroupProtocol::Classic => {
+                let id = self.consumers[c].id;
+                let prefix = self.consumers[c].instance_id.clone().unwrap_or_else(|| id.to_string());
+                format!("{prefix}-{}", uuid(&mut self.groups[g].rng))
+            }
+            GroupProtocol::Consumer | GroupProtocol::Share => consumer_member_id(&mut self.groups[g].rng),
+        }
+    }
+
     pub(super) fn crash(&mut self, c: usize) {
         let now = self.now;
         self.abort_checkpoint(c);
         let abandoned = self.abandon_batch(c);
         let g = self.consumers[c].group;
         let id = self.consumers[c].id;
+        let left = self.consumers[c].left_on_poll_timeout();
         let member_id = self.consumers[c].handle_crash(now);
         let expires_at = now + self.groups[g].config.session_timeout_ticks;
         // A stalled member its group already removed (its session ran out, or
-        // a new instance took its place) has nothing left to expire.
-        if self.protocol(g) != GroupProtocol::Classic || self.coordinators[g].member(&member_id).is_some() {
+        // a new instance took its place), or one that left on its poll
+        // timeout, has nothing left to expire.
+        if !left
+            && (self.protocol(g) != GroupProtocol::Classic
+                || self.coordinators[g].member(&member_id).is_some())
+        {
             self.coordinators[g].handle_member_died(&member_id, expires_at);
         }
         if self.protocol(g) == GroupProtocol::Share {
@@ -162,6 +175,22 @@ impl Sim {
         }
         let settings = self.groups[g].settings;
         let heartbeats = self.protocol(g) == GroupProtocol::Consumer;
+        if matches!(self.consumers[c].process, ConsumerState::Running | ConsumerState::Paused) {
+            if self.consumers[c].left_on_poll_timeout() {
+                return self.step_out_of_group(c);
+            }
+            // The poll timer: the loop calls poll() whenever it holds no batch (a paused
+            // consumer too: pause() stops fetching, not polling); a batch that takes
+            // longer than max.poll.interval makes the client leave by itself.
+            let max = self.groups[g].config.max_poll_interval_ticks;
+            let consumer = &mut self.consumers[c];
+            if consumer.batch.is_empty() && consumer.checkpoint.is_none() {
+                consumer.handle_polled(self.now);
+            } else if consumer.poll_timer_expired(self.now, max) {
+                self.leave_on_poll_timeout(c);
+                return self.step_out_of_group(c);
+            }
+        }
         match self.consumers[c].process {
             ConsumerState::Crashed | ConsumerState::Stopped => {}
             ConsumerState::Running | ConsumerState::Paused if heartbeats => {
@@ -247,6 +276,79 @@ impl Sim {
         }
     }
 
+    /// Its poll timer ran out: the client leaves its group by itself (the
+    /// heartbeat thread's LeaveGroup; a static member sends none and its
+    /// session runs out instead) while the application goes on with its batch.
+    fn leave_on_poll_timeout(&mut self, c: usize) {
+        let g = self.consumers[c].group;
+        let now = self.now;
+        let consumer = &mut self.consumers[c];
+        let since_poll_ticks = consumer.since_poll(now);
+        let member_id = consumer.member_id.clone().expect("a member in its group");
+        let is_static = consumer.instance_id.is_some();
+        let id = consumer.id;
+        consumer.handle_left_on_poll_timeout();
+        self.observers[g].members_left_poll_timeout += 1;
+        self.emit(Event::MemberLeft {
+            tick: now,
+            consumer: id,
+            member_id: member_id.clone(),
+            reason: "consumer poll timeout has expired",
+            since_poll_ticks,
+        });
+        self.send_leave(g, &member_id, is_static);
+    }
+
+    /// A member out of its group since its poll timer ran out: it handles the
+    /// rest of its batch, whose commit fails, then at its next poll joins
+    /// again as a new member (an auto-commit there fails too) and has lost
+    /// the partitions it held.
+    fn step_out_of_group(&mut self, c: usize) {
+        if !self.consumers[c].batch.is_empty() {
+            self.handle_some(c);
+            if self.consumers[c].alive() {
+                self.commit_if_batch_done(c);
+            }
+            return;
+        }
+        if self.consumers[c].checkpoint.is_some() {
+            return;
+        }
+        let g = self.consumers[c].group;
+        let settings = self.groups[g].settings;
+        if settings.group_commits() && settings.commit.is_auto() && self.consumers[c].has_positions() {
+            self.commit(c);
+        }
+        // A KIP-848 member keeps the member id it made; a classic one is given a new one.
+        let member_id = match self.protocol(g) {
+            GroupProtocol::Classic => self.new_member_id(c),
+            _ => self.consumers[c].member_id.clone().expect("its member id stays until it rejoins"),
+        };
+        let lost = self.consumers[c].handle_rejoin(member_id.clone(), self.now);
+        let consumer = self.consumers[c].id;
+        self.emit(Event::Rejoined { tick: self.now, consumer, member_id, lost });
+        match self.protocol(g) {
+            GroupProtocol::Classic => self.join_classic_group(c),
+            GroupProtocol::Consumer => self.join_consumer_group(c),
+            GroupProtocol::Share => unreachable!("a share consumer has no poll timer here"),
+        }
+    }
+
+    /// `commitSync()` from a member that left its group: `CommitFailedException`,
+    /// nothing written; another member reads these records again.
+    fn fail_commit(&mut self, c: usize, offsets: Vec<(u32, u64)>) {
+        let g = self.consumers[c].group;
+        self.consumers[c].uncommitted = false;
+        self.observers[g].commit_failed += 1;
+        let consumer = self.consumers[c].id;
+        self.emit(Event::CommitFailed {
+            tick: self.now,
+            consumer,
+            offsets,
+            reason: "the consumer is not part of an active group; it is likely that the consumer was kicked out of the group",
+        });
+    }
+
     /// The member's JoinGroup in the rebalance in progress.
     fn join_group(&mut self, c: usize) {
         let g = self.consumers[c].group;
@@ -284,8 +386,12 @@ impl Sim {
             settings.records_per_poll,
         );
         let consumer = self.consumers[c].id;
-        // A stalled member may still hold a copy its group gave away.
-        let overlap = self.consumers.iter().any(|x| x.group == g && x.stalled_until.is_some());
+        // A stalled member, or one that left on its poll timeout, may still hold
+        // a copy its group gave away.
+        let overlap = self
+            .consumers
+            .iter()
+            .any(|x| x.group == g && (x.stalled_until.is_some() || x.left_on_poll_timeout()));
         let mut fetched_any = false;
         for step in plan {
             match step {
@@ -459,6 +565,9 @@ impl Sim {
     /// `commitSync()`: the consumer's positions for all its partitions.
     pub(super) fn commit(&mut self, c: usize) {
         let offsets = self.consumers[c].poll_commit();
+        if self.consumers[c].left_on_poll_timeout() {
+            return self.fail_commit(c, offsets);
+        }
         if self.rejoining(c) {
             return self.refuse_commit(c, offsets);
         }
@@ -474,6 +583,9 @@ impl Sim {
 
     /// `commitSync({partition: offset})` for one handled record.
     fn commit_record(&mut self, c: usize, partition: u32, offset: u64) {
+        if self.consumers[c].left_on_poll_timeout() {
+            return self.fail_commit(c, vec![(partition, offset)]);
+        }
         if self.rejoining(c) {
             return self.refuse_commit(c, vec![(partition, offset)]);
         }
@@ -499,10 +611,14 @@ impl Sim {
     fn leave(&mut self, c: usize) {
         let g = self.consumers[c].group;
         let is_static = self.consumers[c].instance_id.is_some();
+        // One that left on its poll timeout is no longer in the group: nothing to send.
+        let in_group = !self.consumers[c].left_on_poll_timeout();
         let member_id = self.consumers[c].handle_leave();
         let consumer = self.consumers[c].id;
         self.emit(Event::Left { tick: self.now, consumer, member_id: member_id.clone() });
-        self.send_leave(g, &member_id, is_static);
+        if in_group {
+            self.send_leave(g, &member_id, is_static);
+        }
     }
 
     /// Removes the cards of consumers that left with `RemoveConsumer`.

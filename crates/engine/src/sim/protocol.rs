@@ -176,6 +176,9 @@ impl Sim {
     /// member changed what it owns (its acknowledgement).
     pub(super) fn heartbeat_if_due(&mut self, c: usize) {
         let consumer = &self.consumers[c];
+        if consumer.left_on_poll_timeout() {
+            return; // out of the group until its next poll
+        }
         if !(consumer.heartbeat_now || self.now >= consumer.next_heartbeat) {
             return;
         }
@@ -186,7 +189,7 @@ impl Sim {
         let reply = self.with_coordinator(g, RebalanceReason::MemberJoined, |co| {
             co.handle_consumer_heartbeat(&member_id, &owned, assignor, partitions)
         });
-        let timeout = self.groups[g].config.rebalance_timeout_ticks;
+        let timeout = self.groups[g].config.max_poll_interval_ticks;
         self.coordinators[g].arm_rebalance_timeouts(self.now, timeout);
         let interval = self.groups[g].config.heartbeat_interval_ticks;
         let consumer = &mut self.consumers[c];

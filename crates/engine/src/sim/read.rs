@@ -98,6 +98,8 @@ impl Sim {
             double_paid_cents: app.double_paid_cents,
             partition_ticks_stopped: observer.partition_ticks_stopped,
             static_rejoins: observer.static_rejoins,
+            commit_failed: observer.commit_failed,
+            members_left_poll_timeout: observer.members_left_poll_timeout,
             archived: observer.archived,
             redelivered: observer.redelivered,
             failed: app.failed,

@@ -154,7 +154,7 @@ pub fn config() -> impl Strategy<Value = Config> {
             |(
                 (consumers, records_per_poll, handle_per_tick, commit, idempotent),
                 (session_timeout_ticks, shutdown_deadline_ticks, assignor, position, bridge),
-                (protocol, remote_assignor, static_members, heartbeat, rebalance_timeout_ticks),
+                (protocol, remote_assignor, static_members, heartbeat, max_poll_interval_ticks),
                 (
                     lock_duration_ticks,
                     delivery_count_limit,
@@ -179,7 +179,7 @@ pub fn config() -> impl Strategy<Value = Config> {
                 remote_assignor,
                 static_members: static_members && protocol != GroupProtocol::Share,
                 heartbeat_interval_ticks: heartbeat.min(session_timeout_ticks),
-                rebalance_timeout_ticks,
+                max_poll_interval_ticks,
                 lock_duration_ticks,
                 delivery_count_limit,
                 max_record_locks,

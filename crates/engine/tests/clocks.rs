@@ -1,0 +1,215 @@
+//! The clocks behind most real duplicates: the client's poll timer
+//! (`max.poll.interval.ms`) in classic and consumer-protocol groups, and what
+//! Kafka does when it runs out — the member leaves by itself, its commit fails
+//! with `CommitFailedException`, and its batch is read again.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+mod common;
+
+use common::{advance, events_of, input};
+use offsetlab_engine::{Config, ConsumerId, Event, GroupConfig, Input, RebalanceReason, Sim};
+
+const C1: ConsumerId = ConsumerId(1);
+const C2: ConsumerId = ConsumerId(2);
+
+fn sim(group: GroupConfig, partitions: u32) -> Sim {
+    Sim::new(Config { partitions, groups: vec![group], ..Config::default() }).expect("valid config")
+}
+
+/// One key only: every record goes to the same partition.
+fn one_key(group: GroupConfig, partitions: u32) -> Sim {
+    let mut config = Config { partitions, groups: vec![group], ..Config::default() };
+    config.producer.use_keys = true;
+    config.producer.key_count = 1;
+    Sim::new(config).expect("valid config")
+}
+
+/// Two classic members, one partition each; a poll returns up to 20 records
+/// and the handler takes a tick each; max.poll.interval is 12 ticks.
+fn slow_group(static_members: bool) -> Sim {
+    let group = GroupConfig {
+        consumers: 2,
+        records_per_poll: 20,
+        handle_per_tick: 1,
+        max_poll_interval_ticks: 12,
+        static_members,
+        ..GroupConfig::default()
+    };
+    one_key(group, 2)
+}
+
+/// The partition that holds the records, and the member that owns it.
+fn loaded(s: &Sim) -> (u32, ConsumerId, u64) {
+    let view = s.view();
+    let p = view.partitions.iter().max_by_key(|p| p.log_end).expect("partitions");
+    let owner = view.consumers.iter().find(|c| c.partitions.contains(&p.partition)).expect("an owner").id;
+    (p.partition, owner, p.log_end)
+}
+
+#[test]
+fn a_classic_member_whose_batch_outlasts_max_poll_interval_leaves_and_its_commit_fails() {
+    let mut s = slow_group(false);
+    advance(&mut s, 2);
+    // 15 records on one partition: its owner's batch takes 15 ticks.
+    input(&mut s, Input::Send { count: 15 });
+    let (p, slow, end) = loaded(&s);
+    assert_eq!(end, 15);
+    let other = if slow == C1 { C2 } else { C1 };
+    let events = advance(&mut s, 30);
+    let owner = |e: &Event| match e {
+        Event::MemberLeft { consumer, .. }
+        | Event::CommitFailed { consumer, .. }
+        | Event::Rejoined { consumer, .. } => Some(*consumer),
+        _ => None,
+    };
+    // c1 leaves by itself, Kafka's words, more than 12 ticks after its poll.
+    let left = events.iter().position(|e| matches!(e, Event::MemberLeft { .. })).expect("c1 left");
+    let Event::MemberLeft { consumer, reason, since_poll_ticks, tick, .. } = &events[left] else {
+        unreachable!()
+    };
+    assert_eq!((*consumer, *reason, *since_poll_ticks), (slow, "consumer poll timeout has expired", 13));
+    // A dynamic member sends LeaveGroup: the group rebalances at once, without it.
+    assert!(
+        events[left..].iter().any(|e| matches!(
+            e,
+            Event::RebalanceStarted { reason: RebalanceReason::MemberLeft, tick: t, .. } if t == tick
+        )),
+        "a rebalance at once"
+    );
+    let completed = events[left..]
+        .iter()
+        .find_map(|e| match e {
+            Event::RebalanceCompleted { assignment, .. } => Some(assignment.clone()),
+            _ => None,
+        })
+        .expect("the rebalance completes");
+    assert_eq!(completed, vec![(other, vec![0, 1])], "the other member takes both partitions");
+    // The slow member's application finishes the batch; its commit fails and writes nothing.
+    let failed = events
+        .iter()
+        .find_map(|e| match e {
+            Event::CommitFailed { consumer, offsets, reason, .. } if *consumer == slow => {
+                Some((offsets.clone(), *reason))
+            }
+            _ => None,
+        })
+        .expect("its commit failed");
+    assert_eq!(failed.0, vec![(p, end)], "it would have committed its whole batch");
+    assert!(failed.1.contains("not part of an active group"), "{}", failed.1);
+    assert!(
+        !events.iter().any(|e| matches!(e, Event::Committed { consumer, .. } if *consumer == slow)),
+        "nothing written for it"
+    );
+    // Then it joins again as a new member, its partition lost.
+    let rejoined = events.iter().find_map(|e| match e {
+        Event::Rejoined { consumer, member_id, lost, .. } if *consumer == slow => {
+            Some((member_id.clone(), lost.clone()))
+        }
+        _ => None,
+    });
+    let (member_id, lost) = rejoined.expect("it rejoined");
+    assert_eq!(lost, vec![p]);
+    let first = events.iter().find_map(|e| match e {
+        Event::MemberLeft { member_id, .. } => Some(member_id.clone()),
+        _ => None,
+    });
+    assert_ne!(Some(member_id), first, "a classic member comes back with a new member id");
+    // Its events come in Kafka's order: leave, failed commit, rejoin.
+    let order: Vec<&str> = events
+        .iter()
+        .filter(|e| owner(e) == Some(slow))
+        .map(|e| match e {
+            Event::MemberLeft { .. } => "left",
+            Event::CommitFailed { .. } => "commit failed",
+            _ => "rejoined",
+        })
+        .collect();
+    assert_eq!(order[..3], ["left", "commit failed", "rejoined"]);
+    let m = s.metrics();
+    // The other member then reads the same 15 records from the last commit, and its batch
+    // outlasts the interval too: the same story once more within the 30 ticks.
+    assert_eq!((m.members_left_poll_timeout, m.commit_failed), (2, 2), "{m:?}");
+    assert_eq!(m.commit_requests, 0, "nothing of the 15 records was ever committed");
+    assert!(m.duplicates >= 1, "c2 handled again what c1 handled: {m:?}");
+}
+
+#[test]
+fn a_member_that_keeps_polling_never_leaves() {
+    // The same group with batches that fit: 10 records per poll, 10 ticks each.
+    let group = GroupConfig {
+        consumers: 2,
+        records_per_poll: 10,
+        handle_per_tick: 1,
+        max_poll_interval_ticks: 12,
+        ..GroupConfig::default()
+    };
+    let mut s = sim(group, 2);
+    input(&mut s, Input::Send { count: 200 });
+    let events = advance(&mut s, 150);
+    assert!(!events.iter().any(|e| matches!(e, Event::MemberLeft { .. } | Event::CommitFailed { .. })));
+    // Idle members and paused ones poll too: an empty loop never runs out.
+    input(&mut s, Input::Pause { consumer: C1 });
+    let events = advance(&mut s, 100);
+    assert!(!events.iter().any(|e| matches!(e, Event::MemberLeft { .. })), "{events:?}");
+    assert_eq!(s.metrics().duplicates, 0);
+}
+
+#[test]
+fn a_static_member_sends_no_leave_and_takes_its_place_back() {
+    let mut s = slow_group(true);
+    advance(&mut s, 2);
+    input(&mut s, Input::Send { count: 15 });
+    let (_, slow, _) = loaded(&s);
+    let events = advance(&mut s, 30);
+    let left = events
+        .iter()
+        .position(|e| matches!(e, Event::MemberLeft { consumer, .. } if *consumer == slow))
+        .expect("left");
+    // No LeaveGroup from a static member: no rebalance when its timer runs out.
+    let Event::MemberLeft { tick, .. } = &events[left] else { unreachable!() };
+    assert!(
+        !events.iter().any(|e| matches!(e, Event::RebalanceStarted { tick: t, .. } if t == tick)),
+        "{events:?}"
+    );
+    // Its commit still fails (its generation was reset), and it rejoins as inst-1.
+    assert!(events.iter().any(|e| matches!(e, Event::CommitFailed { consumer, .. } if *consumer == slow)));
+    let instance = format!("inst-{}-", slow.0);
+    assert!(
+        events.iter().any(
+            |e| matches!(e, Event::Rejoined { consumer, member_id, .. } if *consumer == slow && member_id.starts_with(&instance))
+        ),
+        "{events:?}"
+    );
+    s.check_invariants();
+}
+
+#[test]
+fn the_built_ins_tell_the_two_stories() {
+    let (sim, events) = events_of("slow-handler-poll-timeout");
+    let m = sim.metrics();
+    assert!(m.members_left_poll_timeout >= 1 && m.commit_failed >= 1 && m.duplicates >= 1, "{m:?}");
+    assert!(events.iter().any(|e| matches!(e, Event::MemberLeft { .. })));
+    // The storm: every member leaves in turn, the generation climbs, and nothing is committed.
+    let (sim, events) = events_of("rebalance-storm");
+    let m = sim.metrics();
+    assert!(m.generation >= 6 && m.members_left_poll_timeout >= 3, "{m:?}");
+    let leavers: std::collections::BTreeSet<ConsumerId> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::MemberLeft { consumer, .. } => Some(*consumer),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(leavers.len(), 3, "every member in turn: {leavers:?}");
+    assert_eq!(m.total_lag, m.produced, "no commit ever landed: {m:?}");
+    // The fix the guide names: fewer records per poll.
+    let mut fixed = offsetlab_engine::builtin("rebalance-storm").unwrap();
+    fixed.config.groups[0].records_per_poll = 10;
+    let sim = fixed.run(None, None).unwrap();
+    let m = sim.metrics();
+    assert_eq!((m.generation, m.members_left_poll_timeout, m.duplicates), (1, 0, 0), "{m:?}");
+}
