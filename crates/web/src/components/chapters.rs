@@ -141,6 +141,22 @@ pub static CHAPTERS: &[Chapter] = &[
         more_under_text: true,
     },
     Chapter {
+        id: "clocks",
+        title: "Clocks: when Kafka gives up on a consumer",
+        paragraphs: &[
+            "Besides the session, the client keeps a {poll timer}: the time since the application              last called `poll()`. A member that takes longer than `max.poll.interval.ms` over one              batch, a slow handler or too many records, is taken for stuck: its client leaves the              group by itself, and the group rebalances without it.",
+            "The application is not told. It finishes its batch, and its `commitSync()` throws              `CommitFailedException`: the member is no longer part of an active group, so nothing              it handled since its last commit is written, and the partition's new owner reads those              records again. At its next poll the member joins again as a new member, which starts              another rebalance; when every member's batch is too long, the group rebalances              without end and commits nothing: a {rebalance storm}, a group that keeps changing              hands and never moves forward.",
+            "The cure is arithmetic: `max.poll.records` times the time a record takes must stay              under `max.poll.interval.ms`. Poll fewer records, or give a handler that needs it a              longer interval.",
+        ],
+        rules: &[],
+        question: None,
+        live: None,
+        featured: &["slow-handler-poll-timeout", "rebalance-storm"],
+        more: &[],
+        rules_beside: false,
+        more_under_text: true,
+    },
+    Chapter {
         id: "offset-storage",
         title: "Where the position lives",
         paragraphs: &[
@@ -308,6 +324,8 @@ pub fn title(name: &str) -> Option<&'static str> {
         "scale-out-eager" => "Scaling out with an eager assignor",
         "scale-out-cooperative" => "Scaling out with cooperative-sticky",
         "rolling-update" => "A rolling update under load",
+        "slow-handler-poll-timeout" => "A slow batch: the member leaves and its commit fails",
+        "rebalance-storm" => "A rebalance storm: every batch too long",
         "consumer-checkpoint" => "Each consumer checkpoints its own position",
         "torn-checkpoint" => "A checkpoint torn by a crash",
         "atomic-checkpoint" => "An atomic checkpoint survives the crash",
