@@ -75,8 +75,8 @@ pub use view::{BrokerView, ClusterView, ReplicaSetView, ReplicaView, Transaction
 pub use view::{
     CheckpointView, ConsumerState, ConsumerStats, ConsumerView, ExpansionView, Finding, FindingKind,
     GroupView, HandledRecord, InFlightRecord, LagSample, LedgerEntry, LoopStep, MemberView, Metrics,
-    PartitionSplit, PartitionView, PeekView, ProducerView, RebalanceView, RecordAt, RecordView,
-    RestartPreview, RollingView, SettingsView, ShareRecordView, SplitCheck, SplitStatus, View,
+    PartitionSplit, PartitionView, PeekView, PollTimerView, ProducerView, RebalanceView, RecordAt,
+    RecordView, RestartPreview, RollingView, SettingsView, ShareRecordView, SplitCheck, SplitStatus, View,
 };
 
 // The in-crate unit tests run in headless Chromium too (`cargo test --target wasm32-unknown-unknown`).

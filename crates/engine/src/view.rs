@@ -74,6 +74,8 @@ pub struct SettingsView {
     pub commit: CommitMode,
     pub idempotent: bool,
     pub session_timeout_ticks: u64,
+    /// `max.poll.interval.ms`: the client's poll timer.
+    pub max_poll_interval_ticks: u64,
     pub retention_records: u64,
     /// Where positions live: the group (Kafka) or each consumer's own store.
     pub position: PositionModel,
@@ -200,6 +202,19 @@ pub struct ConsumerView {
     /// Its application's transactional producer, in the transactional group
     /// (`config.transactions`).
     pub transaction: Option<TxnProducerView>,
+    /// The poll timer while the member works through a batch in its group:
+    /// how long since its last `poll()`, against `max.poll.interval`.
+    pub poll_timer: Option<PollTimerView>,
+    /// It left its group when its poll timer ran out and has not joined again:
+    /// it finishes its batch, and its commit will fail.
+    pub left_on_poll_timeout: bool,
+}
+
+/// A member's poll timer (`max.poll.interval.ms`), as its card draws it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PollTimerView {
+    pub since_poll_ticks: u64,
+    pub max_poll_interval_ticks: u64,
 }
 
 /// A consumer-protocol member as its coordinator holds it.

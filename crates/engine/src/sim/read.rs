@@ -8,8 +8,9 @@ use crate::config::limits;
 use crate::input::ConsumerId;
 use crate::view::{
     ConsumerState, ConsumerStats, ConsumerView, ExpansionView, Finding, FindingKind, GroupView,
-    InFlightRecord, LagSample, LedgerEntry, MemberView, Metrics, PartitionSplit, PartitionView, ProducerView,
-    RecordView, RestartPreview, SettingsView, ShareRecordView, SplitCheck, SplitStatus, View,
+    InFlightRecord, LagSample, LedgerEntry, MemberView, Metrics, PartitionSplit, PartitionView,
+    PollTimerView, ProducerView, RecordView, RestartPreview, SettingsView, ShareRecordView, SplitCheck,
+    SplitStatus, View,
 };
 
 /// In-flight records a consumer card shows: the page draws the first few.
@@ -179,6 +180,7 @@ impl Sim {
             commit: s.commit,
             idempotent: s.idempotent,
             session_timeout_ticks: group.config.session_timeout_ticks,
+            max_poll_interval_ticks: group.config.max_poll_interval_ticks,
             retention_records: self.topic.retention_records(),
             position: s.position,
             assignor: s.assignor,
@@ -257,6 +259,15 @@ impl Sim {
                     target: m.target.clone(),
                 }),
             transaction: self.txn_producer_view(consumer.id),
+            poll_timer: (self.protocol(g) != crate::config::GroupProtocol::Share
+                && matches!(state, ConsumerState::Running | ConsumerState::Paused)
+                && !consumer.batch.is_empty()
+                && !consumer.left_on_poll_timeout())
+            .then(|| PollTimerView {
+                since_poll_ticks: consumer.since_poll(self.now),
+                max_poll_interval_ticks: self.groups[g].config.max_poll_interval_ticks,
+            }),
+            left_on_poll_timeout: consumer.left_on_poll_timeout(),
         }
     }
 

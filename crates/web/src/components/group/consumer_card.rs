@@ -228,6 +228,21 @@ pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
                     </ul>
                 </div>
             }
+            // The poll timer once half of max.poll.interval is gone: a batch that
+            // outlasts it makes the client leave the group by itself.
+            if let Some(t) = c.poll_timer.filter(|t| t.since_poll_ticks * 2 >= t.max_poll_interval_ticks) {
+                <p class={classes!("card-note", "poll-timer", (t.since_poll_ticks * 4 >= t.max_poll_interval_ticks * 3).then_some("is-late"))}
+                    data-field="poll-timer" tabindex="0"
+                    title="max.poll.interval: the longest the application may take between two poll() calls. \
+                        When it runs out, the client leaves the group by itself and its next commit fails.">
+                    { poll_timer_text(t) }
+                </p>
+            }
+            if c.left_on_poll_timeout {
+                <p class="card-note left-group-note" data-field="left-group">
+                    { "out of the group (poll timeout): it finishes its batch, but its commit will fail" }
+                </p>
+            }
             <p class="card-stats">
                 <span>{ "handled " }<span data-field="handled">{ c.handled }</span></span>
                 if !crashed {
@@ -281,4 +296,14 @@ pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
             </div>
         </li>
     }
+}
+
+/// "poll timer: 4 of 12 ticks left" (max.poll.interval).
+fn poll_timer_text(t: offsetlab_engine::PollTimerView) -> String {
+    let left = t.max_poll_interval_ticks.saturating_sub(t.since_poll_ticks);
+    format!(
+        "poll timer: {left} of {} tick{} left (max.poll.interval)",
+        t.max_poll_interval_ticks,
+        if t.max_poll_interval_ticks == 1 { "" } else { "s" }
+    )
 }
