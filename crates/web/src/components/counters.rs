@@ -62,6 +62,19 @@ pub fn producer_counters(m: &Metrics) -> [Counter; 6] {
     ]
 }
 
+/// The poll timer's counters, once a member has left on it: members that
+/// left the group by themselves, and the commits that failed after.
+#[must_use]
+pub fn clock_counters(m: &Metrics) -> Option<[Counter; 2]> {
+    (m.members_left_poll_timeout > 0 || m.commit_failed > 0).then(|| {
+        let c = |key, metric: Metric, value| Counter { key, label: metric.label(), value, alarm: true };
+        [
+            c("members-left-poll-timeout", Metric::MembersLeftPollTimeout, m.members_left_poll_timeout),
+            c("commit-failed", Metric::CommitFailed, m.commit_failed),
+        ]
+    })
+}
+
 #[component]
 pub fn Counters(props: &CountersProps) -> Html {
     #[cfg(feature = "cluster")]
@@ -81,6 +94,11 @@ pub fn Counters(props: &CountersProps) -> Html {
         <dl class="counters">
             { for counters(&props.metrics).into_iter().map(counter) }
         </dl>
+        if let Some(clocks) = clock_counters(&props.metrics) {
+            <dl class="counters clock-counters" aria-label="The poll timer">
+                { for clocks.into_iter().map(counter) }
+            </dl>
+        }
         { producer }
         </>
     }

@@ -130,6 +130,7 @@ pub fn Settings(props: &SectionProps) -> Html {
             <div class="setting">
                 <p class="setting-inline" data-field="timers">
                     <span>{ "Timers" }</span>
+                    { " " }
                     <span>{ format!("session.timeout {} ticks · max.poll.interval {} ticks",
                         settings.session_timeout_ticks, settings.max_poll_interval_ticks) }</span>
                 </p>
