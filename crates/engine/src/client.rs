@@ -7,5 +7,5 @@ pub(crate) mod consumer;
 pub(crate) mod producer;
 pub(crate) mod transactional;
 
-pub(crate) use consumer::{Consumer, FetchStep, Fetched};
+pub(crate) use consumer::{Consumer, FetchStep, Fetched, OutOfGroup};
 pub(crate) use producer::Producer;

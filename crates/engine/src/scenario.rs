@@ -305,6 +305,8 @@ pub const BUILTINS: &[(&str, &str)] = builtins![
     "share-lock-timeout",
     "slow-handler-poll-timeout",
     "rebalance-storm",
+    "zombie-commit-refused",
+    "kip848-stalled-member-fenced",
     #[cfg(feature = "cluster")]
     "acks1-leader-crash",
     #[cfg(feature = "cluster")]

@@ -372,8 +372,10 @@ impl Sim {
                     return Err(self.wrong_state(c, "running or paused, and not stalled"));
                 }
                 self.consumers[c].stalled_until = Some(self.now + ticks);
-                if self.protocol(g) == GroupProtocol::Classic {
-                    // Its heartbeat thread froze with it.
+                // Its heartbeats froze with it (the classic heartbeat thread, the KIP-848
+                // background thread): its session runs out unless it wakes first. One
+                // that left on its poll timeout has no session left to run out.
+                if self.consumers[c].out_of_group().is_none() {
                     let member_id =
                         self.consumers[c].member_id.clone().expect("a running consumer is a member");
                     let expires_at = self.now + self.groups[g].config.session_timeout_ticks;

@@ -205,9 +205,10 @@ pub struct ConsumerView {
     /// The poll timer while the member works through a batch in its group:
     /// how long since its last `poll()`, against `max.poll.interval`.
     pub poll_timer: Option<PollTimerView>,
-    /// It left its group when its poll timer ran out and has not joined again:
-    /// it finishes its batch, and its commit will fail.
-    pub left_on_poll_timeout: bool,
+    /// Out of its group with a batch in hand, and why (`poll timeout`, or
+    /// `fenced` for a KIP-848 member whose session ran out), until it joins
+    /// again: it finishes its batch, and its commit will fail.
+    pub out_of_group: Option<&'static str>,
 }
 
 /// A member's poll timer (`max.poll.interval.ms`), as its card draws it.

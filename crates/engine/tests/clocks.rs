@@ -213,3 +213,60 @@ fn the_built_ins_tell_the_two_stories() {
     let m = sim.metrics();
     assert_eq!((m.generation, m.members_left_poll_timeout, m.duplicates), (1, 0, 0), "{m:?}");
 }
+
+/// A classic zombie, frozen past its session, wakes and commits the record it handles: the
+/// coordinator no longer knows its member id and refuses it (`UNKNOWN_MEMBER_ID`), so the
+/// group's offset never goes back to where the zombie was.
+#[test]
+fn a_classic_zombies_commit_is_refused_and_the_offset_never_goes_back() {
+    let (sim, events) = events_of("zombie-commit-refused");
+    let failed: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::CommitFailed { consumer: C1, offsets, reason, .. } => Some((offsets.clone(), *reason)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert!(failed[0].1.starts_with("UNKNOWN_MEMBER_ID"), "{failed:?}");
+    let zombie_offset = failed[0].0[0].1;
+    // Every commit the group accepted moved its offset forward.
+    let mut committed = std::collections::BTreeMap::new();
+    for e in &events {
+        if let Event::Committed { offsets, .. } = e {
+            for &(p, o) in offsets {
+                let before = committed.insert(p, o).unwrap_or(0);
+                assert!(o >= before, "P{p} went back from {before} to {o}");
+            }
+        }
+    }
+    assert!(committed[&0] > zombie_offset, "c2 had committed past the zombie: {committed:?}");
+    let m = sim.metrics();
+    assert_eq!((m.commit_failed, m.duplicates), (1, 1), "only the record it handled on waking: {m:?}");
+}
+
+/// A consumer-protocol member frozen past its session is fenced by the coordinator (the
+/// group epoch goes up); on waking its heartbeat is answered `UNKNOWN_MEMBER_ID`, its
+/// application finishes the batch it holds, its commit fails, and at its next poll it joins
+/// again with its member id.
+#[test]
+fn a_stalled_kip848_member_is_fenced_when_its_session_runs_out() {
+    let (sim, events) = events_of("kip848-stalled-member-fenced");
+    let at = |pred: &dyn Fn(&Event) -> bool| events.iter().position(pred).expect("happened");
+    let expired = at(&|e| matches!(e, Event::SessionExpired { consumer: C1, .. }));
+    let bumped =
+        at(&|e| matches!(e, Event::GroupEpochBumped { reason: RebalanceReason::SessionExpired, .. }));
+    let fenced = at(&|e| matches!(e, Event::Fenced { consumer: C1, error: "UNKNOWN_MEMBER_ID", .. }));
+    let failed = at(&|e| matches!(e, Event::CommitFailed { consumer: C1, .. }));
+    let rejoined = at(&|e| matches!(e, Event::Rejoined { consumer: C1, .. }));
+    assert!(bumped < fenced && expired < fenced && fenced < failed && failed < rejoined, "{events:?}");
+    let (Event::Fenced { member_id: before, .. }, Event::Rejoined { member_id: after, .. }) =
+        (&events[fenced], &events[rejoined])
+    else {
+        unreachable!()
+    };
+    assert_eq!(before, after, "a KIP-848 member keeps its member id");
+    let m = sim.metrics();
+    assert!(m.commit_failed == 1 && m.duplicates >= 1, "{m:?}");
+    assert_eq!(m.total_lag, 0, "the group caught up in the end");
+}

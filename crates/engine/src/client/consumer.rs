@@ -116,10 +116,29 @@ pub(crate) struct Consumer {
     pub stalled_until: Option<Tick>,
     /// The poll timer (`max.poll.interval.ms`): when the loop last called `poll()`.
     polled_at: Tick,
-    /// It left its group by itself when its poll timer expired: it finishes
-    /// the batch it holds, its commits fail, and at its next poll it joins
-    /// again as a new member.
-    left_on_poll_timeout: bool,
+    /// Out of its group with a batch in hand (it left when its poll timer
+    /// expired, or a KIP-848 member learned it was fenced): it finishes the
+    /// batch, its commits fail, and at its next poll it joins again.
+    out_of_group: Option<OutOfGroup>,
+}
+
+/// Why a member is out of its group while its application goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OutOfGroup {
+    /// It left by itself: more than `max.poll.interval` since its last poll.
+    PollTimeout,
+    /// A KIP-848 member's heartbeat was answered `UNKNOWN_MEMBER_ID` (its session ran out).
+    Fenced,
+}
+
+impl OutOfGroup {
+    /// How the page's card says it.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutOfGroup::PollTimeout => "poll timeout",
+            OutOfGroup::Fenced => "fenced",
+        }
+    }
 }
 
 impl Consumer {
@@ -158,7 +177,7 @@ impl Consumer {
             last_poll: Vec::new(),
             stalled_until: None,
             polled_at: 0,
-            left_on_poll_timeout: false,
+            out_of_group: None,
         }
     }
 
@@ -171,7 +190,7 @@ impl Consumer {
     /// The poll timer ran out: more than `max_ticks` since the loop last
     /// called `poll()`, while the member is still in its group.
     pub fn poll_timer_expired(&self, now: Tick, max_ticks: u64) -> bool {
-        !self.left_on_poll_timeout
+        self.out_of_group.is_none()
             && self.member_id.is_some()
             && now.saturating_sub(self.polled_at) > max_ticks
     }
@@ -181,18 +200,18 @@ impl Consumer {
         now.saturating_sub(self.polled_at)
     }
 
-    /// It leaves its group on its own (the poll timer expired). Its member id
+    /// It is out of its group (`why`) with its batch in hand. Its member id
     /// stays until it joins again, for the events; nothing is sent with it.
-    pub fn handle_left_on_poll_timeout(&mut self) {
-        self.left_on_poll_timeout = true;
+    pub fn handle_out_of_group(&mut self, why: OutOfGroup) {
+        self.out_of_group = Some(why);
         self.joined = false;
         self.pending_assignment = None;
         self.heartbeat_now = false;
     }
 
-    /// Out of its group since its poll timer expired, not yet joined again.
-    pub fn left_on_poll_timeout(&self) -> bool {
-        self.left_on_poll_timeout
+    /// Out of its group, and why, until it joins again.
+    pub fn out_of_group(&self) -> Option<OutOfGroup> {
+        self.out_of_group
     }
 
     /// At its next poll after leaving: its partitions are lost (no revocation
@@ -202,7 +221,7 @@ impl Consumer {
         let lost = std::mem::take(&mut self.assigned);
         self.positions.iter_mut().for_each(|p| *p = None);
         self.member_id = Some(member_id);
-        self.left_on_poll_timeout = false;
+        self.out_of_group = None;
         self.joined = true;
         self.uncommitted = false;
         self.pending_assignment = None;
@@ -245,7 +264,7 @@ impl Consumer {
         self.stalled_until = None;
         // A fault armed for the previous process died with it.
         self.kill_before_commit = false;
-        self.left_on_poll_timeout = false;
+        self.out_of_group = None;
     }
 
     /// The process dies: no commit, no LeaveGroup. Returns its member id.

@@ -5,7 +5,7 @@
 
 use super::protocol::consumer_member_id;
 use super::{Sim, uuid};
-use crate::client::{Consumer, FetchStep, Fetched};
+use crate::client::{Consumer, FetchStep, Fetched, OutOfGroup};
 use crate::config::GroupProtocol;
 use crate::config::{CheckpointWrites, CommitMode, PositionModel};
 use crate::event::Event;
@@ -68,7 +68,7 @@ impl Sim {
         let abandoned = self.abandon_batch(c);
         let g = self.consumers[c].group;
         let id = self.consumers[c].id;
-        let left = self.consumers[c].left_on_poll_timeout();
+        let left = self.consumers[c].out_of_group().is_some();
         let member_id = self.consumers[c].handle_crash(now);
         let expires_at = now + self.groups[g].config.session_timeout_ticks;
         // A stalled member its group already removed (its session ran out, or
@@ -105,12 +105,14 @@ impl Sim {
         let classic = self.protocol(g) == GroupProtocol::Classic;
         let replaced = classic && !known;
         self.emit(Event::Woke { tick: self.now, consumer: id, replaced });
-        if !classic {
-            // Its heartbeat answers: the consumer protocol's own fencing.
+        if known {
+            // Its heartbeats resume before its session ran out: it stays.
+            self.coordinators[g].handle_member_alive(member.as_deref().expect("known"));
             return true;
         }
-        if known {
-            self.coordinators[g].handle_member_alive(member.as_deref().expect("known"));
+        if !classic || self.consumers[c].out_of_group().is_some() {
+            // A KIP-848 member learns of its fencing from its next heartbeat's answer;
+            // one that had left on its poll timeout was out of the group already.
             return true;
         }
         // The zombie's tick: the records it held are handled (their effects
@@ -176,7 +178,7 @@ impl Sim {
         let settings = self.groups[g].settings;
         let heartbeats = self.protocol(g) == GroupProtocol::Consumer;
         if matches!(self.consumers[c].process, ConsumerState::Running | ConsumerState::Paused) {
-            if self.consumers[c].left_on_poll_timeout() {
+            if self.consumers[c].out_of_group().is_some() {
                 return self.step_out_of_group(c);
             }
             // The poll timer: the loop calls poll() whenever it holds no batch (a paused
@@ -287,7 +289,7 @@ impl Sim {
         let member_id = consumer.member_id.clone().expect("a member in its group");
         let is_static = consumer.instance_id.is_some();
         let id = consumer.id;
-        consumer.handle_left_on_poll_timeout();
+        consumer.handle_out_of_group(OutOfGroup::PollTimeout);
         self.observers[g].members_left_poll_timeout += 1;
         self.emit(Event::MemberLeft {
             tick: now,
@@ -334,19 +336,38 @@ impl Sim {
         }
     }
 
-    /// `commitSync()` from a member that left its group: `CommitFailedException`,
-    /// nothing written; another member reads these records again.
-    fn fail_commit(&mut self, c: usize, offsets: Vec<(u32, u64)>) {
+    /// Why a commit from this member fails with `CommitFailedException`, if it
+    /// does: it left its group on its poll timeout (the client knows it is out:
+    /// no request), or the classic coordinator no longer knows its member id
+    /// (a zombie whose session ran out: `UNKNOWN_MEMBER_ID`).
+    fn commit_fails(&self, c: usize) -> Option<&'static str> {
+        let consumer = &self.consumers[c];
+        match consumer.out_of_group() {
+            Some(OutOfGroup::PollTimeout) => {
+                return Some(
+                    "the consumer is not part of an active group; it is likely that the consumer was kicked out of the group",
+                );
+            }
+            Some(OutOfGroup::Fenced) => {
+                return Some("UNKNOWN_MEMBER_ID: the member was fenced; its session ran out");
+            }
+            None => {}
+        }
+        let g = consumer.group;
+        let known = consumer.member_id.as_deref().is_some_and(|m| self.coordinators[g].member(m).is_some());
+        (self.protocol(g) == GroupProtocol::Classic && !known)
+            .then_some("UNKNOWN_MEMBER_ID: the coordinator no longer knows this member; its session ran out")
+    }
+
+    /// `commitSync()` refused for `reason` ([`Sim::commit_fails`]):
+    /// `CommitFailedException`, nothing written; another member reads these
+    /// records again, and the group's offset never goes back.
+    fn fail_commit(&mut self, c: usize, offsets: Vec<(u32, u64)>, reason: &'static str) {
         let g = self.consumers[c].group;
         self.consumers[c].uncommitted = false;
         self.observers[g].commit_failed += 1;
         let consumer = self.consumers[c].id;
-        self.emit(Event::CommitFailed {
-            tick: self.now,
-            consumer,
-            offsets,
-            reason: "the consumer is not part of an active group; it is likely that the consumer was kicked out of the group",
-        });
+        self.emit(Event::CommitFailed { tick: self.now, consumer, offsets, reason });
     }
 
     /// The member's JoinGroup in the rebalance in progress.
@@ -391,7 +412,7 @@ impl Sim {
         let overlap = self
             .consumers
             .iter()
-            .any(|x| x.group == g && (x.stalled_until.is_some() || x.left_on_poll_timeout()));
+            .any(|x| x.group == g && (x.stalled_until.is_some() || x.out_of_group().is_some()));
         let mut fetched_any = false;
         for step in plan {
             match step {
@@ -565,8 +586,8 @@ impl Sim {
     /// `commitSync()`: the consumer's positions for all its partitions.
     pub(super) fn commit(&mut self, c: usize) {
         let offsets = self.consumers[c].poll_commit();
-        if self.consumers[c].left_on_poll_timeout() {
-            return self.fail_commit(c, offsets);
+        if let Some(reason) = self.commit_fails(c) {
+            return self.fail_commit(c, offsets, reason);
         }
         if self.rejoining(c) {
             return self.refuse_commit(c, offsets);
@@ -583,8 +604,8 @@ impl Sim {
 
     /// `commitSync({partition: offset})` for one handled record.
     fn commit_record(&mut self, c: usize, partition: u32, offset: u64) {
-        if self.consumers[c].left_on_poll_timeout() {
-            return self.fail_commit(c, vec![(partition, offset)]);
+        if let Some(reason) = self.commit_fails(c) {
+            return self.fail_commit(c, vec![(partition, offset)], reason);
         }
         if self.rejoining(c) {
             return self.refuse_commit(c, vec![(partition, offset)]);
@@ -612,7 +633,7 @@ impl Sim {
         let g = self.consumers[c].group;
         let is_static = self.consumers[c].instance_id.is_some();
         // One that left on its poll timeout is no longer in the group: nothing to send.
-        let in_group = !self.consumers[c].left_on_poll_timeout();
+        let in_group = self.consumers[c].out_of_group().is_none();
         let member_id = self.consumers[c].handle_leave();
         let consumer = self.consumers[c].id;
         self.emit(Event::Left { tick: self.now, consumer, member_id: member_id.clone() });

@@ -176,7 +176,7 @@ impl Sim {
     /// member changed what it owns (its acknowledgement).
     pub(super) fn heartbeat_if_due(&mut self, c: usize) {
         let consumer = &self.consumers[c];
-        if consumer.left_on_poll_timeout() {
+        if consumer.out_of_group().is_some() {
             return; // out of the group until its next poll
         }
         if !(consumer.heartbeat_now || self.now >= consumer.next_heartbeat) {
@@ -234,9 +234,22 @@ impl Sim {
     }
 
     /// Fenced after a timeout (`UNKNOWN_MEMBER_ID`): the member loses its
-    /// partitions (onPartitionsLost: nothing committed for them; the batch it
-    /// was stuck on is dropped), then joins again at epoch 0 with its member id.
+    /// partitions (onPartitionsLost: nothing committed for them), then joins
+    /// again at epoch 0 with its member id. With a batch in hand (a stalled
+    /// member that woke), its application finishes it first and its commits
+    /// fail; it joins again at its next poll.
     fn rejoin_after_fence(&mut self, c: usize) {
+        let running = matches!(self.consumers[c].process, ConsumerState::Running | ConsumerState::Paused);
+        if running && !self.consumers[c].batch.is_empty() {
+            // The records poll() returned are in the application's hands: it goes on
+            // with them, its commits fail, and it joins again at its next poll.
+            let consumer = &mut self.consumers[c];
+            consumer.handle_out_of_group(crate::client::OutOfGroup::Fenced);
+            let member_id = consumer.member_id.clone().expect("a fenced consumer was a member");
+            let id = consumer.id;
+            self.emit(Event::Fenced { tick: self.now, consumer: id, member_id, error: "UNKNOWN_MEMBER_ID" });
+            return;
+        }
         self.abandon_batch(c);
         let consumer = &mut self.consumers[c];
         consumer.apply_assignment(Vec::new(), &[]);

@@ -262,12 +262,12 @@ impl Sim {
             poll_timer: (self.protocol(g) != crate::config::GroupProtocol::Share
                 && matches!(state, ConsumerState::Running | ConsumerState::Paused)
                 && !consumer.batch.is_empty()
-                && !consumer.left_on_poll_timeout())
+                && consumer.out_of_group().is_none())
             .then(|| PollTimerView {
                 since_poll_ticks: consumer.since_poll(self.now),
                 max_poll_interval_ticks: self.groups[g].config.max_poll_interval_ticks,
             }),
-            left_on_poll_timeout: consumer.left_on_poll_timeout(),
+            out_of_group: consumer.out_of_group().map(crate::client::OutOfGroup::name),
         }
     }
 

@@ -238,9 +238,9 @@ pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
                     { poll_timer_text(t) }
                 </p>
             }
-            if c.left_on_poll_timeout {
+            if let Some(why) = c.out_of_group {
                 <p class="card-note left-group-note" data-field="left-group">
-                    { "out of the group (poll timeout): it finishes its batch, but its commit will fail" }
+                    { format!("out of the group ({why}): it finishes its batch, but its commit will fail") }
                 </p>
             }
             <p class="card-stats">
