@@ -111,7 +111,9 @@ pub fn describe_offsets(sim: &Sim, g: usize, verbose: bool) -> String {
             if current.is_some() { "0" } else { MISSING },
             &text(current),
             &log_end.to_string(),
-            &text(current.map(|o| log_end - o)),
+            // A committed offset past the high watermark (retention moved the log
+            // start past it) is no lag, as the view and the counters have it.
+            &text(current.map(|o| log_end.saturating_sub(o))),
             member.map_or(MISSING, |m| &m.member_id),
             member.map_or(MISSING, |m| &m.host),
             &client,

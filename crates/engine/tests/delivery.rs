@@ -230,3 +230,52 @@ fn broker_crashes_and_elections_are_announced() {
     assert!(said.iter().any(|s| s.starts_with("A clean election (from the ISR) made broker ")), "{said:#?}");
     assert!(has("acknowledged."), "the election's loss is said: {said:#?}");
 }
+
+/// Retention counts the records on the leader's log: with one record
+/// retained and followers that have not copied yet, it moves the log start
+/// past the high watermark (five sent, the log starts at 4, the high
+/// watermark is 0). An empty group's reset and its describe table must not
+/// panic there.
+fn retention_past_the_high_watermark() -> Sim {
+    let config: Config = serde_json::from_str(
+        r#"{"partitions": 1, "retention_records": 1, "consumers": 0,
+            "cluster": {"brokers": 3, "replication_factor": 3}}"#,
+    )
+    .unwrap();
+    let mut sim = Sim::new(config).unwrap();
+    sim.handle_input(Input::Send { count: 5 }).unwrap();
+    sim.handle_tick(1);
+    sim.check_invariants();
+    let p0 = &sim.view().partitions[0];
+    assert_eq!((p0.log_start, p0.log_end), (4, 5));
+    assert_eq!(sim.cluster_view().unwrap().partitions[0].high_watermark, 0, "the followers have not copied");
+    sim
+}
+
+/// Found by the fuzzer (`min > max` in `reset_offsets`'s clamp, for an
+/// offset; `--to-latest` committed the high watermark, below the log start):
+/// the target goes to the log start, the first offset there is.
+#[test]
+fn a_reset_while_retention_is_past_the_high_watermark_goes_to_the_log_start() {
+    use offsetlab_engine::ResetSpec;
+    for reset in [ResetSpec::Offset { partition: None, offset: 0 }, ResetSpec::Latest] {
+        let mut sim = retention_past_the_high_watermark();
+        sim.handle_input(Input::ResetOffsets { group: None, reset }).unwrap();
+        sim.check_invariants();
+        assert_eq!(sim.committed(0), Some(4), "{reset:?}");
+    }
+}
+
+/// Found by the fuzzer (a subtraction overflow in the describe table): a
+/// committed offset past the high watermark shows a lag of 0, as the view does.
+#[test]
+fn describe_shows_no_lag_for_a_committed_offset_past_the_high_watermark() {
+    let mut sim = retention_past_the_high_watermark();
+    sim.handle_input(Input::ResetOffsets { group: None, reset: offsetlab_engine::ResetSpec::Latest })
+        .unwrap();
+    let text = offsetlab_engine::describe(&sim);
+    let row = text.lines().find(|l| l.starts_with("demo ")).unwrap_or_else(|| panic!("{text}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells[3..6], ["4", "0", "0"], "CURRENT-OFFSET, LOG-END-OFFSET, LAG: {text}");
+    assert_eq!(sim.view().partitions[0].lag, Some(0));
+}

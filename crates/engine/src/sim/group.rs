@@ -191,8 +191,11 @@ impl Sim {
         self.validate_reset(reset)?;
         let mut targets = Vec::new();
         for p in 0..self.topic.partition_count() {
-            // `--to-latest` is listOffsets(latest): the high watermark.
-            let (start, end) = (self.topic.log_start(p), self.high_watermark(p));
+            // `--to-latest` is listOffsets(latest): the high watermark. Retention
+            // counts the leader's records: with followers behind it may have deleted
+            // past the high watermark, and nothing below the log start is left.
+            let start = self.topic.log_start(p);
+            let end = self.high_watermark(p).max(start);
             let clamp = |o: u64| o.clamp(start, end);
             let target = match reset {
                 ResetSpec::Earliest => Some(start),
