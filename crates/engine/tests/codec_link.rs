@@ -40,6 +40,7 @@ fn every_input_has_a_short_form() {
     let c = ConsumerId(2);
     let cases = [
         (Input::Send { count: 10 }, "send.10"),
+        (Input::SendPoison {}, "send-poison"),
         (Input::KeepSending { per_tick: 3 }, "keep-sending.3"),
         (Input::UseKeys { on: false }, "use-keys.0"),
         (Input::KeyCount { keys: 24 }, "key-count.24"),
@@ -79,6 +80,7 @@ fn every_input_has_a_short_form() {
         (Input::AddPartitions { count: 3 }, "add-partitions.3"),
         (Input::KillBeforeCommit { consumer: c }, "kill-before-commit.c2"),
         (Input::DuplicateInstance { consumer: c }, "duplicate-instance.c2"),
+        (Input::Stall { consumer: c, ticks: 4 }, "stall.c2.4"),
         (Input::CrashBroker { broker: 2 }, "crash-broker.2"),
         (Input::RestartBroker { broker: 2 }, "restart-broker.2"),
         (Input::LoseNextAck { partition: 1 }, "lose-next-ack.1"),
@@ -182,7 +184,7 @@ fn bad_inputs_are_named() {
         ("3.crash.c99x", "input 1 (\"crash.c99x\"): consumer: a consumer is named c1, c2, …; got \"c99x\""),
         (
             "0.send.1_2.fly",
-            "input 2 (\"fly\"): unknown input \"fly\"; the inputs are send, keep-sending, use-keys, key-count, hot-key, pause, resume, crash, stop, start, add-consumer, remove-consumer, records-per-poll, handle-per-tick, commit, idempotent, reset-offsets, restart-from, position-store, peek, load-checkpoint, add-partitions, kill-before-commit, rolling-update, assignor, duplicate-instance, stall, crash-broker, restart-broker, lose-next-ack, lose-next-request, slow-follower",
+            "input 2 (\"fly\"): unknown input \"fly\"; the inputs are send, send-poison, keep-sending, use-keys, key-count, hot-key, pause, resume, crash, stop, start, add-consumer, remove-consumer, records-per-poll, handle-per-tick, commit, idempotent, reset-offsets, restart-from, position-store, peek, load-checkpoint, add-partitions, kill-before-commit, rolling-update, assignor, duplicate-instance, stall, crash-broker, restart-broker, lose-next-ack, lose-next-request, slow-follower",
         ),
         ("0.send", "input 1 (\"send\"): missing field `count`"),
         ("0.send.1.2", "input 1 (\"send.1.2\"): send takes 1 argument(s), got 2"),

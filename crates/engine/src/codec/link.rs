@@ -364,6 +364,7 @@ const CONSUMER: (&str, Arg) = ("consumer", Arg::Text);
 /// JSON: the order of a link's arguments.
 const INPUTS: &[(&str, &[(&str, Arg)])] = &[
     ("send", &[("count", Arg::Uint)]),
+    ("send-poison", &[]),
     ("keep-sending", &[("per_tick", Arg::Uint)]),
     ("use-keys", &[("on", Arg::Bool)]),
     ("key-count", &[("keys", Arg::Uint)]),
