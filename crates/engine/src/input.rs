@@ -232,6 +232,89 @@ pub enum Input {
     },
 }
 
+impl Input {
+    /// Every input's name in the scenario format (its `"do"` tag), one per
+    /// variant in the enum's order: what [`Input::name`] returns. Generators
+    /// and checks that must cover every input go through this list; a unit
+    /// test below keeps it equal to the variants.
+    pub const NAMES: &[&str] = &[
+        "send",
+        "send-poison",
+        "keep-sending",
+        "use-keys",
+        "key-count",
+        "hot-key",
+        "pause",
+        "resume",
+        "crash",
+        "stop",
+        "start",
+        "add-consumer",
+        "remove-consumer",
+        "records-per-poll",
+        "handle-per-tick",
+        "commit",
+        "idempotent",
+        "reset-offsets",
+        "restart-from",
+        "position-store",
+        "peek",
+        "load-checkpoint",
+        "add-partitions",
+        "kill-before-commit",
+        "rolling-update",
+        "duplicate-instance",
+        "stall",
+        "crash-broker",
+        "restart-broker",
+        "lose-next-ack",
+        "lose-next-request",
+        "slow-follower",
+        "assignor",
+    ];
+
+    /// The input's name in the scenario format: its `"do"` tag.
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        // No `_` arm: a new variant does not compile until it is named here.
+        match self {
+            Input::Send { .. } => "send",
+            Input::SendPoison {} => "send-poison",
+            Input::KeepSending { .. } => "keep-sending",
+            Input::UseKeys { .. } => "use-keys",
+            Input::KeyCount { .. } => "key-count",
+            Input::HotKey { .. } => "hot-key",
+            Input::Pause { .. } => "pause",
+            Input::Resume { .. } => "resume",
+            Input::Crash { .. } => "crash",
+            Input::Stop { .. } => "stop",
+            Input::Start { .. } => "start",
+            Input::AddConsumer { .. } => "add-consumer",
+            Input::RemoveConsumer { .. } => "remove-consumer",
+            Input::RecordsPerPoll { .. } => "records-per-poll",
+            Input::HandlePerTick { .. } => "handle-per-tick",
+            Input::Commit { .. } => "commit",
+            Input::Idempotent { .. } => "idempotent",
+            Input::ResetOffsets { .. } => "reset-offsets",
+            Input::RestartFrom { .. } => "restart-from",
+            Input::PositionStore { .. } => "position-store",
+            Input::Peek { .. } => "peek",
+            Input::LoadCheckpoint { .. } => "load-checkpoint",
+            Input::AddPartitions { .. } => "add-partitions",
+            Input::KillBeforeCommit { .. } => "kill-before-commit",
+            Input::RollingUpdate { .. } => "rolling-update",
+            Input::DuplicateInstance { .. } => "duplicate-instance",
+            Input::Stall { .. } => "stall",
+            Input::CrashBroker { .. } => "crash-broker",
+            Input::RestartBroker { .. } => "restart-broker",
+            Input::LoseNextAck { .. } => "lose-next-ack",
+            Input::LoseNextRequest { .. } => "lose-next-request",
+            Input::SlowFollower { .. } => "slow-follower",
+            Input::Assignor { .. } => "assignor",
+        }
+    }
+}
+
 /// Why an input was refused. Nothing changed.
 #[derive(Clone, PartialEq, Eq)]
 pub enum InputError {
@@ -355,5 +438,82 @@ impl std::error::Error for InputError {}
 impl std::fmt::Debug for InputError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         std::fmt::Display::fmt(self, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    /// The input of the variant after `input`'s, in the enum's order (`None`
+    /// after the last). No `_` arm: a new variant does not compile until it
+    /// has an arm here, and it is reached from the first only once an arm
+    /// returns it, so [`one_of_each`] makes it too.
+    fn next(input: &Input) -> Option<Input> {
+        let c = ConsumerId(1);
+        let group = Some("g-1".to_string());
+        Some(match input {
+            Input::Send { .. } => Input::SendPoison {},
+            Input::SendPoison {} => Input::KeepSending { per_tick: 2 },
+            Input::KeepSending { .. } => Input::UseKeys { on: false },
+            Input::UseKeys { .. } => Input::KeyCount { keys: 3 },
+            Input::KeyCount { .. } => Input::HotKey { share_percent: 50 },
+            Input::HotKey { .. } => Input::Pause { consumer: c },
+            Input::Pause { .. } => Input::Resume { consumer: c },
+            Input::Resume { .. } => Input::Crash { consumer: c },
+            Input::Crash { .. } => Input::Stop { consumer: c },
+            Input::Stop { .. } => Input::Start { consumer: c },
+            Input::Start { .. } => Input::AddConsumer { group },
+            Input::AddConsumer { .. } => Input::RemoveConsumer { consumer: c },
+            Input::RemoveConsumer { .. } => Input::RecordsPerPoll { group, records: 4 },
+            Input::RecordsPerPoll { .. } => Input::HandlePerTick { group, records: 2 },
+            Input::HandlePerTick { .. } => Input::Commit { group, commit: CommitMode::Before },
+            Input::Commit { .. } => Input::Idempotent { group, on: true },
+            Input::Idempotent { .. } => Input::ResetOffsets { group, reset: ResetSpec::Earliest },
+            Input::ResetOffsets { .. } => Input::RestartFrom { group, reset: ResetSpec::ShiftBy { by: -2 } },
+            Input::RestartFrom { .. } => Input::PositionStore { group, position: PositionModel::Group },
+            Input::PositionStore { .. } => Input::Peek { advancing: true },
+            Input::Peek { .. } => Input::LoadCheckpoint { consumer: c, partition: 0, offset: 7 },
+            Input::LoadCheckpoint { .. } => Input::AddPartitions { count: 1 },
+            Input::AddPartitions { .. } => Input::KillBeforeCommit { consumer: c },
+            Input::KillBeforeCommit { .. } => Input::RollingUpdate { group, consumers: vec![c] },
+            Input::RollingUpdate { .. } => Input::DuplicateInstance { consumer: c },
+            Input::DuplicateInstance { .. } => Input::Stall { consumer: c, ticks: 3 },
+            Input::Stall { .. } => Input::CrashBroker { broker: 1 },
+            Input::CrashBroker { .. } => Input::RestartBroker { broker: 1 },
+            Input::RestartBroker { .. } => Input::LoseNextAck { partition: 0 },
+            Input::LoseNextAck { .. } => Input::LoseNextRequest { partition: 0 },
+            Input::LoseNextRequest { .. } => Input::SlowFollower { broker: 2, fetch_per_tick: 0 },
+            Input::SlowFollower { .. } => {
+                Input::Assignor { group, assignor: crate::config::Assignor::CooperativeSticky }
+            }
+            Input::Assignor { .. } => return None,
+        })
+    }
+
+    /// One input of each variant, in the enum's order.
+    fn one_of_each() -> Vec<Input> {
+        let mut all = vec![Input::Send { count: 1 }];
+        while let Some(input) = next(all.last().expect("one at least")) {
+            assert!(all.len() <= Input::NAMES.len(), "next() goes round in a loop: {all:?}");
+            all.push(input);
+        }
+        all
+    }
+
+    /// `name()` is the scenario format's `"do"`, and `NAMES` lists exactly
+    /// the names of the variants, once each, in the enum's order.
+    #[test]
+    fn every_variant_is_named_as_the_scenario_format_tags_it() {
+        let all = one_of_each();
+        for input in &all {
+            let json = serde_json::to_value(input).expect("an input serializes");
+            assert_eq!(json["do"].as_str(), Some(input.name()), "{input:?}");
+        }
+        let names: Vec<&str> = all.iter().map(Input::name).collect();
+        assert_eq!(names, Input::NAMES, "NAMES is one name per variant, in the enum's order");
     }
 }

@@ -93,6 +93,9 @@ fn every_input_has_a_short_form() {
             "assignor.cooperative-sticky",
         ),
     ];
+    let named: std::collections::BTreeSet<&str> = cases.iter().map(|(input, _)| input.name()).collect();
+    let missing: Vec<&&str> = Input::NAMES.iter().filter(|name| !named.contains(**name)).collect();
+    assert!(missing.is_empty(), "inputs without a case here: {missing:?}");
     for (input, short) in cases {
         let link = Link { inputs: vec![(7, input.clone())], ..crash_link() };
         let query = link.to_query();

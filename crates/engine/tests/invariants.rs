@@ -1,12 +1,10 @@
 //! Property tests: thousands of random input sequences, every invariant checked after every step.
 #![cfg(not(target_arch = "wasm32"))]
 
-mod common;
-
 use offsetlab_engine::GroupConfig;
 use offsetlab_engine::{
-    CheckpointWrites, CommitMode, Config, ConsumerId, Event, Input, KeylessStrategy, PositionModel,
-    ProducerConfig, ResetSpec, Sim, limits,
+    Acks, CheckpointWrites, ClusterConfig, CommitMode, Config, ConsumerId, DeliverySettings, Event, Input,
+    KeylessStrategy, PositionModel, ProducerConfig, ResetSpec, Sim, limits,
 };
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -76,7 +74,81 @@ fn bounded(min: u32, small: u32, max: u32) -> impl Strategy<Value = u32> {
     ]
 }
 
+/// A config: one group of any protocol, and in a share of the cases brokers
+/// and the producer's delivery path (what the broker and fault inputs need).
 fn config() -> impl Strategy<Value = Config> {
+    (single_broker_config(), brokers()).prop_map(|(mut config, (cluster, delivery))| {
+        // Share groups run on the single-broker model (config validation).
+        if config.groups[0].protocol != offsetlab_engine::GroupProtocol::Share {
+            config.cluster = cluster;
+        }
+        config.producer.delivery = delivery;
+        config
+    })
+}
+
+/// `config.cluster` and `config.producer.delivery`: neither in half the
+/// cases, else a cluster, a delivery path or both, small and quick to react
+/// (short lag and session timeouts, few retries) so that faults play out.
+fn brokers() -> impl Strategy<Value = (Option<ClusterConfig>, Option<DeliverySettings>)> {
+    let cluster = (1u32..=3, 1u32..=3, 1u32..=3, 1u64..10, 0u64..6, any::<bool>(), any::<bool>()).prop_map(
+        |(brokers, replication_factor, min_insync_replicas, lag, session, unclean, elr)| {
+            let replication_factor = replication_factor.min(brokers);
+            ClusterConfig {
+                brokers,
+                replication_factor,
+                min_insync_replicas: min_insync_replicas.min(replication_factor),
+                replica_lag_time_max_ticks: lag,
+                broker_session_timeout_ticks: session,
+                unclean_leader_election: unclean,
+                eligible_leader_replicas: elr,
+            }
+        },
+    );
+    let delivery = (
+        0usize..3,
+        proptest::option::of(any::<bool>()),
+        1u32..=5,
+        0u64..3,
+        1u32..6,
+        prop_oneof![Just(0u32), 1u32..3, Just(i32::MAX as u32)],
+        1u64..10,
+    )
+        .prop_map(
+            |(
+                acks,
+                idempotence,
+                max_in_flight,
+                linger_ticks,
+                batch_records,
+                retries,
+                request_timeout_ticks,
+            )| {
+                let acks = Acks::ALL[acks];
+                // Kafka refuses idempotence set on with retries 0 or acks other than all.
+                let enable_idempotence = idempotence.filter(|&on| !on || (retries > 0 && acks == Acks::All));
+                DeliverySettings {
+                    acks,
+                    enable_idempotence,
+                    max_in_flight,
+                    linger_ticks,
+                    batch_records,
+                    retries,
+                    request_timeout_ticks,
+                    ..DeliverySettings::default()
+                }
+            },
+        );
+    prop_oneof![
+        3 => Just((None, None)),
+        1 => (cluster.clone(), delivery.clone()).prop_map(|(c, d)| (Some(c), Some(d))),
+        1 => cluster.prop_map(|c| (Some(c), None)),
+        1 => delivery.prop_map(|d| (None, Some(d))),
+    ]
+}
+
+/// A config without brokers or a delivery path.
+fn single_broker_config() -> impl Strategy<Value = Config> {
     (
         any::<u64>(),
         1u32..7,
@@ -236,6 +308,13 @@ fn input_with(past_log_end: bool) -> impl Strategy<Value = Input> {
         1 => (consumer.clone(), prop_oneof![4 => 0u32..6, 1 => Just(u32::MAX)], checkpoint_offset)
             .prop_map(|(consumer, partition, offset)| Input::LoadCheckpoint { consumer, partition, offset }),
         1 => prop::collection::vec(consumer.clone(), 0..4).prop_map(|consumers| Input::RollingUpdate { group: None, consumers }),
+        // Brokers and produce faults: refused without config.cluster or config.producer.delivery.
+        1 => broker().prop_map(|broker| Input::CrashBroker { broker }),
+        1 => broker().prop_map(|broker| Input::RestartBroker { broker }),
+        1 => prop_oneof![6 => 0u32..6, 1 => Just(u32::MAX)].prop_map(|partition| Input::LoseNextAck { partition }),
+        1 => prop_oneof![6 => 0u32..6, 1 => Just(u32::MAX)].prop_map(|partition| Input::LoseNextRequest { partition }),
+        1 => (broker(), prop_oneof![4 => 0u64..4, 1 => Just(limits::APPEND_RECORDS_MAX + 1)])
+            .prop_map(|(broker, fetch_per_tick)| Input::SlowFollower { broker, fetch_per_tick }),
         1 => (0usize..4).prop_map(|i| Input::Assignor {
             group: None,
             assignor: [
@@ -246,6 +325,11 @@ fn input_with(past_log_end: bool) -> impl Strategy<Value = Input> {
             ][i],
         }),
     ]
+}
+
+/// A broker id: those of a cluster of up to 3 and one past, or none that can exist.
+fn broker() -> impl Strategy<Value = u32> {
+    prop_oneof![8 => 1u32..=4, 1 => Just(0), 1 => Just(u32::MAX)]
 }
 
 /// Share groups have no committed offsets or consumer-side positions.
@@ -276,6 +360,12 @@ fn run(config: &Config, steps: &[(u8, Input)]) -> Sim {
                 }
                 // A keyed record's partition is fixed only while the partition count is.
                 Event::PartitionsAdded { .. } => keyed_home.clear(),
+                // A new leader's shorter log: the offsets past its end are written again.
+                #[cfg(feature = "cluster")]
+                Event::LeaderElected { partition, truncated_to: Some(end), .. } => {
+                    let expected = next_offset.entry(partition).or_insert(0);
+                    *expected = (*expected).min(end);
+                }
                 Event::RebalanceCompleted { generation, assignment, .. } => {
                     let mut owned: Vec<u32> = assignment.iter().flat_map(|(_, p)| p.clone()).collect();
                     owned.sort_unstable();
@@ -401,8 +491,35 @@ fn every_variant_is_generated() {
         let json = serde_json::to_value(&input).expect("an input serializes");
         seen.insert(json["do"].as_str().expect("tagged").to_string());
     }
-    let all = common::INPUT_NAMES;
+    let all = Input::NAMES;
     let missing: Vec<_> = all.iter().filter(|n| !seen.contains(**n)).collect();
     assert!(missing.is_empty(), "never generated: {missing:?}");
     assert_eq!(seen.len(), all.len(), "a variant this test does not name: {seen:?}");
+}
+
+/// The configs have every section and group protocol, and each is valid:
+/// the brokers' inputs need a cluster or a delivery path to be taken at all.
+#[test]
+fn every_config_section_is_generated() {
+    use offsetlab_engine::GroupProtocol;
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let strategy = config();
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..2_000 {
+        let config = strategy.new_tree(&mut runner).expect("a value").current();
+        config.validate().unwrap_or_else(|e| panic!("{e}: {config:?}"));
+        seen.extend(config.cluster.map(|_| "cluster"));
+        seen.extend(config.producer.delivery.map(|_| "delivery"));
+        seen.extend(config.transactions.as_ref().map(|_| "transactions"));
+        seen.insert(match config.groups[0].protocol {
+            GroupProtocol::Classic => "classic",
+            GroupProtocol::Consumer => "consumer",
+            GroupProtocol::Share => "share",
+        });
+    }
+    let all = ["cluster", "delivery", "transactions", "classic", "consumer", "share"];
+    let missing: Vec<_> = all.iter().filter(|n| !seen.contains(**n)).collect();
+    assert!(missing.is_empty(), "never generated: {missing:?}");
 }

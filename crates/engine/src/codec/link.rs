@@ -599,6 +599,16 @@ mod tests {
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
+    /// Every input has its entry: a link with one it lacks is written and then refused.
+    #[test]
+    fn every_input_has_its_fields_listed() {
+        let mut listed: Vec<&str> = INPUTS.iter().map(|(name, _)| *name).collect();
+        let mut names = Input::NAMES.to_vec();
+        listed.sort_unstable();
+        names.sort_unstable();
+        assert_eq!(listed, names);
+    }
+
     #[test]
     fn base64url_as_links_use_it() {
         let data: Vec<u8> = (0..=255).collect();
