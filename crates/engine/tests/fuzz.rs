@@ -407,7 +407,9 @@ impl Gen {
 fn clamp_config(c: &mut Config) {
     use limits::*;
     c.partitions = c.partitions.clamp(1, PARTITIONS_MAX);
-    c.retention_records = c.retention_records.clamp(1, RETAINED_RECORDS_MAX / u64::from(c.partitions));
+    c.retention_records = c
+        .retention_records
+        .clamp(1, RETENTION_RECORDS_MAX.min(RETAINED_RECORDS_MAX / u64::from(c.partitions)));
     for (i, g) in c.groups.iter_mut().enumerate() {
         if g.name.is_empty() || g.name.contains(' ') {
             g.name = if i == 0 { "demo".into() } else { format!("g-{i}") };
@@ -422,6 +424,20 @@ fn clamp_config(c: &mut Config) {
         g.shutdown_deadline_ticks = g.shutdown_deadline_ticks.min(SESSION_TIMEOUT_TICKS_MAX);
         if let PositionModel::Consumer { write_ticks, .. } = &mut g.position {
             *write_ticks = (*write_ticks).min(CHECKPOINT_WRITE_TICKS_MAX);
+        }
+        g.heartbeat_interval_ticks = g.heartbeat_interval_ticks.clamp(1, SESSION_TIMEOUT_TICKS_MAX);
+        if g.protocol != GroupProtocol::Classic {
+            // Consumer-protocol and share members heartbeat within their session.
+            g.heartbeat_interval_ticks = g.heartbeat_interval_ticks.min(g.session_timeout_ticks);
+        }
+        g.rebalance_timeout_ticks = g.rebalance_timeout_ticks.clamp(1, SESSION_TIMEOUT_TICKS_MAX);
+        g.lock_duration_ticks = g.lock_duration_ticks.clamp(1, SESSION_TIMEOUT_TICKS_MAX);
+        g.delivery_count_limit = g.delivery_count_limit.clamp(2, 10);
+        g.max_record_locks = g.max_record_locks.clamp(100, 4000);
+        if g.protocol == GroupProtocol::Share {
+            // KIP-932: no group.instance.id, and the progress lives on the broker.
+            g.static_members = false;
+            g.position = PositionModel::Group;
         }
     }
     let p = &mut c.producer;
