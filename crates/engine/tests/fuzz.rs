@@ -1,8 +1,10 @@
 //! The scenario fuzzer: no scenario file and no link may panic the engine.
 //!
 //! Every run generates the same cases from [`BASE_SEED`]: scenario files as
-//! JSON text (configs inside, at and past the limits; timelines with every
-//! input variant and extreme values; malformed files), and link query strings
+//! JSON text (configs inside, at and past the limits, with every section:
+//! brokers, the delivery path, transactions, classic, consumer-protocol and
+//! share groups; timelines with every input variant of [`Input::NAMES`] and
+//! extreme values; malformed files), and link query strings
 //! (real links of built-ins and inline scenarios, then changed). A file that
 //! parses is run, and its split check, view, describe text and invariants are
 //! read; a link that reads is replayed. Refusals are fine; a panic is not.
@@ -17,17 +19,17 @@
 //! `FUZZ_SLOW=1` prints the cases that take over 100 ms.
 #![cfg(not(target_arch = "wasm32"))]
 
-mod common;
-
 use offsetlab_engine::{
-    AcknowledgementMode, Assignor, BUILTINS, CheckpointWrites, CommitMode, Config, ConsumerId, GroupConfig,
-    GroupProtocol, History, Input, IsolationLevel, JournalEntry, KeylessStrategy, Link, LinkScenario,
-    PositionModel, ProducerConfig, RemoteAssignor, ResetSpec, SCENARIO_TICKS_MAX, Scenario, ScenarioError,
-    ShareAutoOffsetReset, Sim, TransactionsConfig, describe, limits,
+    AcknowledgementMode, Acks, Assignor, BUILTINS, CheckpointWrites, ClusterConfig, CommitMode, Config,
+    ConsumerId, DeliverySettings, GroupConfig, GroupProtocol, History, Input, IsolationLevel, JournalEntry,
+    KeylessStrategy, Link, LinkScenario, PositionModel, ProducerConfig, RemoteAssignor, ResetSpec,
+    SCENARIO_TICKS_MAX, Scenario, ScenarioError, ShareAutoOffsetReset, Sim, TransactionsConfig, describe,
+    limits,
 };
 use rand_core::Rng as _;
 use rand_pcg::Pcg64Mcg;
 use serde_json::{Value, json};
+use std::collections::BTreeSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
 
@@ -43,6 +45,8 @@ const RUN_TICKS: u64 = 40;
 /// A replayed link shows at most this tick; higher ones are read, not replayed
 /// (replaying 10,000,000 ticks is the slow regression test below, not fuzzing).
 const LINK_REPLAY_TICKS_MAX: u64 = 120;
+/// The name of a scenario file the generator wrote whole (not a built-in changed).
+const GENERATED: &str = "fuzz";
 /// Distinct panics one run collects before it stops and reports them.
 const FAILURES_MAX: usize = 8;
 
@@ -186,9 +190,28 @@ impl Gen {
         }
     }
 
-    /// One input of any variant (`variant` picks it; past the last, a random one).
-    fn input(&mut self, variant: u64, consumers: u32, partitions: u32) -> Input {
-        let mut input = self.input_of(variant, consumers, partitions);
+    /// A broker id: mostly one a cluster may have (a smaller cluster refuses
+    /// the higher ones), sometimes one no cluster has.
+    fn broker(&mut self) -> u32 {
+        match self.below(10) {
+            0..=7 => 1 + self.below(u64::from(limits::BROKERS_MAX)) as u32,
+            8 => self.pick(&[0, limits::BROKERS_MAX + 1]),
+            _ => u32::MAX,
+        }
+    }
+
+    /// A partition of the topic, one or two past its last, or none that can exist.
+    fn partition(&mut self, partitions: u32) -> u32 {
+        match self.below(6) {
+            0 => u32::MAX,
+            _ => self.below(u64::from(partitions) + 2) as u32,
+        }
+    }
+
+    /// One input of any variant: each of [`Input::NAMES`] equally often.
+    fn input(&mut self, consumers: u32, partitions: u32) -> Input {
+        let name = self.pick(Input::NAMES);
+        let mut input = self.input_of(name, consumers, partitions);
         // One input in five that concerns a group names one: the first, another, or none that exists.
         if self.chance(20) {
             let name = self.pick(&["demo", "g-1", "g-7", "nope"]).to_string();
@@ -209,49 +232,61 @@ impl Gen {
         input
     }
 
-    fn input_of(&mut self, variant: u64, consumers: u32, partitions: u32) -> Input {
+    /// An input of the variant `name` (one of [`Input::NAMES`]), with values
+    /// at and past its limits.
+    fn input_of(&mut self, name: &str, consumers: u32, partitions: u32) -> Input {
         let c = self.consumer(consumers);
-        match variant % 28 {
-            0 => Input::Send { count: self.costly32(1, limits::SEND_COUNT_MAX) },
-            1 => Input::KeepSending { per_tick: self.costly32(0, limits::SEND_RATE_MAX) },
-            2 => Input::UseKeys { on: self.chance(50) },
-            3 => Input::KeyCount { keys: self.num32(1, limits::KEYS_MAX) },
-            4 => {
+        match name {
+            "send" => Input::Send { count: self.costly32(1, limits::SEND_COUNT_MAX) },
+            "send-poison" => Input::SendPoison {},
+            "keep-sending" => Input::KeepSending { per_tick: self.costly32(0, limits::SEND_RATE_MAX) },
+            "use-keys" => Input::UseKeys { on: self.chance(50) },
+            "key-count" => Input::KeyCount { keys: self.num32(1, limits::KEYS_MAX) },
+            "hot-key" => {
                 Input::HotKey { share_percent: u8::try_from(self.num(0, 100, 255)).expect("at most u8::MAX") }
             }
-            5 => Input::Pause { consumer: c },
-            6 => Input::Resume { consumer: c },
-            7 => Input::Crash { consumer: c },
-            8 => Input::Stop { consumer: c },
-            9 => Input::Start { consumer: c },
-            10 => Input::AddConsumer { group: None },
-            11 => Input::RemoveConsumer { consumer: c },
-            12 => Input::RecordsPerPoll { group: None, records: self.num32(1, limits::RECORDS_PER_POLL_MAX) },
-            13 => Input::HandlePerTick { group: None, records: self.num32(1, limits::HANDLE_PER_TICK_MAX) },
-            14 => Input::Commit { group: None, commit: self.commit() },
-            15 => Input::Idempotent { group: None, on: self.chance(50) },
-            16 => Input::ResetOffsets { group: None, reset: self.reset(partitions) },
-            17 => Input::RestartFrom { group: None, reset: self.reset(partitions) },
-            18 => Input::PositionStore { group: None, position: self.position() },
-            19 => Input::Peek { advancing: self.chance(50) },
-            20 => Input::LoadCheckpoint {
+            "pause" => Input::Pause { consumer: c },
+            "resume" => Input::Resume { consumer: c },
+            "crash" => Input::Crash { consumer: c },
+            "stop" => Input::Stop { consumer: c },
+            "start" => Input::Start { consumer: c },
+            "add-consumer" => Input::AddConsumer { group: None },
+            "remove-consumer" => Input::RemoveConsumer { consumer: c },
+            "records-per-poll" => {
+                Input::RecordsPerPoll { group: None, records: self.num32(1, limits::RECORDS_PER_POLL_MAX) }
+            }
+            "handle-per-tick" => {
+                Input::HandlePerTick { group: None, records: self.num32(1, limits::HANDLE_PER_TICK_MAX) }
+            }
+            "commit" => Input::Commit { group: None, commit: self.commit() },
+            "idempotent" => Input::Idempotent { group: None, on: self.chance(50) },
+            "reset-offsets" => Input::ResetOffsets { group: None, reset: self.reset(partitions) },
+            "restart-from" => Input::RestartFrom { group: None, reset: self.reset(partitions) },
+            "position-store" => Input::PositionStore { group: None, position: self.position() },
+            "peek" => Input::Peek { advancing: self.chance(50) },
+            "load-checkpoint" => Input::LoadCheckpoint {
                 consumer: c,
-                partition: match self.below(6) {
-                    0 => u32::MAX,
-                    _ => self.below(u64::from(partitions) + 2) as u32,
-                },
+                partition: self.partition(partitions),
                 offset: self.checkpoint_offset(),
             },
-            21 => Input::AddPartitions { count: self.num32(1, limits::PARTITIONS_MAX) },
-            22 => Input::KillBeforeCommit { consumer: c },
-            23 => Input::RollingUpdate {
+            "add-partitions" => Input::AddPartitions { count: self.num32(1, limits::PARTITIONS_MAX) },
+            "kill-before-commit" => Input::KillBeforeCommit { consumer: c },
+            "rolling-update" => Input::RollingUpdate {
                 group: None,
                 consumers: (0..self.below(4)).map(|_| self.consumer(consumers)).collect(),
             },
-            24 => Input::DuplicateInstance { consumer: c },
-            26 => Input::SendPoison {},
-            27 => Input::Stall { consumer: c, ticks: self.num(1, limits::STALL_TICKS_MAX, u64::MAX) },
-            _ => Input::Assignor { group: None, assignor: self.assignor() },
+            "duplicate-instance" => Input::DuplicateInstance { consumer: c },
+            "stall" => Input::Stall { consumer: c, ticks: self.num(1, limits::STALL_TICKS_MAX, u64::MAX) },
+            "crash-broker" => Input::CrashBroker { broker: self.broker() },
+            "restart-broker" => Input::RestartBroker { broker: self.broker() },
+            "lose-next-ack" => Input::LoseNextAck { partition: self.partition(partitions) },
+            "lose-next-request" => Input::LoseNextRequest { partition: self.partition(partitions) },
+            "slow-follower" => Input::SlowFollower {
+                broker: self.broker(),
+                fetch_per_tick: self.num(0, limits::APPEND_RECORDS_MAX, u64::MAX),
+            },
+            "assignor" => Input::Assignor { group: None, assignor: self.assignor() },
+            other => panic!("the generator makes no input {other}: give it an arm in Gen::input_of"),
         }
     }
 
@@ -305,6 +340,47 @@ impl Gen {
         }
     }
 
+    /// `config.cluster`: brokers, replication and its timeouts.
+    fn cluster(&mut self) -> ClusterConfig {
+        use limits::*;
+        let brokers = self.num32(1, BROKERS_MAX);
+        let replication_factor = self.num32(1, brokers.clamp(1, BROKERS_MAX));
+        ClusterConfig {
+            brokers,
+            replication_factor,
+            min_insync_replicas: self.num32(1, replication_factor.clamp(1, BROKERS_MAX)),
+            replica_lag_time_max_ticks: self.num(1, CLUSTER_TIMEOUT_TICKS_MAX, u64::MAX),
+            broker_session_timeout_ticks: self.num(0, CLUSTER_TIMEOUT_TICKS_MAX, u64::MAX),
+            unclean_leader_election: self.chance(30),
+            eligible_leader_replicas: self.chance(70),
+        }
+    }
+
+    /// `config.producer.delivery`: acks, idempotence, batching, retries and timeouts.
+    fn delivery(&mut self) -> DeliverySettings {
+        use limits::*;
+        DeliverySettings {
+            acks: self.pick(&Acks::ALL),
+            enable_idempotence: self.pick(&[None, None, Some(true), Some(false)]),
+            max_in_flight: self.num32(1, PRODUCER_MAX_IN_FLIGHT_MAX),
+            linger_ticks: self.num(0, PRODUCER_TIMEOUT_TICKS_MAX, u64::MAX),
+            batch_records: self.num32(1, PRODUCER_BATCH_RECORDS_MAX),
+            retries: match self.below(4) {
+                0 => 0,
+                1 => i32::MAX as u32,
+                2 => u32::MAX,
+                _ => 1 + self.below(3) as u32,
+            },
+            request_timeout_ticks: self.num(1, PRODUCER_TIMEOUT_TICKS_MAX, u64::MAX),
+            delivery_timeout_ticks: self
+                .chance(30)
+                .then(|| self.num(1, PRODUCER_TIMEOUT_TICKS_MAX, u64::MAX)),
+            retry_backoff_ticks: self.num(0, PRODUCER_TIMEOUT_TICKS_MAX, u64::MAX),
+            retry_backoff_max_ticks: self.num(0, PRODUCER_TIMEOUT_TICKS_MAX, u64::MAX),
+            buffer_records: self.num32(1, PRODUCER_BUFFER_RECORDS_MAX),
+        }
+    }
+
     /// A config: every field within its limits, often at them; `bad` of the
     /// time one field past them.
     fn config(&mut self, bad: bool) -> Config {
@@ -343,10 +419,11 @@ impl Gen {
                 hot_key_share_percent: u8::try_from(self.num(0, 100, 255)).expect("a u8"),
                 send_per_tick: self.costly32(0, SEND_RATE_MAX),
                 keyless,
-                delivery: None,
+                // The delivery path, with or without brokers: a third of the configs.
+                delivery: self.chance(30).then(|| self.delivery()),
             },
             groups,
-            cluster: None,
+            cluster: self.chance(25).then(|| self.cluster()),
             transactions: self.chance(15).then(|| TransactionsConfig {
                 group: None,
                 transaction_timeout_ticks: self.num(1, TRANSACTION_TIMEOUT_TICKS_MAX, u64::MAX),
@@ -358,9 +435,27 @@ impl Gen {
                 downstream_per_tick: self.num32(1, DOWNSTREAM_PER_TICK_MAX),
             }),
         };
+        // Every partition's replicas fetch every tick: a cluster over hundreds of
+        // partitions costs a hundred times a small one's, so it comes one time in five.
+        if config.cluster.is_some() && config.partitions > 6 && !self.chance(20) {
+            config.partitions = 1 + self.below(6) as u32;
+        }
         // `num` strays past the limits on its own; a good config is brought back inside.
         if !bad {
             clamp_config(&mut config);
+            // Share groups run on the single-broker model: the cluster goes, or they become
+            // consumer-protocol groups.
+            if config.cluster.is_some() && config.groups.iter().any(|g| g.protocol == GroupProtocol::Share) {
+                if self.chance(50) {
+                    config.cluster = None;
+                } else {
+                    for g in &mut config.groups {
+                        if g.protocol == GroupProtocol::Share {
+                            g.protocol = GroupProtocol::Consumer;
+                        }
+                    }
+                }
+            }
             if let Some(t) = &mut config.transactions {
                 // The transactional group commits after each batch, in the group's offsets.
                 t.transaction_timeout_ticks =
@@ -375,13 +470,50 @@ impl Gen {
                 }
             }
         } else {
-            match self.below(6) {
+            match self.below(11) {
                 0 => config.partitions = self.pick(&[0, PARTITIONS_MAX + 1, u32::MAX]),
                 1 => config.retention_records = self.pick(&[0, RETENTION_RECORDS_MAX + 1, u64::MAX]),
                 2 => config.groups[0].consumers = self.pick(&[CONSUMERS_MAX + 1, u32::MAX]),
                 3 => config.groups[0].records_per_poll = 0,
                 4 => config.groups[0].session_timeout_ticks = 0,
-                _ => config.producer.key_count = 0,
+                5 => config.producer.key_count = 0,
+                // Past the cluster's limits, or inconsistent with them.
+                6 => {
+                    let brokers = self.pick(&[0, BROKERS_MAX + 1, u32::MAX]);
+                    config.cluster = Some(ClusterConfig { brokers, ..self.cluster() });
+                }
+                7 => {
+                    let c = self.cluster();
+                    let (replication_factor, min_insync_replicas) = if self.chance(50) {
+                        (c.brokers.saturating_add(1), 1)
+                    } else {
+                        (c.replication_factor, c.replication_factor.saturating_add(1))
+                    };
+                    config.cluster = Some(ClusterConfig { replication_factor, min_insync_replicas, ..c });
+                }
+                // Past the delivery path's limits, or settings Kafka refuses together.
+                8 => {
+                    let mut d = self.delivery();
+                    match self.below(4) {
+                        0 => d.batch_records = self.pick(&[0, PRODUCER_BATCH_RECORDS_MAX + 1]),
+                        1 => d.max_in_flight = self.pick(&[0, PRODUCER_MAX_IN_FLIGHT_MAX + 1]),
+                        2 => (d.enable_idempotence, d.acks) = (Some(true), Acks::One),
+                        _ => {
+                            (d.linger_ticks, d.request_timeout_ticks, d.delivery_timeout_ticks) =
+                                (5, 30, Some(34))
+                        }
+                    }
+                    config.producer.delivery = Some(d);
+                }
+                // A share group on brokers (refused), or transactions past their limits.
+                9 => {
+                    config.groups[0].protocol = GroupProtocol::Share;
+                    config.cluster = Some(self.cluster());
+                }
+                _ => {
+                    let t = config.transactions.get_or_insert_with(TransactionsConfig::default);
+                    t.transaction_timeout_ticks = self.pick(&[0, TRANSACTION_TIMEOUT_TICKS_MAX + 1]);
+                }
             }
         }
         config
@@ -395,8 +527,7 @@ impl Gen {
             if self.chance(40) {
                 tick = (tick + self.below(8)).min(ticks.saturating_sub(1));
             }
-            let variant = self.below(26);
-            let input = self.input(variant, consumers, partitions);
+            let input = self.input(consumers, partitions);
             timeline.push((tick, input));
         }
         timeline
@@ -440,6 +571,37 @@ fn clamp_config(c: &mut Config) {
             g.position = PositionModel::Group;
         }
     }
+    if let Some(cluster) = &mut c.cluster {
+        cluster.brokers = cluster.brokers.clamp(1, BROKERS_MAX);
+        cluster.replication_factor = cluster.replication_factor.clamp(1, cluster.brokers);
+        cluster.min_insync_replicas = cluster.min_insync_replicas.clamp(1, cluster.replication_factor);
+        cluster.replica_lag_time_max_ticks =
+            cluster.replica_lag_time_max_ticks.clamp(1, CLUSTER_TIMEOUT_TICKS_MAX);
+        cluster.broker_session_timeout_ticks =
+            cluster.broker_session_timeout_ticks.min(CLUSTER_TIMEOUT_TICKS_MAX);
+    }
+    if let Some(d) = &mut c.producer.delivery {
+        // Kafka refuses idempotence with retries 0 or acks other than all, and more
+        // than 5 requests in flight unless idempotence is off.
+        if d.enable_idempotence == Some(true) && (d.retries == 0 || d.acks != Acks::All) {
+            d.enable_idempotence = None;
+        }
+        let in_flight_max = if d.enable_idempotence == Some(false) { PRODUCER_MAX_IN_FLIGHT_MAX } else { 5 };
+        d.max_in_flight = d.max_in_flight.clamp(1, in_flight_max);
+        d.batch_records = d.batch_records.clamp(1, PRODUCER_BATCH_RECORDS_MAX);
+        d.buffer_records = d.buffer_records.clamp(1, PRODUCER_BUFFER_RECORDS_MAX);
+        d.linger_ticks = d.linger_ticks.min(PRODUCER_TIMEOUT_TICKS_MAX);
+        // The replication model's bound on the acks=all wait, below the producer's own.
+        d.request_timeout_ticks = d.request_timeout_ticks.clamp(1, CLUSTER_TIMEOUT_TICKS_MAX);
+        d.retry_backoff_ticks = d.retry_backoff_ticks.min(PRODUCER_TIMEOUT_TICKS_MAX);
+        d.retry_backoff_max_ticks = d.retry_backoff_max_ticks.min(PRODUCER_TIMEOUT_TICKS_MAX);
+        // delivery.timeout.ms is at least linger.ms + request.timeout.ms.
+        let floor = d.linger_ticks + d.request_timeout_ticks;
+        d.delivery_timeout_ticks = d
+            .delivery_timeout_ticks
+            .map(|t| t.clamp(1, PRODUCER_TIMEOUT_TICKS_MAX).max(floor))
+            .filter(|&t| t <= PRODUCER_TIMEOUT_TICKS_MAX);
+    }
     let p = &mut c.producer;
     p.key_count = p.key_count.clamp(1, KEYS_MAX);
     p.hot_key_share_percent = p.hot_key_share_percent.min(100);
@@ -471,15 +633,13 @@ fn scenario_case(g: &mut Gen) -> Case {
         let (_, json) = g.pick(BUILTINS);
         serde_json::from_str(json).expect("a built-in is JSON")
     } else {
-        json!({ "name": "fuzz" })
+        json!({ "name": GENERATED })
     };
     let bad_config = g.chance(8);
-    let config = g.config(bad_config);
+    let mut config = g.config(bad_config);
     let consumers: u32 = config.groups.iter().fold(0u32, |n, g| n.saturating_add(g.consumers));
     let partitions = config.partitions;
-    if kind >= 15 || g.chance(50) {
-        file["config"] = serde_json::to_value(&config).expect("a config serializes");
-    }
+    let own_config = kind >= 15 || g.chance(50);
     let ticks = match g.below(20) {
         0 => SCENARIO_TICKS_MAX,
         1 => 1,
@@ -509,12 +669,23 @@ fn scenario_case(g: &mut Gen) -> Case {
     }
     // Records cost work every tick they are held: a case that sends thousands
     // per tick runs a few ticks only, so the extremes stay in and the run stays fast.
-    let heavy = config.producer.send_per_tick > 1_000
+    // On the delivery path a record costs more: a debug build sweeps the
+    // producer's whole buffer at every send, so there a hundred a tick is heavy,
+    // and a heavy case keeps a small buffer (100,000 sends into a buffer of
+    // 100,000 took minutes).
+    let (rate, count) = if config.producer.delivery.is_some() { (100, 1_000) } else { (1_000, 10_000) };
+    let heavy = config.producer.send_per_tick > rate
         || timeline.iter().any(|(_, input)| match input {
-            Input::KeepSending { per_tick } => (1_001..=limits::SEND_RATE_MAX).contains(per_tick),
-            Input::Send { count } => (10_001..=limits::SEND_COUNT_MAX).contains(count),
+            Input::KeepSending { per_tick } => (rate + 1..=limits::SEND_RATE_MAX).contains(per_tick),
+            Input::Send { count: n } => (count + 1..=limits::SEND_COUNT_MAX).contains(n),
             _ => false,
         });
+    if let Some(delivery) = config.producer.delivery.as_mut().filter(|_| heavy) {
+        delivery.buffer_records = delivery.buffer_records.min(1_000);
+    }
+    if own_config {
+        file["config"] = serde_json::to_value(&config).expect("a config serializes");
+    }
     let timeline: Vec<Value> = timeline
         .into_iter()
         .map(|(tick, input)| json!({ "tick": tick, "input": input_json(&input) }))
@@ -667,8 +838,9 @@ fn read_all(sim: &Sim) {
     }
 }
 
-/// Parses and runs one file; panics are the caller's to catch.
-fn run_case(case: &Case, g: &mut Gen) -> Outcome {
+/// Parses and runs one file; panics are the caller's to catch. The names of
+/// the inputs the simulation took from a generated timeline go to `accepted`.
+fn run_case(case: &Case, g: &mut Gen, accepted: &mut BTreeSet<&'static str>) -> Outcome {
     let Ok(scenario) = Scenario::parse(&case.text) else { return Outcome::Rejected };
     let ticks = case.ticks.min(scenario.ticks);
     let outcome = match scenario.run(None, Some(ticks)) {
@@ -685,7 +857,9 @@ fn run_case(case: &Case, g: &mut Gen) -> Outcome {
     let mut next = 0;
     for tick in 0..ticks {
         while let Some(timed) = scenario.timeline.get(next).filter(|t| t.tick == tick) {
-            let _ = sim.handle_input(timed.input.clone());
+            if sim.handle_input(timed.input.clone()).is_ok() && scenario.name == GENERATED {
+                accepted.insert(timed.input.name());
+            }
             next += 1;
         }
         sim.handle_tick(tick + 1);
@@ -701,9 +875,8 @@ fn run_case(case: &Case, g: &mut Gen) -> Outcome {
             while history.poll_event().is_some() {}
         }
         history.seek(ticks / 2);
-        let variant = g.below(26);
         let consumers: u32 = scenario.config.groups.iter().fold(0u32, |n, g| n.saturating_add(g.consumers));
-        let input = g.input(variant, consumers, scenario.config.partitions);
+        let input = g.input(consumers, scenario.config.partitions);
         let _ = history.handle_input(input);
         for _ in 0..5 {
             history.step();
@@ -793,14 +966,16 @@ fn report(name: &str, failures: &[Failure]) -> String {
     out
 }
 
-/// Runs the scenario cases; returns the failures (distinct messages) and the outcome counts.
-fn fuzz_scenarios(past_log_end: bool) -> (Vec<Failure>, [u64; 3]) {
+/// Runs the scenario cases; returns the failures (distinct messages), the
+/// outcome counts and the names of the generated inputs the simulation took.
+fn fuzz_scenarios(past_log_end: bool) -> (Vec<Failure>, [u64; 3], BTreeSet<&'static str>) {
     let seeds: Vec<u64> = match seed_from_env() {
         Some(seed) => vec![seed],
         None => (0..cases_from_env(SCENARIO_CASES)).map(|i| case_seed(1, i)).collect(),
     };
     let mut failures: Vec<Failure> = Vec::new();
     let mut counts = [0u64; 3];
+    let mut accepted = BTreeSet::new();
     for &seed in &seeds {
         let mut g = Gen::new(seed, past_log_end);
         let case = scenario_case(&mut g);
@@ -808,7 +983,7 @@ fn fuzz_scenarios(past_log_end: bool) -> (Vec<Failure>, [u64; 3]) {
             println!("case {seed:#x}:\n{}", case.text);
         }
         let case_started = Instant::now();
-        let result = catch(|| run_case(&case, &mut g));
+        let result = catch(|| run_case(&case, &mut g, &mut accepted));
         if std::env::var("FUZZ_SLOW").is_ok() && case_started.elapsed().as_millis() > 100 {
             println!("slow {seed:#x}: {:?} {}", case_started.elapsed(), case.text.replace(['\n', ' '], ""));
         }
@@ -826,7 +1001,7 @@ fn fuzz_scenarios(past_log_end: bool) -> (Vec<Failure>, [u64; 3]) {
             }
         }
     }
-    (failures, counts)
+    (failures, counts, accepted)
 }
 
 /// Two panic messages from the same assert: equal but for their numbers.
@@ -839,30 +1014,71 @@ fn same_panic(a: &str, b: &str) -> bool {
 #[test]
 fn scenario_files_never_panic() {
     let started = Instant::now();
-    let (failures, counts) = fuzz_scenarios(true);
+    let (failures, counts, accepted) = fuzz_scenarios(true);
     println!("{counts:?} (rejected, refused, ran) in {:?}", started.elapsed());
     assert!(failures.is_empty(), "{}", report("scenario_files_never_panic", &failures));
+    if seed_from_env().is_none() && cases_from_env(SCENARIO_CASES) == SCENARIO_CASES {
+        // A variant always refused reaches none of the code behind it. Without the
+        // `cluster` feature the broker and fault inputs are refused, as they should be.
+        let needs_cluster =
+            ["crash-broker", "restart-broker", "lose-next-ack", "lose-next-request", "slow-follower"];
+        let never: Vec<&str> = Input::NAMES
+            .iter()
+            .copied()
+            .filter(|name| {
+                !accepted.contains(name) && (cfg!(feature = "cluster") || !needs_cluster.contains(name))
+            })
+            .collect();
+        assert!(never.is_empty(), "generated inputs the simulation never took: {never:?}");
+    }
 }
 
-/// Every variant, every config field and every reset kind appear in one run's files.
+/// The files the generator writes have every input variant, every config
+/// section (the cluster, the delivery path, transactions) and group protocol,
+/// and every form of the tagged fields; each also in a file the engine reads.
+/// A built-in's own config and timeline are not counted: only what the
+/// generator made.
 #[test]
 fn the_generator_covers_every_input_variant() {
-    let mut seen = std::collections::BTreeSet::new();
+    let mut made = BTreeSet::new();
+    let mut read = BTreeSet::new();
     for i in 0..2_000 {
         let mut g = Gen::new(case_seed(1, i), true);
         let case = scenario_case(&mut g);
         let Ok(file) = serde_json::from_str::<Value>(&case.text) else { continue };
+        if file["name"] != GENERATED {
+            continue;
+        }
+        let mut seen = BTreeSet::new();
         for item in file["timeline"].as_array().into_iter().flatten() {
             let input = &item["input"];
-            seen.insert(input["do"].as_str().unwrap_or_default().to_string());
+            seen.insert(format!("input:{}", input["do"].as_str().unwrap_or_default()));
             for key in ["reset", "commit", "position"] {
                 if let Some(tag) = ["to", "mode", "store"].iter().find_map(|t| input[key][t].as_str()) {
                     seen.insert(format!("{key}:{tag}"));
                 }
             }
         }
+        let config = &file["config"];
+        for (section, value) in [
+            ("cluster", &config["cluster"]),
+            ("delivery", &config["producer"]["delivery"]),
+            ("transactions", &config["transactions"]),
+        ] {
+            if value.is_object() {
+                seen.insert(format!("section:{section}"));
+            }
+        }
+        for group in config["groups"].as_array().into_iter().flatten() {
+            if let Some(protocol) = group["protocol"].as_str() {
+                seen.insert(format!("group:{protocol}"));
+            }
+        }
+        if Scenario::parse(&case.text).is_ok() {
+            read.extend(seen.iter().cloned());
+        }
+        made.extend(seen);
     }
-    let names = common::INPUT_NAMES;
     let forms = [
         "reset:earliest",
         "reset:latest",
@@ -874,9 +1090,24 @@ fn the_generator_covers_every_input_variant() {
         "commit:auto",
         "position:group",
         "position:consumer",
+        "group:classic",
+        "group:consumer",
+        "group:share",
     ];
-    for name in names.iter().chain(&forms) {
-        assert!(seen.contains(*name), "the generator never makes {name}: {seen:?}");
+    let sections = ["section:cluster", "section:delivery", "section:transactions"];
+    let wanted = Input::NAMES.iter().map(|name| format!("input:{name}")).chain(forms.map(String::from));
+    for name in wanted.chain(sections.map(String::from)) {
+        assert!(made.contains(&name), "the generator never makes {name}: {made:?}");
+        // A build without the feature refuses the section when it reads it.
+        let feature = match name.as_str() {
+            "section:cluster" | "section:delivery" => Some(cfg!(feature = "cluster")),
+            "section:transactions" => Some(cfg!(feature = "transactions")),
+            _ => None,
+        };
+        assert!(
+            feature == Some(false) || read.contains(&name),
+            "no generated file the engine reads has {name}: {read:?}"
+        );
     }
 }
 
@@ -931,8 +1162,7 @@ fn real_link(g: &mut Gen) -> Link {
     let mut at = 0;
     for _ in 0..g.below(12) {
         at = (at + g.below(10)).min(tick);
-        let variant = g.below(26);
-        let input = g.input(variant, 4, 4);
+        let input = g.input(4, 4);
         inputs.push((at, input));
     }
     Link { scenario, seed: g.rng.next_u64(), tick, inputs }

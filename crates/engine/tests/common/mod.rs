@@ -3,39 +3,6 @@
 
 use offsetlab_engine::{Event, Input, Sim, builtin};
 
-/// The input names of the scenario format, one per `Input` variant: the
-/// generators of the property tests and the fuzzer must cover them all.
-pub const INPUT_NAMES: [&str; 28] = [
-    "send",
-    "send-poison",
-    "keep-sending",
-    "use-keys",
-    "key-count",
-    "hot-key",
-    "pause",
-    "resume",
-    "crash",
-    "stop",
-    "start",
-    "add-consumer",
-    "remove-consumer",
-    "records-per-poll",
-    "handle-per-tick",
-    "commit",
-    "idempotent",
-    "reset-offsets",
-    "restart-from",
-    "position-store",
-    "peek",
-    "load-checkpoint",
-    "add-partitions",
-    "duplicate-instance",
-    "kill-before-commit",
-    "rolling-update",
-    "assignor",
-    "stall",
-];
-
 /// Runs a built-in scenario tick by tick, checking the invariants after
 /// every tick, and returns the simulation with every event it emitted.
 pub fn events_of(name: &str) -> (Sim, Vec<Event>) {
