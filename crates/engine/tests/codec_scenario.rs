@@ -479,6 +479,38 @@ mod properties {
     use offsetlab_engine::Scenario;
     use proptest::prelude::*;
 
+    /// The strategies make every input variant and every config section and
+    /// group protocol: what they never make is never round-tripped.
+    #[test]
+    fn every_input_and_config_section_is_generated() {
+        use offsetlab_engine::{GroupProtocol, Input};
+        use proptest::strategy::ValueTree;
+        use proptest::test_runner::TestRunner;
+        let mut runner = TestRunner::deterministic();
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..2_000 {
+            seen.insert(codec_support::input().new_tree(&mut runner).expect("a value").current().name());
+        }
+        for _ in 0..500 {
+            let config = codec_support::config().new_tree(&mut runner).expect("a value").current();
+            config.validate().unwrap_or_else(|e| panic!("{e}: {config:?}"));
+            seen.extend(config.cluster.map(|_| "cluster"));
+            seen.extend(config.producer.delivery.map(|_| "delivery"));
+            seen.extend(config.transactions.as_ref().map(|_| "transactions"));
+            for g in &config.groups {
+                seen.insert(match g.protocol {
+                    GroupProtocol::Classic => "classic",
+                    GroupProtocol::Consumer => "consumer",
+                    GroupProtocol::Share => "share",
+                });
+            }
+        }
+        let sections = ["cluster", "delivery", "transactions", "classic", "consumer", "share"];
+        let missing: Vec<&str> =
+            Input::NAMES.iter().chain(&sections).copied().filter(|name| !seen.contains(name)).collect();
+        assert!(missing.is_empty(), "never generated: {missing:?}");
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 

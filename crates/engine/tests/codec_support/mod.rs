@@ -3,10 +3,10 @@
 #![allow(dead_code)]
 
 use offsetlab_engine::{
-    AcknowledgementMode, Assignor, CheckpointWrites, CommitMode, Condition, Config, ConsumerId, GroupConfig,
-    GroupProtocol, Guide, Input, KeylessStrategy, Link, LinkScenario, Metric, Outcome, PositionModel,
-    ProducerConfig, RemoteAssignor, ResetSpec, SCENARIO_TICKS_MAX, Scenario, ShareAutoOffsetReset,
-    TimedInput, Topic, limits,
+    AcknowledgementMode, Acks, Assignor, CheckpointWrites, ClusterConfig, CommitMode, Condition, Config,
+    ConsumerId, DeliverySettings, GroupConfig, GroupProtocol, Guide, Input, IsolationLevel, KeylessStrategy,
+    Link, LinkScenario, Metric, Outcome, PositionModel, ProducerConfig, RemoteAssignor, ResetSpec,
+    SCENARIO_TICKS_MAX, Scenario, ShareAutoOffsetReset, TimedInput, Topic, TransactionsConfig, limits,
 };
 use proptest::prelude::*;
 
@@ -60,8 +60,9 @@ pub fn reset() -> impl Strategy<Value = ResetSpec> {
     ]
 }
 
-/// Every `Input` variant, with any values of the fields' types: the codec
-/// checks types, the simulation checks ranges when the input is applied.
+/// Every `Input` variant (each of [`Input::NAMES`] equally often), with any
+/// values of the fields' types: the codec checks types, the simulation
+/// checks ranges when the input is applied.
 pub fn input() -> impl Strategy<Value = Input> {
     let fields = (
         any::<u32>(),
@@ -71,35 +72,141 @@ pub fn input() -> impl Strategy<Value = Input> {
         (commit(), reset(), position(), assignor()),
         (any::<u64>(), prop::collection::vec(consumer(), 0..4)),
     );
-    (0usize..27, fields).prop_map(
-        |(variant, (n, on, share, c, (commit, reset, position, assignor), (offset, cs)))| match variant {
-            0 => Input::Send { count: n },
-            1 => Input::KeepSending { per_tick: n },
-            2 => Input::UseKeys { on },
-            3 => Input::KeyCount { keys: n },
-            4 => Input::HotKey { share_percent: share },
-            5 => Input::Pause { consumer: c },
-            6 => Input::Resume { consumer: c },
-            7 => Input::Crash { consumer: c },
-            8 => Input::Stop { consumer: c },
-            9 => Input::Start { consumer: c },
-            10 => Input::AddConsumer { group: None },
-            11 => Input::RemoveConsumer { consumer: c },
-            12 => Input::RecordsPerPoll { group: None, records: n },
-            13 => Input::HandlePerTick { group: None, records: n },
-            14 => Input::Commit { group: None, commit },
-            15 => Input::Idempotent { group: None, on },
-            16 => Input::ResetOffsets { group: None, reset },
-            17 => Input::RestartFrom { group: None, reset },
-            18 => Input::PositionStore { group: None, position },
-            19 => Input::Peek { advancing: on },
-            20 => Input::LoadCheckpoint { consumer: c, partition: n, offset },
-            21 => Input::AddPartitions { count: n },
-            22 => Input::KillBeforeCommit { consumer: c },
-            23 => Input::RollingUpdate { group: None, consumers: cs },
-            24 => Input::DuplicateInstance { consumer: c },
-            25 => Input::Stall { consumer: c, ticks: offset },
-            _ => Input::Assignor { group: None, assignor },
+    (prop::sample::select(Input::NAMES), fields).prop_map(
+        |(name, (n, on, share, c, (commit, reset, position, assignor), (offset, cs)))| match name {
+            "send" => Input::Send { count: n },
+            "send-poison" => Input::SendPoison {},
+            "keep-sending" => Input::KeepSending { per_tick: n },
+            "use-keys" => Input::UseKeys { on },
+            "key-count" => Input::KeyCount { keys: n },
+            "hot-key" => Input::HotKey { share_percent: share },
+            "pause" => Input::Pause { consumer: c },
+            "resume" => Input::Resume { consumer: c },
+            "crash" => Input::Crash { consumer: c },
+            "stop" => Input::Stop { consumer: c },
+            "start" => Input::Start { consumer: c },
+            "add-consumer" => Input::AddConsumer { group: None },
+            "remove-consumer" => Input::RemoveConsumer { consumer: c },
+            "records-per-poll" => Input::RecordsPerPoll { group: None, records: n },
+            "handle-per-tick" => Input::HandlePerTick { group: None, records: n },
+            "commit" => Input::Commit { group: None, commit },
+            "idempotent" => Input::Idempotent { group: None, on },
+            "reset-offsets" => Input::ResetOffsets { group: None, reset },
+            "restart-from" => Input::RestartFrom { group: None, reset },
+            "position-store" => Input::PositionStore { group: None, position },
+            "peek" => Input::Peek { advancing: on },
+            "load-checkpoint" => Input::LoadCheckpoint { consumer: c, partition: n, offset },
+            "add-partitions" => Input::AddPartitions { count: n },
+            "kill-before-commit" => Input::KillBeforeCommit { consumer: c },
+            "rolling-update" => Input::RollingUpdate { group: None, consumers: cs },
+            "duplicate-instance" => Input::DuplicateInstance { consumer: c },
+            "stall" => Input::Stall { consumer: c, ticks: offset },
+            "crash-broker" => Input::CrashBroker { broker: n },
+            "restart-broker" => Input::RestartBroker { broker: n },
+            "lose-next-ack" => Input::LoseNextAck { partition: n },
+            "lose-next-request" => Input::LoseNextRequest { partition: n },
+            "slow-follower" => Input::SlowFollower { broker: n, fetch_per_tick: offset },
+            "assignor" => Input::Assignor { group: None, assignor },
+            other => panic!("codec_support::input makes no {other}: give it an arm"),
+        },
+    )
+}
+
+/// `config.cluster`, valid.
+pub fn cluster() -> impl Strategy<Value = ClusterConfig> {
+    use limits::*;
+    (
+        1..=BROKERS_MAX,
+        any::<u32>(),
+        any::<u32>(),
+        1..=CLUSTER_TIMEOUT_TICKS_MAX,
+        0..=CLUSTER_TIMEOUT_TICKS_MAX,
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(brokers, rf, isr, lag, session, unclean_leader_election, eligible_leader_replicas)| {
+                let replication_factor = 1 + rf % brokers;
+                ClusterConfig {
+                    brokers,
+                    replication_factor,
+                    min_insync_replicas: 1 + isr % replication_factor,
+                    replica_lag_time_max_ticks: lag,
+                    broker_session_timeout_ticks: session,
+                    unclean_leader_election,
+                    eligible_leader_replicas,
+                }
+            },
+        )
+}
+
+/// `config.producer.delivery`, valid: idempotence only where Kafka allows it.
+pub fn delivery() -> impl Strategy<Value = DeliverySettings> {
+    use limits::*;
+    (
+        (
+            prop::sample::select(Acks::ALL.to_vec()),
+            proptest::option::of(any::<bool>()),
+            1..=PRODUCER_MAX_IN_FLIGHT_MAX,
+            0..=PRODUCER_TIMEOUT_TICKS_MAX / 2,
+            1..=PRODUCER_BATCH_RECORDS_MAX,
+            any::<u32>(),
+        ),
+        (
+            1..=CLUSTER_TIMEOUT_TICKS_MAX,
+            proptest::option::of(1..=PRODUCER_TIMEOUT_TICKS_MAX),
+            0..=PRODUCER_TIMEOUT_TICKS_MAX,
+            0..=PRODUCER_TIMEOUT_TICKS_MAX,
+            1..=PRODUCER_BUFFER_RECORDS_MAX,
+        ),
+    )
+        .prop_map(
+            |(
+                (acks, idempotence, in_flight, linger_ticks, batch_records, retries),
+                (
+                    request_timeout_ticks,
+                    delivery_timeout,
+                    retry_backoff_ticks,
+                    retry_backoff_max_ticks,
+                    buffer_records,
+                ),
+            )| {
+                let enable_idempotence = idempotence.filter(|&on| !on || (retries > 0 && acks == Acks::All));
+                // More than 5 requests in flight only with idempotence set off.
+                let max_in_flight =
+                    if enable_idempotence == Some(false) { in_flight } else { 1 + (in_flight - 1) % 5 };
+                DeliverySettings {
+                    acks,
+                    enable_idempotence,
+                    max_in_flight,
+                    linger_ticks,
+                    batch_records,
+                    retries,
+                    request_timeout_ticks,
+                    // At least linger + request timeout (at most 6,000,000 here).
+                    delivery_timeout_ticks: delivery_timeout
+                        .map(|t| t.max(linger_ticks + request_timeout_ticks)),
+                    retry_backoff_ticks,
+                    retry_backoff_max_ticks,
+                    buffer_records,
+                }
+            },
+        )
+}
+
+/// `config.transactions`, valid for a group that commits after each batch.
+pub fn transactions() -> impl Strategy<Value = TransactionsConfig> {
+    use limits::*;
+    (1..=TRANSACTION_TIMEOUT_TICKS_MAX, any::<bool>(), 1..=DOWNSTREAM_PER_TICK_MAX, any::<bool>()).prop_map(
+        |(transaction_timeout_ticks, committed, downstream_per_tick, named)| TransactionsConfig {
+            group: named.then(|| "demo".to_string()),
+            transaction_timeout_ticks,
+            isolation_level: if committed {
+                IsolationLevel::ReadCommitted
+            } else {
+                IsolationLevel::ReadUncommitted
+            },
+            downstream_per_tick,
         },
     )
 }
@@ -190,24 +297,50 @@ pub fn config() -> impl Strategy<Value = Config> {
     (
         (any::<u64>(), 1..=PARTITIONS_MAX, 1..=RETENTION_RECORDS_MAX, producer),
         prop::collection::vec(group, 1..=3),
+        (
+            proptest::option::of(cluster()),
+            proptest::option::of(delivery()),
+            proptest::option::of(transactions()),
+        ),
     )
-        .prop_map(|((seed, partitions, retention, producer), groups)| Config {
-            seed,
-            partitions,
-            // Partitions × retention is bounded too.
-            retention_records: retention.min(RETAINED_RECORDS_MAX / u64::from(partitions)),
-            producer,
-            groups: groups
-                .into_iter()
-                .enumerate()
-                .map(|(i, g)| GroupConfig {
-                    name: if i == 0 { "demo".into() } else { format!("g-{i}") },
-                    ..g
-                })
-                .collect(),
-            cluster: None,
-            transactions: None,
-        })
+        .prop_map(
+            |((seed, partitions, retention, producer), groups, (cluster, delivery, transactions))| {
+                let mut groups: Vec<GroupConfig> = groups
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, g)| GroupConfig {
+                        name: if i == 0 { "demo".into() } else { format!("g-{i}") },
+                        ..g
+                    })
+                    .collect();
+                if cluster.is_some() {
+                    // Share groups run on the single-broker model.
+                    for g in groups.iter_mut().filter(|g| g.protocol == GroupProtocol::Share) {
+                        g.protocol = GroupProtocol::Consumer;
+                    }
+                }
+                if transactions.is_some() {
+                    // The transactional group commits after each batch, in the group's offsets.
+                    let g = &mut groups[0];
+                    g.commit = CommitMode::After;
+                    g.position = PositionModel::Group;
+                    g.bridge = false;
+                    if g.protocol == GroupProtocol::Share {
+                        g.protocol = GroupProtocol::Classic;
+                    }
+                }
+                Config {
+                    seed,
+                    partitions,
+                    // Partitions × retention is bounded too.
+                    retention_records: retention.min(RETAINED_RECORDS_MAX / u64::from(partitions)),
+                    producer: ProducerConfig { delivery, ..producer },
+                    groups,
+                    cluster,
+                    transactions,
+                }
+            },
+        )
 }
 
 pub fn metric() -> impl Strategy<Value = Metric> {
