@@ -561,7 +561,7 @@ fn clamp_config(c: &mut Config) {
             // Consumer-protocol and share members heartbeat within their session.
             g.heartbeat_interval_ticks = g.heartbeat_interval_ticks.min(g.session_timeout_ticks);
         }
-        g.rebalance_timeout_ticks = g.rebalance_timeout_ticks.clamp(1, SESSION_TIMEOUT_TICKS_MAX);
+        g.max_poll_interval_ticks = g.max_poll_interval_ticks.clamp(1, SESSION_TIMEOUT_TICKS_MAX);
         g.lock_duration_ticks = g.lock_duration_ticks.clamp(1, SESSION_TIMEOUT_TICKS_MAX);
         g.delivery_count_limit = g.delivery_count_limit.clamp(2, 10);
         g.max_record_locks = g.max_record_locks.clamp(100, 4000);
