@@ -28,7 +28,7 @@ describe('clocks: when Kafka gives up on a consumer', () => {
         await lab.openPanel('settings');
         assert.equal(
           await lab.text('[data-field=timers]'),
-          'Timers session.timeout 10 ticks · max.poll.interval 8 ticks',
+          'Timers session.timeout 10 ticks · max.poll.interval 8 ticks · auto.offset.reset earliest',
         );
         // With 6 records a poll every batch fits: no card shows a late timer in 20 ticks.
         await lab.step(3);

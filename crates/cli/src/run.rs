@@ -300,6 +300,9 @@ impl Outcome {
             }
             // The poll timer's story, wherever it happened: members that left by
             // themselves and the commits that failed after.
+            if m.skipped_by_reset > 0 {
+                let _ = writeln!(out, "{:<17}{}", "skipped by reset", m.skipped_by_reset);
+            }
             if m.members_left_poll_timeout > 0 || m.commit_failed > 0 {
                 let _ = writeln!(out, "{:<17}{}", "left on poll", m.members_left_poll_timeout);
                 let _ = writeln!(out, "{:<17}{}", "commits failed", m.commit_failed);

@@ -239,6 +239,40 @@ impl RemoteAssignor {
     }
 }
 
+/// Where a consumer starts a partition its group has no committed offset
+/// for, or whose position retention deleted (`auto.offset.reset`).
+/// Kafka's default is `latest`; a scenario that leaves it out means
+/// `earliest`, as every scenario did before the model had the setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AutoOffsetReset {
+    /// The log start offset.
+    #[default]
+    Earliest,
+    /// The log end (the high watermark with a cluster): records written
+    /// before are never read by this group.
+    Latest,
+    /// No reset: `poll()` throws `NoOffsetForPartitionException` and the
+    /// application stops.
+    None,
+    /// KIP-1106: the first record produced at most this many ticks ago
+    /// (the log end when there is none).
+    ByDuration(u64),
+}
+
+impl AutoOffsetReset {
+    /// Kafka's name for it (`by_duration:…` with the duration in ticks here).
+    #[must_use]
+    pub fn name(self) -> String {
+        match self {
+            AutoOffsetReset::Earliest => "earliest".into(),
+            AutoOffsetReset::Latest => "latest".into(),
+            AutoOffsetReset::None => "none".into(),
+            AutoOffsetReset::ByDuration(ticks) => format!("by_duration:{ticks} ticks"),
+        }
+    }
+}
+
 /// Where a share group starts a partition it reads for the first time
 /// (`share.auto.offset.reset`, a group config).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -330,6 +364,7 @@ pub(crate) struct ConfigFile {
     max_record_locks: Option<u32>,
     share_auto_offset_reset: Option<ShareAutoOffsetReset>,
     acknowledgement_mode: Option<AcknowledgementMode>,
+    auto_offset_reset: Option<AutoOffsetReset>,
 }
 
 impl TryFrom<ConfigFile> for Config {
@@ -356,7 +391,8 @@ impl TryFrom<ConfigFile> for Config {
             || file.delivery_count_limit.is_some()
             || file.max_record_locks.is_some()
             || file.share_auto_offset_reset.is_some()
-            || file.acknowledgement_mode.is_some();
+            || file.acknowledgement_mode.is_some()
+            || file.auto_offset_reset.is_some();
         let groups = match file.groups {
             Some(_) if top_level_group => {
                 return Err(GROUPS_AND_TOP_LEVEL.into());
@@ -394,6 +430,7 @@ impl TryFrom<ConfigFile> for Config {
                         .share_auto_offset_reset
                         .unwrap_or(d.share_auto_offset_reset),
                     acknowledgement_mode: file.acknowledgement_mode.unwrap_or(d.acknowledgement_mode),
+                    auto_offset_reset: file.auto_offset_reset.unwrap_or(d.auto_offset_reset),
                 }]
             }
         };
@@ -765,6 +802,7 @@ impl Default for GroupConfig {
             max_record_locks: 2000,
             share_auto_offset_reset: ShareAutoOffsetReset::Latest,
             acknowledgement_mode: AcknowledgementMode::Implicit,
+            auto_offset_reset: AutoOffsetReset::Earliest,
         }
     }
 }
@@ -947,6 +985,8 @@ pub struct GroupConfig {
     pub share_auto_offset_reset: ShareAutoOffsetReset,
     /// Share group: `share.acknowledgement.mode` of its consumers.
     pub acknowledgement_mode: AcknowledgementMode,
+    /// Classic and consumer groups: `auto.offset.reset` of its consumers.
+    pub auto_offset_reset: AutoOffsetReset,
 }
 
 /// A group's settings that inputs change while it runs.
@@ -1039,6 +1079,9 @@ impl GroupConfig {
             .map_err(at)?;
         check_range("delivery_count_limit", self.delivery_count_limit, 2, 10).map_err(at)?;
         check_range("max_record_locks", self.max_record_locks, 100, 4000).map_err(at)?;
+        if let AutoOffsetReset::ByDuration(ticks) = self.auto_offset_reset {
+            check_range("auto_offset_reset.by_duration", ticks, 0, crate::SCENARIO_TICKS_MAX).map_err(at)?;
+        }
         if self.protocol == GroupProtocol::Share {
             let refuse =
                 |field: &'static str, message: &str| Err(at(ConfigError { field, message: message.into() }));

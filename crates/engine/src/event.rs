@@ -109,8 +109,29 @@ pub enum Event {
         member_id: String,
         lost: Vec<u32>,
     },
+    /// A consumer starts a partition its group has no committed offset for:
+    /// `auto.offset.reset` (`policy`) puts it at `to`; `skipped` records
+    /// before it, never handled by the group, it will never read.
+    ResetPosition {
+        tick: Tick,
+        consumer: ConsumerId,
+        partition: u32,
+        policy: &'static str,
+        to: u64,
+        skipped: u64,
+    },
+    /// `auto.offset.reset=none` and no position to start from: `poll()`
+    /// threw (`NoOffsetForPartitionException` without a committed offset,
+    /// `OffsetOutOfRangeException` when retention deleted the position), and
+    /// the application died with it.
+    NoOffset {
+        tick: Tick,
+        consumer: ConsumerId,
+        partition: u32,
+        error: &'static str,
+    },
     /// The consumer's position fell below the log start (retention) and
-    /// `auto.offset.reset=earliest` moved it there.
+    /// `auto.offset.reset` moved it (to the log start for `earliest`).
     PositionReset {
         tick: Tick,
         consumer: ConsumerId,
@@ -646,7 +667,18 @@ impl Event {
                 format!("Committed offsets reset: {}.", list.join(", "))
             }
             Event::PositionReset { consumer, partition, from, to, .. } => format!(
-                "{consumer}: offset {from} of P{partition} was deleted by retention; it jumps to {to} (auto.offset.reset=earliest)."
+                "{consumer}: offset {from} of P{partition} was deleted by retention; it jumps to {to} (auto.offset.reset)."
+            ),
+            Event::ResetPosition { consumer, partition, policy, to, skipped: 0, .. } => format!(
+                "{consumer} starts P{partition} at {to}: the group has no committed offset for it (auto.offset.reset={policy})."
+            ),
+            Event::ResetPosition { consumer, partition, policy, to, skipped, .. } => format!(
+                "{consumer} starts P{partition} at {to}: the group has no committed offset for it, and \
+                 auto.offset.reset={policy} skips the {skipped} record{} before, which this group will never read.",
+                plural(*skipped)
+            ),
+            Event::NoOffset { consumer, partition, error, .. } => format!(
+                "{consumer}'s poll() threw {error} for P{partition} (auto.offset.reset=none): its application stopped."
             ),
             Event::CheckpointTorn { consumer, partition, intended, stored, .. } => format!(
                 "{consumer} crashed while writing its checkpoint in place: P{partition}'s file holds {stored} instead of {intended}."
@@ -854,6 +886,8 @@ impl Event {
             | Event::Committed { tick, .. }
             | Event::CommitRefused { tick, .. }
             | Event::PositionReset { tick, .. }
+            | Event::ResetPosition { tick, .. }
+            | Event::NoOffset { tick, .. }
             | Event::Paused { tick, .. }
             | Event::Resumed { tick, .. }
             | Event::Crashed { tick, .. }
@@ -956,6 +990,16 @@ impl Event {
                     h.word(u64::from(p));
                     h.word(o);
                 }
+            }
+            Event::ResetPosition { consumer, partition, to, skipped, .. } => {
+                h.word(60);
+                h.word(u64::from(consumer.0) << 32 | u64::from(*partition));
+                h.word(*to);
+                h.word(*skipped);
+            }
+            Event::NoOffset { consumer, partition, .. } => {
+                h.word(61);
+                h.word(u64::from(consumer.0) << 32 | u64::from(*partition));
             }
             Event::PositionReset { consumer, partition, from, to, .. } => {
                 h.word(5);

@@ -97,6 +97,8 @@ pub enum Metric {
     CommitFailed,
     /// Members whose client left the group when their poll timer ran out.
     MembersLeftPollTimeout,
+    /// Records an `auto.offset.reset` started the group past, unhandled.
+    SkippedByReset,
     /// Share group: records archived (delivered up to the limit, or rejected).
     Archived,
     /// Share group: acquisitions of a record delivered before.
@@ -123,7 +125,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric, in declaration order.
-    pub const ALL: [Metric; 35] = [
+    pub const ALL: [Metric; 36] = [
         Metric::Produced,
         Metric::Delivered,
         Metric::Duplicates,
@@ -148,6 +150,7 @@ impl Metric {
         Metric::StaticRejoins,
         Metric::CommitFailed,
         Metric::MembersLeftPollTimeout,
+        Metric::SkippedByReset,
         Metric::Archived,
         Metric::Redelivered,
         Metric::Failed,
@@ -189,6 +192,7 @@ impl Metric {
             Metric::StaticRejoins => "static_rejoins",
             Metric::CommitFailed => "commit_failed",
             Metric::MembersLeftPollTimeout => "members_left_poll_timeout",
+            Metric::SkippedByReset => "skipped_by_reset",
             Metric::Archived => "archived",
             Metric::Redelivered => "redelivered",
             Metric::Failed => "failed",
@@ -232,6 +236,7 @@ impl Metric {
             Metric::StaticRejoins => "Static rejoins",
             Metric::CommitFailed => "Commits failed",
             Metric::MembersLeftPollTimeout => "Left on poll timeout",
+            Metric::SkippedByReset => "Skipped by offset reset",
             Metric::Archived => "Archived",
             Metric::Redelivered => "Redelivered",
             Metric::Failed => "Handler failures",
@@ -275,6 +280,7 @@ impl Metric {
             Metric::StaticRejoins => m.static_rejoins,
             Metric::CommitFailed => m.commit_failed,
             Metric::MembersLeftPollTimeout => m.members_left_poll_timeout,
+            Metric::SkippedByReset => m.skipped_by_reset,
             Metric::Archived => m.archived,
             Metric::Redelivered => m.redelivered,
             Metric::Failed => m.failed,

@@ -48,8 +48,8 @@ pub use bridge::{BridgePartitionView, BridgeRecordView};
 pub use broker::payouts::{Fate, PayoutPartitionView, PayoutRecordView};
 pub use codec::{Link, LinkError, LinkScenario};
 pub use config::{
-    AcknowledgementMode, Assignor, CheckpointWrites, CommitMode, Config, ConfigError, GroupProtocol,
-    PositionModel, ProducerConfig, RemoteAssignor, ShareAutoOffsetReset, limits,
+    AcknowledgementMode, Assignor, AutoOffsetReset, CheckpointWrites, CommitMode, Config, ConfigError,
+    GroupProtocol, PositionModel, ProducerConfig, RemoteAssignor, ShareAutoOffsetReset, limits,
 };
 pub use config::{ClusterConfig, DeliverySettings, IsolationLevel, TransactionsConfig};
 pub use config::{GroupConfig, GroupSettings};

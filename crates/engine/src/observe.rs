@@ -24,6 +24,8 @@ pub(crate) struct Mark {
     pub handled: u32,
     /// Counted as never processed: the group moved past it unhandled.
     pub lost: bool,
+    /// Counted as skipped: an `auto.offset.reset` started the group past it.
+    pub skipped: bool,
     /// In how many of the group's consumers' fetched, unhandled batches it
     /// is: at most one, except in a share group, where a record whose lock
     /// expired can be acquired again while a stalled member still holds its copy.
@@ -72,6 +74,9 @@ pub(crate) struct GroupObserver {
     pub commit_failed: u64,
     /// Members whose client left the group when their poll timer ran out.
     pub members_left_poll_timeout: u64,
+    /// Records an `auto.offset.reset` jumped over, unhandled (part of
+    /// never processed once the group commits past them).
+    pub skipped_by_reset: u64,
     /// Share group: records archived (delivered up to the limit, or rejected).
     pub archived: u64,
     /// Share group: acquisitions of a record delivered before.
@@ -286,6 +291,24 @@ impl GroupObserver {
                 }
             }
         }
+    }
+
+    /// An `auto.offset.reset` starts `partition` at `to` instead of `from`:
+    /// counts the records in between nobody of the group handled, once
+    /// each. Returns how many.
+    pub fn handle_reset_skip(&mut self, partition: u32, from: u64, to: u64) -> u64 {
+        self.extend_to(partition, to);
+        let marks = &mut self.marks[partition as usize];
+        let mut skipped = 0;
+        for o in marks.present(from, to) {
+            let mark = marks.get_mut(o).expect("present");
+            if mark.handled == 0 && mark.in_flight == 0 && !mark.skipped {
+                mark.skipped = true;
+                skipped += 1;
+            }
+        }
+        self.skipped_by_reset += skipped;
+        skipped
     }
 
     /// A consumer starts `partition` from `start`: what the split check makes

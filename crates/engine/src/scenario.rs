@@ -307,6 +307,7 @@ pub const BUILTINS: &[(&str, &str)] = builtins![
     "rebalance-storm",
     "zombie-commit-refused",
     "kip848-stalled-member-fenced",
+    "new-group-latest-skips",
     #[cfg(feature = "cluster")]
     "acks1-leader-crash",
     #[cfg(feature = "cluster")]

@@ -76,6 +76,8 @@ pub struct SettingsView {
     pub session_timeout_ticks: u64,
     /// `max.poll.interval.ms`: the client's poll timer.
     pub max_poll_interval_ticks: u64,
+    /// `auto.offset.reset`: where a partition without a committed offset starts.
+    pub auto_offset_reset: crate::config::AutoOffsetReset,
     pub retention_records: u64,
     /// Where positions live: the group (Kafka) or each consumer's own store.
     pub position: PositionModel,
@@ -346,6 +348,9 @@ pub struct Metrics {
     /// Members whose client left the group by itself because more than
     /// `max.poll.interval` passed between two polls.
     pub members_left_poll_timeout: u64,
+    /// Records an `auto.offset.reset` (latest, by_duration) started the
+    /// group past, unhandled: the part of never processed the reset chose.
+    pub skipped_by_reset: u64,
     /// Share group: records archived (delivered up to the delivery count limit, or rejected).
     pub archived: u64,
     /// Share group: acquisitions of a record that had been delivered before.

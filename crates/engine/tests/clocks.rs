@@ -11,7 +11,9 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 mod common;
 
 use common::{advance, events_of, input};
-use offsetlab_engine::{Config, ConsumerId, Event, GroupConfig, Input, RebalanceReason, Sim};
+use offsetlab_engine::{
+    AutoOffsetReset, Config, ConsumerId, Event, GroupConfig, Input, RebalanceReason, Sim,
+};
 
 const C1: ConsumerId = ConsumerId(1);
 const C2: ConsumerId = ConsumerId(2);
@@ -269,4 +271,63 @@ fn a_stalled_kip848_member_is_fenced_when_its_session_runs_out() {
     let m = sim.metrics();
     assert!(m.commit_failed == 1 && m.duplicates >= 1, "{m:?}");
     assert_eq!(m.total_lag, 0, "the group caught up in the end");
+}
+
+/// `auto.offset.reset` for a group with no committed offset: `latest` starts at the log end
+/// and skips what was written before (counted, and part of never processed), `earliest` reads
+/// it all, `by_duration` starts at the first record produced within the duration.
+#[test]
+fn auto_offset_reset_decides_where_a_new_group_starts() {
+    let scenario = offsetlab_engine::builtin("new-group-latest-skips").unwrap();
+    let (sim, events) = events_of("new-group-latest-skips");
+    let m = sim.metrics();
+    assert_eq!((m.produced, m.skipped_by_reset, m.never_processed, m.delivered), (42, 30, 30, 12), "{m:?}");
+    let skipped: u64 = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ResetPosition { policy: "latest", skipped, .. } => Some(*skipped),
+            _ => None,
+        })
+        .sum();
+    assert_eq!(skipped, 30, "each partition's start says what it skipped");
+    let with = |reset: AutoOffsetReset| {
+        let mut s = scenario.clone();
+        s.config.groups[0].auto_offset_reset = reset;
+        s.run(None, None).unwrap().metrics()
+    };
+    let m = with(AutoOffsetReset::Earliest);
+    assert_eq!((m.skipped_by_reset, m.never_processed, m.delivered), (0, 0, 42), "{m:?}");
+    // Sent at tick 0: produced more than 4 ticks before the group starts at tick 6.
+    let m = with(AutoOffsetReset::ByDuration(4));
+    assert_eq!((m.skipped_by_reset, m.delivered), (30, 12), "{m:?}");
+    let m = with(AutoOffsetReset::ByDuration(100));
+    assert_eq!((m.skipped_by_reset, m.delivered), (0, 42), "{m:?}");
+}
+
+/// `auto.offset.reset=none` refuses to guess: every consumer's poll throws
+/// `NoOffsetForPartitionException` and its application stops, until an operator sets the
+/// offsets with the group empty; restarted, the consumers read from there.
+#[test]
+fn auto_offset_reset_none_stops_the_consumers_until_an_operator_sets_offsets() {
+    let mut scenario = offsetlab_engine::builtin("new-group-latest-skips").unwrap();
+    scenario.config.groups[0].auto_offset_reset = AutoOffsetReset::None;
+    let mut events = Vec::new();
+    let mut s = scenario.run_observed(None, Some(10), |e| events.push(e)).unwrap();
+    let thrown: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::NoOffset { consumer, error, .. } => Some((*consumer, *error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(thrown, vec![(C1, "NoOffsetForPartitionException"), (C2, "NoOffsetForPartitionException")]);
+    assert_eq!(s.metrics().delivered, 0);
+    // The sessions run out, the group is empty: the operator resets it to the earliest offsets.
+    advance(&mut s, 12);
+    input(&mut s, Input::ResetOffsets { group: None, reset: offsetlab_engine::ResetSpec::Earliest });
+    input(&mut s, Input::Start { consumer: C1 });
+    input(&mut s, Input::Start { consumer: C2 });
+    advance(&mut s, 40);
+    let m = s.metrics();
+    assert_eq!((m.delivered, m.never_processed, m.total_lag), (42, 0, 0), "{m:?}");
 }

@@ -20,11 +20,11 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use offsetlab_engine::{
-    AcknowledgementMode, Acks, Assignor, BUILTINS, CheckpointWrites, ClusterConfig, CommitMode, Config,
-    ConsumerId, DeliverySettings, GroupConfig, GroupProtocol, History, Input, IsolationLevel, JournalEntry,
-    KeylessStrategy, Link, LinkScenario, PositionModel, ProducerConfig, RemoteAssignor, ResetSpec,
-    SCENARIO_TICKS_MAX, Scenario, ScenarioError, ShareAutoOffsetReset, Sim, TransactionsConfig, describe,
-    limits,
+    AcknowledgementMode, Acks, Assignor, AutoOffsetReset, BUILTINS, CheckpointWrites, ClusterConfig,
+    CommitMode, Config, ConsumerId, DeliverySettings, GroupConfig, GroupProtocol, History, Input,
+    IsolationLevel, JournalEntry, KeylessStrategy, Link, LinkScenario, PositionModel, ProducerConfig,
+    RemoteAssignor, ResetSpec, SCENARIO_TICKS_MAX, Scenario, ScenarioError, ShareAutoOffsetReset, Sim,
+    TransactionsConfig, describe, limits,
 };
 use rand_core::Rng as _;
 use rand_pcg::Pcg64Mcg;
@@ -337,6 +337,12 @@ impl Gen {
             } else {
                 AcknowledgementMode::Explicit
             },
+            auto_offset_reset: match self.below(4) {
+                0 => AutoOffsetReset::Earliest,
+                1 => AutoOffsetReset::Latest,
+                2 => AutoOffsetReset::None,
+                _ => AutoOffsetReset::ByDuration(self.num(0, 200, u64::MAX)),
+            },
         }
     }
 
@@ -565,6 +571,9 @@ fn clamp_config(c: &mut Config) {
         g.lock_duration_ticks = g.lock_duration_ticks.clamp(1, SESSION_TIMEOUT_TICKS_MAX);
         g.delivery_count_limit = g.delivery_count_limit.clamp(2, 10);
         g.max_record_locks = g.max_record_locks.clamp(100, 4000);
+        if let AutoOffsetReset::ByDuration(ticks) = &mut g.auto_offset_reset {
+            *ticks = (*ticks).min(SCENARIO_TICKS_MAX);
+        }
         if g.protocol == GroupProtocol::Share {
             // KIP-932: no group.instance.id, and the progress lives on the broker.
             g.static_members = false;

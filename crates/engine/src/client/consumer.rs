@@ -340,8 +340,9 @@ impl Consumer {
 
     /// `poll()`'s fetch: up to `limit` records from the assigned partitions in
     /// turn, starting one partition further each time. `bounds(p)` is the
-    /// partition's `(log start, log end)`. Moves the positions.
-    pub fn poll_fetch(&mut self, bounds: impl Fn(u32) -> (u64, u64), limit: u32) -> Vec<FetchStep> {
+    /// partition's `(log start, log end, where auto.offset.reset puts a
+    /// position retention deleted)`. Moves the positions.
+    pub fn poll_fetch(&mut self, bounds: impl Fn(u32) -> (u64, u64, u64), limit: u32) -> Vec<FetchStep> {
         let mut plan = Vec::new();
         let n = self.assigned.len();
         if n == 0 {
@@ -355,13 +356,14 @@ impl Consumer {
                 break;
             }
             let p = self.assigned[(rotation + k) % n];
-            let (log_start, log_end) = bounds(p);
+            let (log_start, log_end, reset_to) = bounds(p);
             let mut position = self.positions[p as usize].expect("assigned partitions have positions");
             if position < log_start {
-                // OffsetOutOfRange → auto.offset.reset=earliest.
-                plan.push(FetchStep::Reset { partition: p, from: position, to: log_start });
-                self.positions[p as usize] = Some(log_start);
-                position = log_start;
+                // OffsetOutOfRange → auto.offset.reset.
+                let to = reset_to.clamp(log_start, log_end.max(log_start));
+                plan.push(FetchStep::Reset { partition: p, from: position, to });
+                self.positions[p as usize] = Some(to);
+                position = to;
             }
             let take = log_end.saturating_sub(position).min(u64::from(remaining));
             if take == 0 {
@@ -482,7 +484,7 @@ mod tests {
         let mut c = Consumer::new(ConsumerId(1), 0, 3);
         c.handle_start("m".into(), 0);
         c.assign(vec![0, 2], &[(0, 0), (2, 1)]);
-        let plan = c.poll_fetch(|p| [(0, 2), (0, 0), (5, 9)][p as usize], 3);
+        let plan = c.poll_fetch(|p| [(0, 2, 0), (0, 0, 0), (5, 9, 5)][p as usize], 3);
         assert_eq!(
             plan,
             vec![
@@ -493,7 +495,7 @@ mod tests {
         );
         assert_eq!(c.positions[2], Some(6));
         // The next poll starts from the other partition.
-        let plan = c.poll_fetch(|p| [(0, 2), (0, 0), (5, 9)][p as usize], 3);
+        let plan = c.poll_fetch(|p| [(0, 2, 0), (0, 0, 0), (5, 9, 5)][p as usize], 3);
         assert_eq!(plan, vec![FetchStep::Read { partition: 2, from: 6, to: 9 }]);
     }
 }

@@ -7,7 +7,7 @@ use super::protocol::consumer_member_id;
 use super::{Sim, uuid};
 use crate::client::{Consumer, FetchStep, Fetched, OutOfGroup};
 use crate::config::GroupProtocol;
-use crate::config::{CheckpointWrites, CommitMode, PositionModel};
+use crate::config::{AutoOffsetReset, CheckpointWrites, CommitMode, PositionModel};
 use crate::event::Event;
 use crate::input::ConsumerId;
 use crate::partitioner::partition_for_key;
@@ -384,6 +384,24 @@ impl Sim {
         let now = self.now;
         let g = self.consumers[c].group;
         let settings = self.groups[g].settings;
+        if settings.group_commits() && self.groups[g].config.auto_offset_reset == AutoOffsetReset::None {
+            // Nothing to start from and nothing allowed to guess: poll() throws
+            // before it fetches or auto-commits, and the application dies with it.
+            let consumer = &self.consumers[c];
+            let missing = consumer.assigned.iter().find_map(|&p| {
+                if self.offsets[g].get(p).is_none() {
+                    Some((p, "NoOffsetForPartitionException"))
+                } else {
+                    let below = consumer.positions[p as usize].is_some_and(|o| o < self.topic.log_start(p));
+                    below.then_some((p, "OffsetOutOfRangeException"))
+                }
+            });
+            if let Some((partition, error)) = missing {
+                let consumer = self.consumers[c].id;
+                self.emit(Event::NoOffset { tick: now, consumer, partition, error });
+                return self.crash(c);
+            }
+        }
         if let (true, CommitMode::Auto { interval_ticks }) = (settings.group_commits(), settings.commit) {
             if now >= self.consumers[c].next_auto_commit {
                 if self.consumers[c].has_positions() {
@@ -402,8 +420,17 @@ impl Sim {
             Some(path) => (0..topic.partition_count()).map(|p| path.replication.high_watermark(p)).collect(),
             None => Vec::new(),
         };
+        // Where a position retention deleted goes: auto.offset.reset again.
+        let resets: Vec<u64> = match self.groups[g].config.auto_offset_reset {
+            AutoOffsetReset::Earliest | AutoOffsetReset::None => Vec::new(),
+            _ => (0..topic.partition_count()).map(|p| self.auto_reset_position(g, p)).collect(),
+        };
         let plan = self.consumers[c].poll_fetch(
-            |p| (topic.log_start(p), hw.get(p as usize).copied().unwrap_or_else(|| topic.log_end(p))),
+            |p| {
+                let log_start = topic.log_start(p);
+                let end = hw.get(p as usize).copied().unwrap_or_else(|| topic.log_end(p));
+                (log_start, end, resets.get(p as usize).copied().unwrap_or(log_start))
+            },
             settings.records_per_poll,
         );
         let consumer = self.consumers[c].id;
@@ -417,6 +444,10 @@ impl Sim {
         for step in plan {
             match step {
                 FetchStep::Reset { partition, from, to } => {
+                    let log_start = self.topic.log_start(partition);
+                    if to > log_start {
+                        self.observers[g].handle_reset_skip(partition, log_start, to);
+                    }
                     self.emit(Event::PositionReset { tick: now, consumer, partition, from, to });
                 }
                 FetchStep::Read { partition, from, to } => {
@@ -721,6 +752,23 @@ impl Sim {
         let g = self.consumers[c].group;
         let settings = self.groups[g].settings;
         let id = self.consumers[c].id;
+        let policy = self.groups[g].config.auto_offset_reset;
+        if settings.group_commits()
+            && self.offsets[g].get(partition).is_none()
+            && !matches!(policy, AutoOffsetReset::Earliest | AutoOffsetReset::None)
+        {
+            // No committed offset: auto.offset.reset chose the start, past what it skips.
+            let log_start = self.topic.log_start(partition);
+            let skipped = self.observers[g].handle_reset_skip(partition, log_start, start);
+            self.emit(Event::ResetPosition {
+                tick: self.now,
+                consumer: id,
+                partition,
+                policy: policy_name(policy),
+                to: start,
+                skipped,
+            });
+        }
         if !settings.group_commits() {
             self.consumers[c].resumed_from[partition as usize] = Some(start);
             let last_known = self.observers[g].handled_end[partition as usize];
@@ -748,11 +796,50 @@ impl Sim {
     /// A checkpoint restored from disk may be ahead of this run's log: it waits there.
     pub(super) fn start_position(&self, c: usize, partition: u32) -> u64 {
         let consumer = &self.consumers[c];
-        let stored = if self.groups[consumer.group].settings.group_commits() {
-            self.offsets[consumer.group].get(partition)
+        let g = consumer.group;
+        if self.groups[g].settings.group_commits() {
+            self.offsets[g].get(partition).unwrap_or_else(|| self.auto_reset_position(g, partition))
         } else {
-            consumer.store[partition as usize]
-        };
-        stored.unwrap_or(self.topic.log_start(partition))
+            // booblik's own store: a consumer without a checkpoint starts at the beginning.
+            consumer.store[partition as usize].unwrap_or(self.topic.log_start(partition))
+        }
+    }
+
+    /// Where `auto.offset.reset` puts a consumer of group `g` on `partition`:
+    /// the log start (`earliest`; `none` too, whose consumer throws before it
+    /// reads), the high watermark (`latest`), or the first record produced
+    /// within the duration (`by_duration`, the high watermark when none is).
+    pub(super) fn auto_reset_position(&self, g: usize, partition: u32) -> u64 {
+        let log_start = self.topic.log_start(partition);
+        let end = self.high_watermark(partition).max(log_start);
+        match self.groups[g].config.auto_offset_reset {
+            AutoOffsetReset::Earliest | AutoOffsetReset::None => log_start,
+            AutoOffsetReset::Latest => end,
+            AutoOffsetReset::ByDuration(ticks) => {
+                let since = self.now.saturating_sub(ticks);
+                let Some(log) = self.topic.log(partition) else { return end };
+                // Produce ticks grow along a partition's offsets: the first at or after `since`.
+                let (mut lo, mut hi) = (log_start, end);
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    if log.get(mid).is_some_and(|r| r.produced_tick < since) {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                lo
+            }
+        }
+    }
+}
+
+/// `auto.offset.reset`'s value as Kafka names it, for the events.
+fn policy_name(policy: AutoOffsetReset) -> &'static str {
+    match policy {
+        AutoOffsetReset::Earliest => "earliest",
+        AutoOffsetReset::Latest => "latest",
+        AutoOffsetReset::None => "none",
+        AutoOffsetReset::ByDuration(_) => "by_duration",
     }
 }

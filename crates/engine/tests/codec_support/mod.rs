@@ -3,10 +3,11 @@
 #![allow(dead_code)]
 
 use offsetlab_engine::{
-    AcknowledgementMode, Acks, Assignor, CheckpointWrites, ClusterConfig, CommitMode, Condition, Config,
-    ConsumerId, DeliverySettings, GroupConfig, GroupProtocol, Guide, Input, IsolationLevel, KeylessStrategy,
-    Link, LinkScenario, Metric, Outcome, PositionModel, ProducerConfig, RemoteAssignor, ResetSpec,
-    SCENARIO_TICKS_MAX, Scenario, ShareAutoOffsetReset, TimedInput, Topic, TransactionsConfig, limits,
+    AcknowledgementMode, Acks, Assignor, AutoOffsetReset, CheckpointWrites, ClusterConfig, CommitMode,
+    Condition, Config, ConsumerId, DeliverySettings, GroupConfig, GroupProtocol, Guide, Input,
+    IsolationLevel, KeylessStrategy, Link, LinkScenario, Metric, Outcome, PositionModel, ProducerConfig,
+    RemoteAssignor, ResetSpec, SCENARIO_TICKS_MAX, Scenario, ShareAutoOffsetReset, TimedInput, Topic,
+    TransactionsConfig, limits,
 };
 use proptest::prelude::*;
 
@@ -255,6 +256,12 @@ pub fn config() -> impl Strategy<Value = Config> {
             100u32..=4000,
             prop_oneof![Just(ShareAutoOffsetReset::Latest), Just(ShareAutoOffsetReset::Earliest)],
             prop_oneof![Just(AcknowledgementMode::Implicit), Just(AcknowledgementMode::Explicit)],
+            prop_oneof![
+                Just(AutoOffsetReset::Earliest),
+                Just(AutoOffsetReset::Latest),
+                Just(AutoOffsetReset::None),
+                (0..=1_000u64).prop_map(AutoOffsetReset::ByDuration),
+            ],
         ),
     )
         .prop_map(
@@ -268,6 +275,7 @@ pub fn config() -> impl Strategy<Value = Config> {
                     max_record_locks,
                     share_auto_offset_reset,
                     acknowledgement_mode,
+                    auto_offset_reset,
                 ),
             )| GroupConfig {
                 name: String::new(),
@@ -292,6 +300,7 @@ pub fn config() -> impl Strategy<Value = Config> {
                 max_record_locks,
                 share_auto_offset_reset,
                 acknowledgement_mode,
+                auto_offset_reset,
             },
         );
     (

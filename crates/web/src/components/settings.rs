@@ -131,13 +131,14 @@ pub fn Settings(props: &SectionProps) -> Html {
                 <p class="setting-inline" data-field="timers">
                     <span>{ "Timers" }</span>
                     { " " }
-                    <span>{ format!("session.timeout {} ticks · max.poll.interval {} ticks",
-                        settings.session_timeout_ticks, settings.max_poll_interval_ticks) }</span>
+                    <span>{ format!("session.timeout {} ticks · max.poll.interval {} ticks · auto.offset.reset {}",
+                        settings.session_timeout_ticks, settings.max_poll_interval_ticks,
+                        settings.auto_offset_reset.name()) }</span>
                 </p>
                 <p class="setting-help">
                     { "When Kafka gives up on a member: no heartbeat for a session, or no poll() for \
-                       max.poll.interval (records per poll times the time a record takes must fit in it). \
-                       A scenario file sets them." }
+                       max.poll.interval (records per poll times the time a record takes must fit in it); \
+                       and where a partition with no committed offset starts. A scenario file sets them." }
                 </p>
             </div>
             <fieldset class={class_list(&[Some("setting"), Some("commit-modes"), in_store.then_some("is-disabled")])}>
