@@ -116,6 +116,7 @@ async fn a_torn_checkpoint_is_a_violation_with_the_replayed_record_ids() {
     assert!(stored.starts_with("stored P0 "), "{stored}");
 
     // /stats says the same, in booblik's camelCase.
+    page.show(".booblik [data-field=stats]").await;
     let c1 = stats(&page)
         .into_iter()
         .find(|s| string(&get(s, "consumer")) == "c1" && number(&get(s, "partition")) == 0)
@@ -144,6 +145,7 @@ async fn an_atomic_checkpoint_leaves_one_legal_replay() {
 async fn the_bridge_writes_every_record_without_its_key() {
     let page = load("key-erasure-bridge").await;
     step_to(&page, 40).await;
+    page.show(".booblik .far-tapes, .booblik [data-far-partition]").await;
     let tapes = page.all(".booblik [data-far-partition]");
     assert_eq!(tapes.len(), 3);
     let cells = texts(&page, ".booblik .far-cell");

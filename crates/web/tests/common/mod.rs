@@ -68,6 +68,14 @@ impl Page {
         settle().await;
     }
 
+    /// Scrolls the first match into view, as a reader does before reading it: a section
+    /// that draws the run only while on screen (`components/shown.rs`) is current there.
+    pub async fn show(&self, selector: &str) {
+        self.find(selector).scroll_into_view();
+        settle().await;
+        settle().await;
+    }
+
     pub async fn step(&self, ticks: u32) {
         for _ in 0..ticks {
             self.click("[data-action=step]").await;
