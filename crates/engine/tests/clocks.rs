@@ -331,3 +331,36 @@ fn auto_offset_reset_none_stops_the_consumers_until_an_operator_sets_offsets() {
     let m = s.metrics();
     assert_eq!((m.delivered, m.never_processed, m.total_lag), (42, 0, 0), "{m:?}");
 }
+
+/// `group.initial.rebalance.delay.ms`: members started a few ticks apart into an empty classic
+/// group make one generation when its first rebalance waits for them, one per join when it
+/// does not (0, as a scenario that leaves it out).
+#[test]
+fn the_initial_rebalance_delay_gathers_members_started_apart_into_one_generation() {
+    let generations = |delay: u64| {
+        let group =
+            GroupConfig { consumers: 0, initial_rebalance_delay_ticks: delay, ..GroupConfig::default() };
+        let mut s = sim(group, 3);
+        let mut events = Vec::new();
+        for _ in 0..3 {
+            events.extend(input(&mut s, Input::AddConsumer { group: None }));
+            events.extend(advance(&mut s, 2));
+        }
+        events.extend(advance(&mut s, 20));
+        let completed: Vec<(u64, u32)> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::RebalanceCompleted { tick, generation, .. } => Some((*tick, *generation)),
+                _ => None,
+            })
+            .collect();
+        (completed, s.metrics().generation)
+    };
+    let (without, generation) = generations(0);
+    assert_eq!(generation, 3, "one generation per join: {without:?}");
+    // With a delay of 3 ticks, extended while members join, within the rebalance timeout.
+    let (with, generation) = generations(3);
+    assert_eq!(generation, 1, "{with:?}");
+    let [(tick, 1)] = with.as_slice() else { panic!("{with:?}") };
+    assert!(*tick >= 4 + 3, "the last join at tick 4, then a delay: {with:?}");
+}

@@ -40,7 +40,7 @@ fn prints_every_field_in_order() {
         r#""session_timeout_ticks":10,"shutdown_deadline_ticks":30,"assignor":"range","position":{"store":"group"},"#,
         r#""bridge":false,"protocol":"classic","remote_assignor":"uniform","static_members":false,"#,
         r#""heartbeat_interval_ticks":1,"max_poll_interval_ticks":60,"lock_duration_ticks":20,"delivery_count_limit":5,"#,
-        r#""max_record_locks":2000,"share_auto_offset_reset":"latest","acknowledgement_mode":"implicit","auto_offset_reset":"earliest"}]},"#,
+        r#""max_record_locks":2000,"share_auto_offset_reset":"latest","acknowledgement_mode":"implicit","auto_offset_reset":"earliest","initial_rebalance_delay_ticks":0}]},"#,
         r#""ticks":5,"timeline":[{"tick":1,"input":{"do":"reset-offsets","#,
         r#""reset":{"to":"offset","offset":7}},"learner":true},{"tick":2,"input":{"do":"rolling-update","consumers":[]}}],"#,
         r#""guide":{"topic":"operations","story":"s","steps":["do it"],"outcome":{"when":[{"metric":"duplicates","#,
@@ -322,7 +322,8 @@ fn errors_name_the_field_and_the_place() {
              `idempotent`, `session_timeout_ticks`, `shutdown_deadline_ticks`, `assignor`, `position`, `bridge`, \
              `protocol`, `remote_assignor`, `static_members`, `heartbeat_interval_ticks`, \
              `max_poll_interval_ticks`, `rebalance_timeout_ticks`, `lock_duration_ticks`, `delivery_count_limit`, `max_record_locks`, \
-             `share_auto_offset_reset`, `acknowledgement_mode`, `auto_offset_reset`",
+             `share_auto_offset_reset`, `acknowledgement_mode`, `auto_offset_reset`, \
+             `initial_rebalance_delay_ticks`",
             (4, 21),
         ),
         (

@@ -343,6 +343,7 @@ impl Gen {
                 2 => AutoOffsetReset::None,
                 _ => AutoOffsetReset::ByDuration(self.num(0, 200, u64::MAX)),
             },
+            initial_rebalance_delay_ticks: if self.chance(70) { 0 } else { self.num(0, 30, u64::MAX) },
         }
     }
 
@@ -571,6 +572,7 @@ fn clamp_config(c: &mut Config) {
         g.lock_duration_ticks = g.lock_duration_ticks.clamp(1, SESSION_TIMEOUT_TICKS_MAX);
         g.delivery_count_limit = g.delivery_count_limit.clamp(2, 10);
         g.max_record_locks = g.max_record_locks.clamp(100, 4000);
+        g.initial_rebalance_delay_ticks = g.initial_rebalance_delay_ticks.min(SESSION_TIMEOUT_TICKS_MAX);
         if let AutoOffsetReset::ByDuration(ticks) = &mut g.auto_offset_reset {
             *ticks = (*ticks).min(SCENARIO_TICKS_MAX);
         }

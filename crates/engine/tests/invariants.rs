@@ -231,6 +231,7 @@ fn single_broker_config() -> impl Strategy<Value = Config> {
                         2 => offsetlab_engine::AutoOffsetReset::ByDuration(seed % 20),
                         _ => offsetlab_engine::AutoOffsetReset::Earliest,
                     },
+                    initial_rebalance_delay_ticks: seed % 4,
                 }],
                 producer: ProducerConfig {
                     use_keys,

@@ -173,6 +173,20 @@ pub(crate) struct Coordinator {
     /// Each partition's owner in the last completed generation.
     owners: Vec<Option<ConsumerId>>,
     last_rebalance: Option<RebalanceView>,
+    /// Classic: the first rebalance of an empty group waits
+    /// (`group.initial.rebalance.delay.ms`, Kafka's `InitialDelayedJoin`).
+    initial_join: Option<InitialJoin>,
+}
+
+/// The delayed first join of an empty classic group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct InitialJoin {
+    /// When the join phase may complete.
+    fires_at: Tick,
+    /// What is left of the rebalance timeout for further extensions.
+    remaining_ticks: u64,
+    /// A member joined since the delay was last scheduled: it is extended.
+    new_member_added: bool,
 }
 
 impl Coordinator {
@@ -188,9 +202,44 @@ impl Coordinator {
             share_initialised: ShareInitialisation::NotYet,
             owners: vec![None; partitions as usize],
             last_rebalance: None,
+            initial_join: None,
         }
     }
 
+    /// Classic, before a rebalance starts: an empty group's first join
+    /// phase waits `delay_ticks` so that members starting a little apart
+    /// join one generation (`group.initial.rebalance.delay.ms`), extended
+    /// while members keep joining, within the rebalance timeout.
+    pub fn handle_initial_delay(&mut self, now: Tick, delay_ticks: u64, rebalance_timeout_ticks: u64) {
+        if self.protocol != GroupProtocol::Classic || self.state != GroupState::Empty || delay_ticks == 0 {
+            return;
+        }
+        self.initial_join = Some(InitialJoin {
+            fires_at: now + delay_ticks,
+            remaining_ticks: rebalance_timeout_ticks.saturating_sub(delay_ticks),
+            new_member_added: false,
+        });
+    }
+
+    /// Whether the first join phase still waits at `now`: when its delay is
+    /// over and members joined meanwhile, it waits again (the shorter of
+    /// the delay and what remains of the rebalance timeout), as Kafka's
+    /// `tryCompleteInitialRebalanceElseSchedule` does.
+    pub fn poll_initial_delay(&mut self, now: Tick, delay_ticks: u64) -> bool {
+        let Some(join) = &mut self.initial_join else { return false };
+        if now < join.fires_at {
+            return true;
+        }
+        if join.new_member_added && join.remaining_ticks > 0 {
+            let delay = delay_ticks.min(join.remaining_ticks);
+            join.fires_at = now + delay;
+            join.remaining_ticks = join.remaining_ticks.saturating_sub(delay_ticks);
+            join.new_member_added = false;
+            return true;
+        }
+        self.initial_join = None;
+        false
+    }
     pub fn state(&self) -> GroupState {
         self.state
     }
@@ -268,6 +317,9 @@ impl Coordinator {
         }
         self.members.push(Member::new(member_id, consumer, host, instance_id));
         assert!(self.members.len() <= 2 * limits::CONSUMERS_MAX as usize);
+        if let Some(join) = &mut self.initial_join {
+            join.new_member_added = true;
+        }
         Joined::New
     }
 
@@ -336,7 +388,7 @@ impl Coordinator {
 
     /// The next generation, once every member has rejoined.
     pub fn poll_completed_rebalance(&mut self, assignor: Assignor, partitions: u32) -> Option<Completed> {
-        if self.state != GroupState::PreparingRebalance {
+        if self.state != GroupState::PreparingRebalance || self.initial_join.is_some() {
             return None;
         }
         if !self.members.iter().all(|m| m.expires_at.is_none() && m.rejoined) {

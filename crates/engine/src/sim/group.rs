@@ -39,6 +39,9 @@ impl Sim {
     /// group learns it must rejoin.
     pub(super) fn begin_rebalance(&mut self, g: usize, reason: RebalanceReason) {
         assert_eq!(self.protocol(g), GroupProtocol::Classic, "only the classic protocol rebalances");
+        let config = &self.groups[g].config;
+        let (delay, timeout) = (config.initial_rebalance_delay_ticks, config.max_poll_interval_ticks);
+        self.coordinators[g].handle_initial_delay(self.now, delay, timeout);
         if !self.coordinators[g].handle_rebalance_trigger() {
             return;
         }
@@ -66,6 +69,10 @@ impl Sim {
     /// members start their new partitions from the committed offsets now;
     /// cooperative members apply theirs at their next poll.
     pub(super) fn try_complete_rebalance(&mut self, g: usize) {
+        let delay = self.groups[g].config.initial_rebalance_delay_ticks;
+        if self.coordinators[g].poll_initial_delay(self.now, delay) {
+            return; // an empty group's first join phase still waits for members
+        }
         let assignor = self.groups[g].settings.assignor;
         let Some(completed) =
             self.coordinators[g].poll_completed_rebalance(assignor, self.topic.partition_count())

@@ -262,6 +262,7 @@ pub fn config() -> impl Strategy<Value = Config> {
                 Just(AutoOffsetReset::None),
                 (0..=1_000u64).prop_map(AutoOffsetReset::ByDuration),
             ],
+            0..=SESSION_TIMEOUT_TICKS_MAX,
         ),
     )
         .prop_map(
@@ -276,6 +277,7 @@ pub fn config() -> impl Strategy<Value = Config> {
                     share_auto_offset_reset,
                     acknowledgement_mode,
                     auto_offset_reset,
+                    initial_rebalance_delay_ticks,
                 ),
             )| GroupConfig {
                 name: String::new(),
@@ -301,6 +303,7 @@ pub fn config() -> impl Strategy<Value = Config> {
                 share_auto_offset_reset,
                 acknowledgement_mode,
                 auto_offset_reset,
+                initial_rebalance_delay_ticks,
             },
         );
     (
