@@ -258,6 +258,7 @@ async fn chapters_tell_every_built_in_but_the_starting_point_once() {
             "groups",
             "delivery",
             "rebalances",
+            "clocks",
             "offset-storage",
             "operations",
             "kafka4-groups",
