@@ -42,6 +42,7 @@ async fn double_payout_shows_money_paid_twice() {
     page.step(60).await;
     let paid = page.text("[data-counter=double-paid]");
     assert!(paid.starts_with('$') && paid != "$0.00", "double paid reads {paid:?}");
+    page.show("[data-field=ledger]").await;
     let rows = texts(&page, "[data-field=ledger] li");
     assert!(rows.iter().any(|r| r.contains("paid twice ×")), "no paid-twice row in {rows:?}");
     assert!(rows.iter().all(|r| r.contains("account ") || r.contains("more accounts")), "{rows:?}");
@@ -52,6 +53,7 @@ async fn payout_ledger_pays_once() {
     let page = load("payout-ledger").await;
     page.step(60).await;
     assert_eq!(page.text("[data-counter=double-paid]"), "$0.00");
+    page.show("[data-field=ledger]").await;
     let rows = texts(&page, "[data-field=ledger] li");
     assert!(rows.iter().any(|r| r.contains("balance $")), "no ledger rows in {rows:?}");
     assert!(rows.iter().all(|r| !r.contains("paid twice")), "{rows:?}");
@@ -61,6 +63,7 @@ async fn payout_ledger_pays_once() {
 async fn lag_chart_has_a_row_and_sparkline_per_partition() {
     let page = load("hot-account").await;
     page.step(40).await;
+    page.show("[data-field=lag-chart]").await;
     let rows = texts(&page, "[data-field=lag-chart] li");
     assert_eq!(rows.len() as u32, partitions());
     assert!(rows[0].starts_with("P0 lag ") && rows[0].contains("oldest unprocessed"), "{rows:?}");

@@ -87,6 +87,8 @@ fn consumer(index: u32) -> wasm_bindgen::JsValue {
 #[wasm_bindgen_test]
 async fn the_timeline_seeks_steps_back_and_forks() {
     let page = Page::with_seed(7).await;
+    // The describe table in view, where it follows the run: its text is part of each tick's picture.
+    page.show("pre.terminal").await;
     page.click("[data-action=send-10]").await;
     let start = tick(&page);
     let mut at = Vec::new();
@@ -205,6 +207,8 @@ async fn a_link_opens_its_run_and_a_changed_one_says_why() {
     let url = page.find("input[data-field=share-link]").dyn_into::<HtmlInputElement>().unwrap().value();
     let query = url.split_once('?').map(|(_, q)| q.to_string()).unwrap_or_else(|| panic!("{url}"));
     assert!(query.contains("seed=5") && query.contains("crash.c1"), "{query}");
+    // The describe table, as a reader reads it: scrolled to (it follows the run while on screen).
+    page.show("pre.terminal").await;
     let shown = (tick(&page), counters(&page));
     drop(page);
 
@@ -212,6 +216,7 @@ async fn a_link_opens_its_run_and_a_changed_one_says_why() {
         |link: &str| AppProps { link: Some(link.to_string().into()), detached: true, ..AppProps::default() };
     let opened = Page::mount(Some(props(&query))).await;
     assert_eq!(opened.text("[data-field=clock]"), "paused", "a shared run opens paused");
+    opened.show("pre.terminal").await;
     assert_eq!((tick(&opened), counters(&opened)), shown);
     assert_eq!(status(&opened), "");
     drop(opened);

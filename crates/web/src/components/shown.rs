@@ -15,10 +15,11 @@ use yew::prelude::*;
 /// up to date before the reader scrolls it in.
 const ON_SCREEN_MARGIN: &str = "50% 0px";
 
-/// The last value a section computed, and the key it was computed for.
+/// The last value a section computed, and the run's generation and the
+/// section's own key it was computed for.
 #[derive(Debug)]
 pub struct Shown<K, T> {
-    computed: Option<(K, Rc<T>)>,
+    computed: Option<(u64, K, Rc<T>)>,
 }
 
 impl<K: PartialEq, T> Default for Shown<K, T> {
@@ -28,15 +29,19 @@ impl<K: PartialEq, T> Default for Shown<K, T> {
 }
 
 impl<K: PartialEq, T> Shown<K, T> {
-    /// The value for `key`: computed when there is none yet (a section draws
-    /// something in its first render, on screen or not), or when `on_screen`
-    /// and the key changed; otherwise the last one, however old.
-    pub fn get(&mut self, key: K, on_screen: bool, compute: impl FnOnce() -> T) -> Rc<T> {
+    /// The value for the run at `generation` and the section's `key`:
+    /// computed when there is none yet (a section draws something in its
+    /// first render, on screen or not), when the key changed (the reader
+    /// chose another view: drawn at once, wherever it is), or when the run
+    /// moved on while `on_screen`; otherwise the last one, however old.
+    pub fn get(&mut self, generation: u64, key: K, on_screen: bool, compute: impl FnOnce() -> T) -> Rc<T> {
         match &self.computed {
-            Some((last, value)) if *last == key || !on_screen => value.clone(),
+            Some((last, last_key, value)) if *last_key == key && (*last == generation || !on_screen) => {
+                value.clone()
+            }
             _ => {
                 let value = Rc::new(compute());
-                self.computed = Some((key, value.clone()));
+                self.computed = Some((generation, key, value.clone()));
                 value
             }
         }
@@ -53,9 +58,9 @@ where
     T: 'static,
 {
     let on_screen = use_on_screen(node);
-    let cache = use_mut_ref(Shown::<(u64, K), T>::default);
+    let cache = use_mut_ref(Shown::<K, T>::default);
     let mut cache = cache.borrow_mut();
-    cache.get((run.generation(), key), on_screen, || compute(run))
+    cache.get(run.generation(), key, on_screen, || compute(run))
 }
 
 /// Whether the element in `node` is on screen (within [`ON_SCREEN_MARGIN`]).
@@ -124,23 +129,25 @@ mod tests {
     use std::cell::Cell;
 
     #[test]
-    fn computed_first_then_only_on_screen_when_the_key_changes() {
+    fn computed_first_then_only_on_screen_when_the_run_moves_and_at_once_when_the_key_changes() {
         let computed = Cell::new(0);
         let mut shown = Shown::default();
-        let mut get = |key: u64, on_screen: bool| {
-            *shown.get(key, on_screen, || {
+        let mut get = |generation: u64, key: &'static str, on_screen: bool| {
+            *shown.get(generation, key, on_screen, || {
                 computed.set(computed.get() + 1);
-                key * 10
+                generation * 10 + u64::from(key == "members")
             })
         };
-        assert_eq!(get(1, false), 10, "the first render draws something, on screen or not");
-        assert_eq!(get(2, false), 10, "off screen, a new generation is not computed");
-        assert_eq!(get(3, false), 10);
+        assert_eq!(get(1, "offsets", false), 10, "the first render draws something, on screen or not");
+        assert_eq!(get(2, "offsets", false), 10, "off screen, a new generation is not computed");
+        assert_eq!(get(3, "offsets", false), 10);
         assert_eq!(computed.get(), 1);
-        assert_eq!(get(3, true), 30, "back on screen, it catches up");
-        assert_eq!(get(3, true), 30, "the same key is not computed again");
+        assert_eq!(get(3, "offsets", true), 30, "back on screen, it catches up");
+        assert_eq!(get(3, "offsets", true), 30, "the same generation and key are not computed again");
         assert_eq!(computed.get(), 2);
-        assert_eq!(get(4, true), 40);
-        assert_eq!(computed.get(), 3);
+        assert_eq!(get(4, "offsets", true), 40);
+        assert_eq!(get(5, "members", false), 51, "the reader's choice is drawn at once, even off screen");
+        assert_eq!(get(6, "members", false), 51);
+        assert_eq!(computed.get(), 4);
     }
 }
