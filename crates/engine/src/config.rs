@@ -366,6 +366,7 @@ pub(crate) struct ConfigFile {
     acknowledgement_mode: Option<AcknowledgementMode>,
     auto_offset_reset: Option<AutoOffsetReset>,
     initial_rebalance_delay_ticks: Option<u64>,
+    offsets_retention_ticks: Option<u64>,
 }
 
 impl TryFrom<ConfigFile> for Config {
@@ -394,7 +395,8 @@ impl TryFrom<ConfigFile> for Config {
             || file.share_auto_offset_reset.is_some()
             || file.acknowledgement_mode.is_some()
             || file.auto_offset_reset.is_some()
-            || file.initial_rebalance_delay_ticks.is_some();
+            || file.initial_rebalance_delay_ticks.is_some()
+            || file.offsets_retention_ticks.is_some();
         let groups = match file.groups {
             Some(_) if top_level_group => {
                 return Err(GROUPS_AND_TOP_LEVEL.into());
@@ -436,6 +438,7 @@ impl TryFrom<ConfigFile> for Config {
                     initial_rebalance_delay_ticks: file
                         .initial_rebalance_delay_ticks
                         .unwrap_or(d.initial_rebalance_delay_ticks),
+                    offsets_retention_ticks: file.offsets_retention_ticks,
                 }]
             }
         };
@@ -809,6 +812,7 @@ impl Default for GroupConfig {
             acknowledgement_mode: AcknowledgementMode::Implicit,
             auto_offset_reset: AutoOffsetReset::Earliest,
             initial_rebalance_delay_ticks: 0,
+            offsets_retention_ticks: None,
         }
     }
 }
@@ -997,6 +1001,11 @@ pub struct GroupConfig {
     /// group's first rebalance waits for more members (Kafka's default is
     /// 3 s; left out of a scenario, 0: no wait, as before the setting).
     pub initial_rebalance_delay_ticks: u64,
+    /// `offsets.retention.minutes`: how long a group's committed offsets
+    /// outlive its last member (a broker setting in Kafka, 7 days by
+    /// default). Left out, they never expire, as before the setting.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offsets_retention_ticks: Option<u64>,
 }
 
 /// A group's settings that inputs change while it runs.
@@ -1096,6 +1105,9 @@ impl GroupConfig {
             SESSION_TIMEOUT_TICKS_MAX,
         )
         .map_err(at)?;
+        if let Some(ticks) = self.offsets_retention_ticks {
+            check_range("offsets_retention_ticks", ticks, 1, crate::SCENARIO_TICKS_MAX).map_err(at)?;
+        }
         if let AutoOffsetReset::ByDuration(ticks) = self.auto_offset_reset {
             check_range("auto_offset_reset.by_duration", ticks, 0, crate::SCENARIO_TICKS_MAX).map_err(at)?;
         }

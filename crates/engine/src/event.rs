@@ -109,6 +109,13 @@ pub enum Event {
         member_id: String,
         lost: Vec<u32>,
     },
+    /// `offsets.retention`: the group had no members for that long, and its
+    /// committed offsets were deleted; a member that starts again has none.
+    OffsetsExpired {
+        tick: Tick,
+        group: u32,
+        offsets: Vec<(u32, u64)>,
+    },
     /// A consumer starts a partition its group has no committed offset for:
     /// `auto.offset.reset` (`policy`) puts it at `to`; `skipped` records
     /// before it, never handled by the group, it will never read.
@@ -677,6 +684,11 @@ impl Event {
                  auto.offset.reset={policy} skips the {skipped} record{} before, which this group will never read.",
                 plural(*skipped)
             ),
+            Event::OffsetsExpired { offsets, .. } => format!(
+                "The group's committed offsets expired ({}): it had no members for offsets.retention. A consumer \
+                 that starts again has no committed offset, and auto.offset.reset decides where it begins.",
+                offsets_text(offsets)
+            ),
             Event::NoOffset { consumer, partition, error, .. } => format!(
                 "{consumer}'s poll() threw {error} for P{partition} (auto.offset.reset=none): its application stopped."
             ),
@@ -887,6 +899,7 @@ impl Event {
             | Event::CommitRefused { tick, .. }
             | Event::PositionReset { tick, .. }
             | Event::ResetPosition { tick, .. }
+            | Event::OffsetsExpired { tick, .. }
             | Event::NoOffset { tick, .. }
             | Event::Paused { tick, .. }
             | Event::Resumed { tick, .. }
@@ -996,6 +1009,14 @@ impl Event {
                 h.word(u64::from(consumer.0) << 32 | u64::from(*partition));
                 h.word(*to);
                 h.word(*skipped);
+            }
+            Event::OffsetsExpired { group, offsets, .. } => {
+                h.word(62);
+                h.word(u64::from(*group));
+                for &(p, o) in offsets {
+                    h.word(u64::from(p));
+                    h.word(o);
+                }
             }
             Event::NoOffset { consumer, partition, .. } => {
                 h.word(61);

@@ -308,6 +308,7 @@ pub const BUILTINS: &[(&str, &str)] = builtins![
     "zombie-commit-refused",
     "kip848-stalled-member-fenced",
     "new-group-latest-skips",
+    "offsets-expired",
     #[cfg(feature = "cluster")]
     "acks1-leader-crash",
     #[cfg(feature = "cluster")]

@@ -649,6 +649,7 @@ impl Sim {
         }
         self.enforce_retention();
         for g in 0..self.groups.len() {
+            self.expire_offsets(g);
             self.sample_lag(g);
         }
     }

@@ -364,3 +364,33 @@ fn the_initial_rebalance_delay_gathers_members_started_apart_into_one_generation
     let [(tick, 1)] = with.as_slice() else { panic!("{with:?}") };
     assert!(*tick >= 4 + 3, "the last join at tick 4, then a delay: {with:?}");
 }
+
+/// `offsets.retention`: a group without members for longer loses its committed offsets;
+/// restarted, `latest` skips what arrived while it was down and `earliest` handles
+/// everything again. Left out, the offsets never expire.
+#[test]
+fn an_empty_groups_offsets_expire_and_the_reset_decides_what_happens() {
+    let (sim, events) = events_of("offsets-expired");
+    let expired: Vec<(u64, usize)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::OffsetsExpired { tick, offsets, .. } => Some((*tick, offsets.len())),
+            _ => None,
+        })
+        .collect();
+    let [(tick, 3)] = expired.as_slice() else { panic!("{expired:?}") };
+    assert!((30..35).contains(tick), "20 ticks after the group became empty: {tick}");
+    let m = sim.metrics();
+    assert_eq!((m.skipped_by_reset, m.duplicates, m.delivered), (12, 0, 24), "{m:?}");
+    let scenario = offsetlab_engine::builtin("offsets-expired").unwrap();
+    let with = |retention: Option<u64>, reset: AutoOffsetReset| {
+        let mut s = scenario.clone();
+        s.config.groups[0].offsets_retention_ticks = retention;
+        s.config.groups[0].auto_offset_reset = reset;
+        s.run(None, None).unwrap().metrics()
+    };
+    let m = with(Some(20), AutoOffsetReset::Earliest);
+    assert_eq!((m.skipped_by_reset, m.duplicates, m.delivered), (0, 18, 54), "earliest replays: {m:?}");
+    let m = with(None, AutoOffsetReset::Latest);
+    assert_eq!((m.skipped_by_reset, m.duplicates, m.delivered), (0, 0, 36), "kept offsets resume: {m:?}");
+}

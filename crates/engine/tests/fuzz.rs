@@ -344,6 +344,7 @@ impl Gen {
                 _ => AutoOffsetReset::ByDuration(self.num(0, 200, u64::MAX)),
             },
             initial_rebalance_delay_ticks: if self.chance(70) { 0 } else { self.num(0, 30, u64::MAX) },
+            offsets_retention_ticks: self.chance(30).then(|| self.num(1, 100, u64::MAX)),
         }
     }
 
@@ -573,6 +574,9 @@ fn clamp_config(c: &mut Config) {
         g.delivery_count_limit = g.delivery_count_limit.clamp(2, 10);
         g.max_record_locks = g.max_record_locks.clamp(100, 4000);
         g.initial_rebalance_delay_ticks = g.initial_rebalance_delay_ticks.min(SESSION_TIMEOUT_TICKS_MAX);
+        if let Some(ticks) = &mut g.offsets_retention_ticks {
+            *ticks = (*ticks).clamp(1, SCENARIO_TICKS_MAX);
+        }
         if let AutoOffsetReset::ByDuration(ticks) = &mut g.auto_offset_reset {
             *ticks = (*ticks).min(SCENARIO_TICKS_MAX);
         }

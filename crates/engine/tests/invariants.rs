@@ -232,6 +232,7 @@ fn single_broker_config() -> impl Strategy<Value = Config> {
                         _ => offsetlab_engine::AutoOffsetReset::Earliest,
                     },
                     initial_rebalance_delay_ticks: seed % 4,
+                    offsets_retention_ticks: (seed % 3 == 0).then_some(1 + seed % 9),
                 }],
                 producer: ProducerConfig {
                     use_keys,

@@ -9,11 +9,14 @@
 #[derive(Debug, Clone, Default)]
 pub(crate) struct OffsetStore {
     committed: Vec<Option<u64>>,
+    /// Since when the group has had no members (its offsets expire
+    /// `offsets.retention` after that).
+    empty_since: Option<u64>,
 }
 
 impl OffsetStore {
     pub fn new(partitions: u32) -> OffsetStore {
-        OffsetStore { committed: vec![None; partitions as usize] }
+        OffsetStore { committed: vec![None; partitions as usize], empty_since: None }
     }
 
     pub fn get(&self, partition: u32) -> Option<u64> {
@@ -22,6 +25,31 @@ impl OffsetStore {
 
     pub fn handle_commit(&mut self, partition: u32, offset: u64) -> Option<u64> {
         self.committed[partition as usize].replace(offset)
+    }
+
+    /// The group's membership at `now`: its offsets' retention runs while
+    /// it has no members, and starts again when it has one.
+    pub fn handle_group_empty(&mut self, now: u64, empty: bool) {
+        match (empty, self.empty_since) {
+            (true, None) => self.empty_since = Some(now),
+            (false, Some(_)) => self.empty_since = None,
+            _ => {}
+        }
+    }
+
+    /// `offsets.retention`: once the group has had no members for
+    /// `retention_ticks`, every committed offset is deleted (Kafka's
+    /// `cleanupGroupMetadata`). Returns what expired, in partition order.
+    pub fn poll_expired(&mut self, now: u64, retention_ticks: u64) -> Vec<(u32, u64)> {
+        let Some(since) = self.empty_since else { return Vec::new() };
+        if now.saturating_sub(since) < retention_ticks {
+            return Vec::new();
+        }
+        self.committed
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(p, c)| c.take().map(|o| (p as u32, o)))
+            .collect()
     }
 
     pub fn add_partitions(&mut self, added: u32) {

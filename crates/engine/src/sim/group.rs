@@ -51,6 +51,19 @@ impl Sim {
         self.emit(Event::RebalanceStarted { tick: self.now, group: g as u32, reason });
     }
 
+    /// `offsets.retention`: a group without members loses its committed
+    /// offsets once it has been empty that long.
+    pub(super) fn expire_offsets(&mut self, g: usize) {
+        let Some(retention) = self.groups[g].config.offsets_retention_ticks else { return };
+        let empty = self.coordinators[g].state() == crate::broker::GroupState::Empty
+            && self.consumers.iter().all(|c| c.group != g || c.member_id.is_none());
+        self.offsets[g].handle_group_empty(self.now, empty);
+        let expired = self.offsets[g].poll_expired(self.now, retention);
+        if !expired.is_empty() {
+            self.emit(Event::OffsetsExpired { tick: self.now, group: g as u32, offsets: expired });
+        }
+    }
+
     pub(super) fn expire_sessions(&mut self, g: usize) {
         if self.protocol(g) != GroupProtocol::Classic {
             return self.expire_consumer_group(g);

@@ -263,6 +263,7 @@ pub fn config() -> impl Strategy<Value = Config> {
                 (0..=1_000u64).prop_map(AutoOffsetReset::ByDuration),
             ],
             0..=SESSION_TIMEOUT_TICKS_MAX,
+            prop::option::of(1..=SCENARIO_TICKS_MAX),
         ),
     )
         .prop_map(
@@ -278,6 +279,7 @@ pub fn config() -> impl Strategy<Value = Config> {
                     acknowledgement_mode,
                     auto_offset_reset,
                     initial_rebalance_delay_ticks,
+                    offsets_retention_ticks,
                 ),
             )| GroupConfig {
                 name: String::new(),
@@ -304,6 +306,7 @@ pub fn config() -> impl Strategy<Value = Config> {
                 acknowledgement_mode,
                 auto_offset_reset,
                 initial_rebalance_delay_ticks,
+                offsets_retention_ticks,
             },
         );
     (
