@@ -45,11 +45,7 @@ impl OffsetStore {
         if now.saturating_sub(since) < retention_ticks {
             return Vec::new();
         }
-        self.committed
-            .iter_mut()
-            .enumerate()
-            .filter_map(|(p, c)| c.take().map(|o| (p as u32, o)))
-            .collect()
+        self.committed.iter_mut().enumerate().filter_map(|(p, c)| c.take().map(|o| (p as u32, o))).collect()
     }
 
     pub fn add_partitions(&mut self, added: u32) {
