@@ -630,9 +630,8 @@ impl Event {
             ),
             Event::CommitFailed { consumer, offsets, .. } => format!(
                 "{consumer}'s commit failed (CommitFailedException: it is no longer part of an active group): \
-                 {} not written, so the group reads {} again.",
-                offsets_text(offsets),
-                if offsets.len() == 1 { "that record's partition" } else { "those partitions" }
+                 {} not written, so the group reads what it handled there again.",
+                offsets_text(offsets)
             ),
             Event::Rejoined { consumer, lost, .. } if lost.is_empty() => {
                 format!("{consumer} joins the group again as a new member.")
