@@ -261,14 +261,23 @@ pub enum AutoOffsetReset {
 }
 
 impl AutoOffsetReset {
+    /// Kafka's name for the policy, without its duration.
+    #[must_use]
+    pub fn kind(self) -> &'static str {
+        match self {
+            AutoOffsetReset::Earliest => "earliest",
+            AutoOffsetReset::Latest => "latest",
+            AutoOffsetReset::None => "none",
+            AutoOffsetReset::ByDuration(_) => "by_duration",
+        }
+    }
+
     /// Kafka's name for it (`by_duration:…` with the duration in ticks here).
     #[must_use]
     pub fn name(self) -> String {
         match self {
-            AutoOffsetReset::Earliest => "earliest".into(),
-            AutoOffsetReset::Latest => "latest".into(),
-            AutoOffsetReset::None => "none".into(),
             AutoOffsetReset::ByDuration(ticks) => format!("by_duration:{ticks} ticks"),
+            other => other.kind().into(),
         }
     }
 }

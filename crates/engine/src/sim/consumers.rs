@@ -420,10 +420,18 @@ impl Sim {
             Some(path) => (0..topic.partition_count()).map(|p| path.replication.high_watermark(p)).collect(),
             None => Vec::new(),
         };
-        // Where a position retention deleted goes: auto.offset.reset again.
+        // Where a position retention deleted goes: auto.offset.reset again. Worked out
+        // only when one did (rare): not on every poll.
+        let consumer = &self.consumers[c];
+        let out_of_range = consumer
+            .assigned
+            .iter()
+            .any(|&p| consumer.positions[p as usize].is_some_and(|o| o < topic.log_start(p)));
         let resets: Vec<u64> = match self.groups[g].config.auto_offset_reset {
-            AutoOffsetReset::Earliest | AutoOffsetReset::None => Vec::new(),
-            _ => (0..topic.partition_count()).map(|p| self.auto_reset_position(g, p)).collect(),
+            AutoOffsetReset::Latest | AutoOffsetReset::ByDuration(_) if out_of_range => {
+                (0..topic.partition_count()).map(|p| self.auto_reset_position(g, p)).collect()
+            }
+            _ => Vec::new(),
         };
         let plan = self.consumers[c].poll_fetch(
             |p| {
@@ -764,7 +772,7 @@ impl Sim {
                 tick: self.now,
                 consumer: id,
                 partition,
-                policy: policy_name(policy),
+                policy: policy.kind(),
                 to: start,
                 skipped,
             });
@@ -831,15 +839,5 @@ impl Sim {
                 lo
             }
         }
-    }
-}
-
-/// `auto.offset.reset`'s value as Kafka names it, for the events.
-fn policy_name(policy: AutoOffsetReset) -> &'static str {
-    match policy {
-        AutoOffsetReset::Earliest => "earliest",
-        AutoOffsetReset::Latest => "latest",
-        AutoOffsetReset::None => "none",
-        AutoOffsetReset::ByDuration(_) => "by_duration",
     }
 }
