@@ -309,6 +309,7 @@ pub const BUILTINS: &[(&str, &str)] = builtins![
     "kip848-stalled-member-fenced",
     "new-group-latest-skips",
     "offsets-expired",
+    "auto-commit-on-rebalance",
     #[cfg(feature = "cluster")]
     "acks1-leader-crash",
     #[cfg(feature = "cluster")]

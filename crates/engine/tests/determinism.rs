@@ -34,7 +34,7 @@ const FIXED: &str = r#"{
   ]
 }"#;
 
-const FIXED_TRACE_HASH: u64 = 0xfba1_75f7_c6d8_fe93;
+const FIXED_TRACE_HASH: u64 = 0x14d1_defa_f758_4631;
 
 fn run(seed: Option<u64>) -> Sim {
     Scenario::parse(FIXED).expect("valid").run(seed, None).expect("runs")

@@ -71,7 +71,10 @@ pub(crate) struct Consumer {
     pub batch: VecDeque<Fetched>,
     /// Partitions `poll()` starts from rotates so none starves.
     fetch_rotation: usize,
-    pub next_auto_commit: Tick,
+    /// The auto-commit timer (`auto.commit.interval.ms`): when the next
+    /// auto-commit is due; `None` until the process's first `poll()`, which
+    /// is when Kafka's consumer is created and its timer starts.
+    auto_commit_due: Option<Tick>,
     /// Handled records since its last commit (commit-after knows to commit).
     pub uncommitted: bool,
     /// Has sent its JoinGroup for the rebalance in progress.
@@ -154,7 +157,7 @@ impl Consumer {
             positions: vec![None; n],
             batch: VecDeque::new(),
             fetch_rotation: 0,
-            next_auto_commit: 0,
+            auto_commit_due: None,
             uncommitted: false,
             joined: false,
             handled: 0,
@@ -265,6 +268,31 @@ impl Consumer {
         // A fault armed for the previous process died with it.
         self.kill_before_commit = false;
         self.out_of_group = None;
+        // A new process: a new consumer, whose auto-commit timer starts at its first poll.
+        self.auto_commit_due = None;
+    }
+
+    /// `poll()`'s auto-commit check (`maybeAutoCommitOffsetsAsync`): whether
+    /// `interval_ticks` have run out since the timer last started, which
+    /// restarts it. The first poll only starts it.
+    pub fn poll_auto_commit(&mut self, now: Tick, interval_ticks: u64) -> bool {
+        let due = self.auto_commit_due.is_some_and(|due| now >= due);
+        if due || self.auto_commit_due.is_none() {
+            self.auto_commit_due = Some(now + interval_ticks);
+        }
+        due
+    }
+
+    /// A classic member's `onJoinComplete`: Kafka reschedules the auto-commit
+    /// from now, so the first auto-commit of a generation comes a whole
+    /// interval after its assignment.
+    pub fn handle_join_complete(&mut self, now: Tick, auto_commit_interval_ticks: u64) {
+        self.auto_commit_due = Some(now + auto_commit_interval_ticks);
+    }
+
+    /// When the next auto-commit is due, once the timer has started.
+    pub fn auto_commit_due(&self) -> Option<Tick> {
+        self.auto_commit_due
     }
 
     /// The process dies: no commit, no LeaveGroup. Returns its member id.

@@ -205,8 +205,7 @@ impl Sim {
                 if !self.consumers[c].alive() {
                     return; // refused for good
                 }
-                let consumer = &self.consumers[c];
-                if consumer.batch.is_empty() && consumer.process == ConsumerState::Running {
+                if self.consumers[c].batch.is_empty() {
                     self.poll(c);
                 }
                 self.handle_some(c);
@@ -246,10 +245,7 @@ impl Sim {
                             }
                         }
                         if self.consumers[c].batch.is_empty() && self.consumers[c].checkpoint.is_none() {
-                            // onJoinPrepare: auto-commit commits what poll returned.
-                            if settings.group_commits() && settings.commit.is_auto() {
-                                self.commit(c);
-                            }
+                            self.join_prepare(c);
                             self.join_group(c);
                             self.consumers[c].step = LoopStep::Poll;
                         }
@@ -264,11 +260,11 @@ impl Sim {
                         // a rebalance in progress without stopping what it keeps.
                         self.apply_pending_assignment(c);
                         if self.coordinators[g].state() == crate::broker::GroupState::PreparingRebalance {
+                            self.join_prepare(c);
                             self.join_group(c);
                         }
                     }
-                    let consumer = &self.consumers[c];
-                    if consumer.batch.is_empty() && consumer.process == ConsumerState::Running {
+                    if self.consumers[c].batch.is_empty() {
                         self.poll(c);
                     }
                     self.handle_some(c);
@@ -370,6 +366,17 @@ impl Sim {
         self.emit(Event::CommitFailed { tick: self.now, consumer, offsets, reason });
     }
 
+    /// A classic member's `onJoinPrepare`, eager and cooperative alike: with
+    /// auto-commit, commit what earlier polls returned for every partition it
+    /// owns, before its JoinGroup (while its generation is still current, so
+    /// the coordinator accepts it).
+    fn join_prepare(&mut self, c: usize) {
+        let settings = self.groups[self.consumers[c].group].settings;
+        if settings.group_commits() && settings.commit.is_auto() && self.consumers[c].has_positions() {
+            self.commit(c);
+        }
+    }
+
     /// The member's JoinGroup in the rebalance in progress.
     fn join_group(&mut self, c: usize) {
         let g = self.consumers[c].group;
@@ -403,15 +410,16 @@ impl Sim {
             }
         }
         if let (true, CommitMode::Auto { interval_ticks }) = (settings.group_commits(), settings.commit) {
-            if now >= self.consumers[c].next_auto_commit {
-                if self.consumers[c].has_positions() {
-                    self.commit(c);
-                }
-                self.consumers[c].next_auto_commit = now + interval_ticks;
+            if self.consumers[c].poll_auto_commit(now, interval_ticks) && self.consumers[c].has_positions() {
+                self.commit(c);
             }
         }
         if self.consumers[c].assigned.is_empty() {
             self.consumers[c].step = LoopStep::Idle;
+            return;
+        }
+        if self.consumers[c].process == ConsumerState::Paused {
+            // pause() stops the fetching, not the poll: the timers above go on.
             return;
         }
         // Consumers read below the high watermark (the log end without a cluster).

@@ -4,7 +4,7 @@
 
 use super::Sim;
 use crate::broker::GroupState;
-use crate::config::{GroupProtocol, PositionModel};
+use crate::config::{CommitMode, GroupProtocol, PositionModel};
 use crate::event::{Event, RebalanceReason};
 use crate::input::{ConsumerId, InputError, ResetSpec};
 use crate::view::ConsumerState;
@@ -106,6 +106,9 @@ impl Sim {
             let starts: Vec<(u32, u64)> =
                 partitions.iter().map(|&p| (p, self.start_position(c, p))).collect();
             self.consumers[c].assign(partitions.clone(), &starts);
+            if let CommitMode::Auto { interval_ticks } = self.groups[g].settings.commit {
+                self.consumers[c].handle_join_complete(self.now, interval_ticks);
+            }
             resumes.extend(starts.into_iter().map(|(p, start)| (c, p, start)));
             assignment.push((consumer_id, partitions));
         }
@@ -133,8 +136,12 @@ impl Sim {
         let old = &self.consumers[c].assigned;
         let revokes = old.iter().any(|p| !new.contains(p));
         let changed = *old != new;
-        if revokes && settings.group_commits() && settings.commit.is_auto() {
-            // onPartitionsRevoked: auto-commit what poll returned for them.
+        let consumer_protocol = self.protocol(g) == GroupProtocol::Consumer;
+        let auto_commit = settings.group_commits() && settings.commit.is_auto();
+        if consumer_protocol && changed && auto_commit && self.consumers[c].has_positions() {
+            // The KIP-848 client commits before every reconciliation
+            // (`maybeAutoCommitSyncBeforeRevocation`). The classic one does not
+            // at a cooperative revocation: it committed at its JoinGroup.
             self.commit(c);
         }
         let old = &self.consumers[c].assigned;
@@ -144,7 +151,11 @@ impl Sim {
         for (p, start) in starts {
             self.note_resume(c, p, start);
         }
-        if self.protocol(g) == GroupProtocol::Consumer {
+        if let (false, CommitMode::Auto { interval_ticks }) = (consumer_protocol, settings.commit) {
+            // The SyncGroup answer's onJoinComplete, at this poll.
+            self.consumers[c].handle_join_complete(self.now, interval_ticks);
+        }
+        if consumer_protocol {
             // Owned partitions changed: the next heartbeat goes now.
             self.consumers[c].heartbeat_now |= changed;
         } else if revokes {

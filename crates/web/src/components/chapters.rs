@@ -335,6 +335,7 @@ pub fn title(name: &str) -> Option<&'static str> {
         "kip848-stalled-member-fenced" => "Kafka 4: a frozen member is fenced",
         "new-group-latest-skips" => "A new group on latest skips the past",
         "offsets-expired" => "Offsets expire while the group is down",
+        "auto-commit-on-rebalance" => "Auto-commit at JoinGroup, not at revocation",
         "consumer-checkpoint" => "Each consumer checkpoints its own position",
         "torn-checkpoint" => "A checkpoint torn by a crash",
         "atomic-checkpoint" => "An atomic checkpoint survives the crash",
