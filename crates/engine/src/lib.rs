@@ -75,7 +75,7 @@ pub use view::{BrokerView, ClusterView, ReplicaSetView, ReplicaView, Transaction
 pub use view::{
     CheckpointView, ConsumerState, ConsumerStats, ConsumerView, ExpansionView, Finding, FindingKind,
     GroupView, HandledRecord, InFlightRecord, LagSample, LedgerEntry, LoopStep, MemberView, Metrics,
-    PartitionSplit, PartitionView, PeekView, PollTimerView, ProducerView, RebalanceView, RecordAt,
+    PartitionSplit, PartitionView, PeekView, PollTimerView, ProducerView, RebalanceView, RecordAt, SessionTimerView,
     RecordView, RestartPreview, RollingView, SettingsView, ShareRecordView, SplitCheck, SplitStatus, View,
 };
 

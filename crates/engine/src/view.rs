@@ -186,8 +186,14 @@ pub struct ConsumerView {
     pub in_flight_count: u32,
     pub handled: u64,
     pub step: LoopStep,
-    /// When a crashed incarnation's session runs out.
+    /// When the session of its member runs out, while no heartbeat comes
+    /// (a crashed or stalled process).
     pub session_expires_at: Option<Tick>,
+    /// That session running down, as the card draws it.
+    pub session_timer: Option<SessionTimerView>,
+    /// With auto-commit: ticks until `poll()` next commits on the timer
+    /// (`auto.commit.interval.ms`), once its timer has started.
+    pub auto_commit_in_ticks: Option<u64>,
     pub crashed_at: Option<Tick>,
     /// Where its loop was when it crashed.
     pub crashed_during: Option<LoopStep>,
@@ -211,6 +217,14 @@ pub struct ConsumerView {
     /// `fenced` for a KIP-848 member whose session ran out), until it joins
     /// again: it finishes its batch, and its commit will fail.
     pub out_of_group: Option<&'static str>,
+}
+
+/// A member's session as the coordinator sees it while no heartbeat
+/// arrives (`session.timeout.ms`): when it runs out, the member is removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SessionTimerView {
+    pub left_ticks: u64,
+    pub session_timeout_ticks: u64,
 }
 
 /// A member's poll timer (`max.poll.interval.ms`), as its card draws it.

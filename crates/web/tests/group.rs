@@ -128,14 +128,19 @@ async fn a_crashed_consumer_holds_its_partitions_until_its_session_times_out() {
     assert_eq!(partitions_of(&page, "c1"), ["P0", "P1"]);
     let expires = crashed_at + 10;
     let held = page.text(&card("c1", ".held-note"));
-    assert!(held.contains(&format!("held until tick {expires} (session timeout)")), "{held}");
+    assert!(held.starts_with("session: 10 of 10 ticks left (session.timeout)"), "{held}");
+    assert!(held.contains(&format!("held until tick {expires}")), "{held}");
     assert!(
         page.text(&card("c1", "[data-field=crashed]")).starts_with(&format!("crashed at tick {crashed_at}"))
     );
     assert_eq!(partitions_of(&page, "c2"), ["P2"]);
     assert_eq!(page.text(".group [data-field=generation]"), "1");
+    // The session runs down on the card, tick by tick.
+    page.step(4).await;
+    let held = page.text(&card("c1", "[data-field=session-timer]"));
+    assert!(held.starts_with("session: 6 of 10 ticks left"), "{held}");
 
-    page.step(12).await;
+    page.step(8).await;
     assert_eq!(page.text(".group [data-field=generation]"), "2");
     assert_eq!(partitions_of(&page, "c2"), ["P0", "P1", "P2"]);
     assert!(partitions_of(&page, "c1").is_empty());

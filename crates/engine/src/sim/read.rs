@@ -4,12 +4,12 @@
 use super::Sim;
 use crate::bridge::{BridgePartitionView, BridgeRecordView};
 use crate::broker::{Coordinator, GroupState, RecordState};
-use crate::config::limits;
+use crate::config::{CommitMode, limits};
 use crate::input::ConsumerId;
 use crate::view::{
     ConsumerState, ConsumerStats, ConsumerView, ExpansionView, Finding, FindingKind, GroupView,
     InFlightRecord, LagSample, LedgerEntry, MemberView, Metrics, PartitionSplit, PartitionView,
-    PollTimerView, ProducerView, RecordView, RestartPreview, SettingsView, ShareRecordView, SplitCheck,
+    PollTimerView, ProducerView, SessionTimerView, RecordView, RestartPreview, SettingsView, ShareRecordView, SplitCheck,
     SplitStatus, View,
 };
 
@@ -244,6 +244,18 @@ impl Sim {
             handled: consumer.handled,
             step: consumer.step,
             session_expires_at: ghost.and_then(|m| m.expires_at),
+            session_timer: ghost.and_then(|m| m.expires_at).map(|at| SessionTimerView {
+                left_ticks: at.saturating_sub(self.now),
+                session_timeout_ticks: self.groups[g].config.session_timeout_ticks,
+            }),
+            auto_commit_in_ticks: match (self.groups[g].settings.commit, consumer.process) {
+                (CommitMode::Auto { .. }, ConsumerState::Running | ConsumerState::Paused)
+                    if self.groups[g].settings.group_commits() =>
+                {
+                    consumer.auto_commit_due().map(|due| due.saturating_sub(self.now))
+                }
+                _ => None,
+            },
             crashed_at: consumer.crashed_at,
             crashed_during: consumer.crashed_during,
             resumed_from: indexed(&consumer.resumed_from),

@@ -175,12 +175,15 @@ pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
                     }
                 </ul>
             </div>
-            if crashed && !c.partitions.is_empty() {
-                if let Some(tick) = c.session_expires_at {
-                    <p class="card-note held-note">
-                        { format!("held until tick {tick} (session timeout): nobody reads them meanwhile") }
-                    </p>
-                }
+            // The session running down while no heartbeat comes (crashed or
+            // frozen): when it runs out the coordinator removes the member.
+            if let (Some(t), Some(tick)) = (c.session_timer, c.session_expires_at) {
+                <p class={classes!("card-note", "session-timer", (crashed && !c.partitions.is_empty()).then_some("held-note"),
+                        (t.left_ticks * 4 <= t.session_timeout_ticks).then_some("is-late"))}
+                    data-field="session-timer" tabindex="0"
+                    title="session.timeout: how long the coordinator waits for a heartbeat before it removes the member and rebalances">
+                    { session_timer_text(t, tick, crashed && !c.partitions.is_empty()) }
+                </p>
             }
             if let Some(m) = &c.reconciliation {
                 <p class="card-stats member-epoch" data-field="member-epoch">
@@ -248,6 +251,12 @@ pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
                 if !crashed {
                     <span>{ "loop: " }<span data-field="step">{ step_label(c.step, props.store.is_some()) }</span></span>
                 }
+                if let Some(left) = c.auto_commit_in_ticks {
+                    <span data-field="auto-commit" tabindex="0"
+                        title="auto.commit.interval: poll() commits what earlier polls returned when this runs out; a classic member also commits just before each JoinGroup">
+                        { format!("auto-commit in {left}") }
+                    </span>
+                }
             </p>
             if props.store.is_some() || !c.resumed_from.is_empty() {
                 <p class="card-stats store-stats">
@@ -295,6 +304,21 @@ pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
                 { for buttons }
             </div>
         </li>
+    }
+}
+
+/// "session: 3 of 12 ticks left (session.timeout): P0, P1 held until tick 40".
+fn session_timer_text(t: offsetlab_engine::SessionTimerView, until: u64, holds: bool) -> String {
+    let timer = format!(
+        "session: {} of {} tick{} left (session.timeout)",
+        t.left_ticks,
+        t.session_timeout_ticks,
+        if t.session_timeout_ticks == 1 { "" } else { "s" }
+    );
+    if holds {
+        format!("{timer}: its partitions are held until tick {until}, nobody reads them meanwhile")
+    } else {
+        format!("{timer}: no heartbeat comes")
     }
 }
 
