@@ -376,6 +376,7 @@ pub(crate) struct ConfigFile {
     auto_offset_reset: Option<AutoOffsetReset>,
     initial_rebalance_delay_ticks: Option<u64>,
     offsets_retention_ticks: Option<u64>,
+    metadata_max_age_ticks: Option<u64>,
 }
 
 impl TryFrom<ConfigFile> for Config {
@@ -405,7 +406,8 @@ impl TryFrom<ConfigFile> for Config {
             || file.acknowledgement_mode.is_some()
             || file.auto_offset_reset.is_some()
             || file.initial_rebalance_delay_ticks.is_some()
-            || file.offsets_retention_ticks.is_some();
+            || file.offsets_retention_ticks.is_some()
+            || file.metadata_max_age_ticks.is_some();
         let groups = match file.groups {
             Some(_) if top_level_group => {
                 return Err(GROUPS_AND_TOP_LEVEL.into());
@@ -448,6 +450,7 @@ impl TryFrom<ConfigFile> for Config {
                         .initial_rebalance_delay_ticks
                         .unwrap_or(d.initial_rebalance_delay_ticks),
                     offsets_retention_ticks: file.offsets_retention_ticks,
+                    metadata_max_age_ticks: file.metadata_max_age_ticks,
                 }]
             }
         };
@@ -822,6 +825,7 @@ impl Default for GroupConfig {
             auto_offset_reset: AutoOffsetReset::Earliest,
             initial_rebalance_delay_ticks: 0,
             offsets_retention_ticks: None,
+            metadata_max_age_ticks: None,
         }
     }
 }
@@ -1015,6 +1019,14 @@ pub struct GroupConfig {
     /// default). Left out, they never expire, as before the setting.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offsets_retention_ticks: Option<u64>,
+    /// Classic groups: `metadata.max.age.ms` of its consumers, how often the
+    /// group leader's client refreshes the topic's metadata, so how long
+    /// partitions added to the topic go unnoticed (and unassigned) until it
+    /// does (Kafka's default is 5 minutes). Left out, the leader sees them at
+    /// once, as before the setting. A consumer-protocol group's coordinator
+    /// sees them itself, at once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata_max_age_ticks: Option<u64>,
 }
 
 /// A group's settings that inputs change while it runs.
@@ -1116,6 +1128,9 @@ impl GroupConfig {
         .map_err(at)?;
         if let Some(ticks) = self.offsets_retention_ticks {
             check_range("offsets_retention_ticks", ticks, 1, crate::SCENARIO_TICKS_MAX).map_err(at)?;
+        }
+        if let Some(ticks) = self.metadata_max_age_ticks {
+            check_range("metadata_max_age_ticks", ticks, 1, crate::SCENARIO_TICKS_MAX).map_err(at)?;
         }
         if let AutoOffsetReset::ByDuration(ticks) = self.auto_offset_reset {
             check_range("auto_offset_reset.by_duration", ticks, 0, crate::SCENARIO_TICKS_MAX).map_err(at)?;

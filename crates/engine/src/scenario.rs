@@ -310,6 +310,7 @@ pub const BUILTINS: &[(&str, &str)] = builtins![
     "new-group-latest-skips",
     "offsets-expired",
     "auto-commit-on-rebalance",
+    "partitions-added-latest-skips",
     #[cfg(feature = "cluster")]
     "acks1-leader-crash",
     #[cfg(feature = "cluster")]

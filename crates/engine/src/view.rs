@@ -78,6 +78,12 @@ pub struct SettingsView {
     pub max_poll_interval_ticks: u64,
     /// `auto.offset.reset`: where a partition without a committed offset starts.
     pub auto_offset_reset: crate::config::AutoOffsetReset,
+    /// `group.initial.rebalance.delay.ms` (0: none).
+    pub initial_rebalance_delay_ticks: u64,
+    /// `offsets.retention.minutes`, when the scenario sets it.
+    pub offsets_retention_ticks: Option<u64>,
+    /// `metadata.max.age.ms` of a classic group's consumers, when the scenario sets it.
+    pub metadata_max_age_ticks: Option<u64>,
     pub retention_records: u64,
     /// Where positions live: the group (Kafka) or each consumer's own store.
     pub position: PositionModel,

@@ -394,3 +394,78 @@ fn an_empty_groups_offsets_expire_and_the_reset_decides_what_happens() {
     let m = with(None, AutoOffsetReset::Latest);
     assert_eq!((m.skipped_by_reset, m.duplicates, m.delivered), (0, 0, 36), "kept offsets resume: {m:?}");
 }
+
+#[test]
+fn partitions_added_wait_for_the_leaders_metadata_refresh_and_latest_skips_what_came_before() {
+    let (sim, events) = events_of("partitions-added-latest-skips");
+    let rebalances: Vec<(u64, RebalanceReason)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::RebalanceStarted { tick, reason, .. } => Some((*tick, *reason)),
+            _ => None,
+        })
+        .collect();
+    // The partition comes at tick 8; the leader's client, which fetched the
+    // metadata at its first tick, refreshes it 30 ticks later and rejoins.
+    assert_eq!(rebalances[1..], [(31, RebalanceReason::PartitionsAdded)], "{rebalances:?}");
+    let skipped: Vec<(u32, u64)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ResetPosition { partition, skipped, .. } if *skipped > 0 => Some((*partition, *skipped)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(skipped, [(3, 10)], "P3's records written before the refresh");
+    let m = sim.metrics();
+    assert_eq!((m.skipped_by_reset, m.never_processed), (10, 10), "{m:?}");
+
+    let scenario = offsetlab_engine::builtin("partitions-added-latest-skips").unwrap();
+    let with = |age: Option<u64>, reset: AutoOffsetReset| {
+        let mut s = scenario.clone();
+        s.config.groups[0].metadata_max_age_ticks = age;
+        s.config.groups[0].auto_offset_reset = reset;
+        s.run(None, None).unwrap().metrics()
+    };
+    let m = with(Some(30), AutoOffsetReset::Earliest);
+    assert_eq!((m.skipped_by_reset, m.never_processed), (0, 0), "earliest reads P3 from its start: {m:?}");
+    let m = with(None, AutoOffsetReset::Latest);
+    assert!(m.skipped_by_reset < 3, "the leader seeing P3 at once leaves almost no window: {m:?}");
+}
+
+#[test]
+fn a_consumer_protocol_group_sees_added_partitions_at_once_whatever_its_metadata_age() {
+    let scenario = offsetlab_engine::builtin("partitions-added-latest-skips").unwrap();
+    let mut s = scenario.clone();
+    s.config.groups[0].protocol = offsetlab_engine::GroupProtocol::Consumer;
+    let m = s.run(None, None).unwrap().metrics();
+    assert!(m.skipped_by_reset < 3, "the coordinator's own metadata: {m:?}");
+}
+
+#[test]
+fn a_rebalance_before_the_leaders_refresh_assigns_only_the_partitions_its_metadata_knows() {
+    let mut scenario = offsetlab_engine::builtin("partitions-added-latest-skips").unwrap();
+    scenario.timeline.push(offsetlab_engine::TimedInput {
+        tick: 12,
+        input: Input::AddConsumer { group: None },
+        learner: false,
+    });
+    scenario.timeline.sort_by_key(|t| t.tick);
+    let mut sim = scenario.run(None, Some(0)).unwrap();
+    let mut generations = Vec::new();
+    for tick in 0..scenario.ticks {
+        for t in scenario.timeline.iter().filter(|t| t.tick == tick) {
+            sim.handle_input(t.input.clone()).unwrap();
+        }
+        sim.handle_tick(tick + 1);
+        sim.check_invariants();
+        while let Some(e) = sim.poll_event() {
+            if let Event::RebalanceCompleted { tick, assignment, .. } = e {
+                let owned: Vec<u32> = assignment.into_iter().flat_map(|(_, p)| p).collect();
+                generations.push((tick, owned));
+            }
+        }
+    }
+    let [_, (at, third), (refresh, all)] = generations.as_slice() else { panic!("{generations:?}") };
+    assert!(*at >= 12 && !third.contains(&3), "c3's generation leaves P3 out: {generations:?}");
+    assert!(*refresh >= 31 && all.contains(&3), "the refresh brings it in: {generations:?}");
+}

@@ -323,7 +323,7 @@ fn errors_name_the_field_and_the_place() {
              `protocol`, `remote_assignor`, `static_members`, `heartbeat_interval_ticks`, \
              `max_poll_interval_ticks`, `rebalance_timeout_ticks`, `lock_duration_ticks`, `delivery_count_limit`, `max_record_locks`, \
              `share_auto_offset_reset`, `acknowledgement_mode`, `auto_offset_reset`, \
-             `initial_rebalance_delay_ticks`, `offsets_retention_ticks`",
+             `initial_rebalance_delay_ticks`, `offsets_retention_ticks`, `metadata_max_age_ticks`",
             (4, 21),
         ),
         (

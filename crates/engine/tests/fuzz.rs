@@ -345,6 +345,7 @@ impl Gen {
             },
             initial_rebalance_delay_ticks: if self.chance(70) { 0 } else { self.num(0, 30, u64::MAX) },
             offsets_retention_ticks: self.chance(30).then(|| self.num(1, 100, u64::MAX)),
+            metadata_max_age_ticks: self.chance(30).then(|| self.num(1, 60, u64::MAX)),
         }
     }
 
@@ -575,6 +576,9 @@ fn clamp_config(c: &mut Config) {
         g.max_record_locks = g.max_record_locks.clamp(100, 4000);
         g.initial_rebalance_delay_ticks = g.initial_rebalance_delay_ticks.min(SESSION_TIMEOUT_TICKS_MAX);
         if let Some(ticks) = &mut g.offsets_retention_ticks {
+            *ticks = (*ticks).clamp(1, SCENARIO_TICKS_MAX);
+        }
+        if let Some(ticks) = &mut g.metadata_max_age_ticks {
             *ticks = (*ticks).clamp(1, SCENARIO_TICKS_MAX);
         }
         if let AutoOffsetReset::ByDuration(ticks) = &mut g.auto_offset_reset {

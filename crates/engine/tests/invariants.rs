@@ -233,6 +233,7 @@ fn single_broker_config() -> impl Strategy<Value = Config> {
                     },
                     initial_rebalance_delay_ticks: seed % 4,
                     offsets_retention_ticks: (seed % 3 == 0).then_some(1 + seed % 9),
+                    metadata_max_age_ticks: (seed % 4 == 1).then_some(1 + seed % 13),
                 }],
                 producer: ProducerConfig {
                     use_keys,

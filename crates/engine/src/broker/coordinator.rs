@@ -410,6 +410,12 @@ impl Coordinator {
         Some(Completed { generation: self.generation, plan })
     }
 
+    /// The classic group's leader: the live member that joined first, which
+    /// computes the assignment with its own client's metadata.
+    pub fn leader(&self) -> Option<ConsumerId> {
+        self.members.iter().find(|m| m.expires_at.is_none()).map(|m| m.consumer)
+    }
+
     /// Records the completed generation's owners; returns the partitions that moved.
     pub fn handle_assignment_applied(
         &mut self,

@@ -75,6 +75,14 @@ pub(crate) struct Consumer {
     /// auto-commit is due; `None` until the process's first `poll()`, which
     /// is when Kafka's consumer is created and its timer starts.
     auto_commit_due: Option<Tick>,
+    /// Its client's copy of the topic's metadata (`metadata.max.age.ms`):
+    /// the partition count it knows, and when it last refreshed it; `None`
+    /// until the process's first refresh, when it starts.
+    metadata: Option<(u32, Tick)>,
+    /// The group leader's `assignmentSnapshot`: the partition count its
+    /// metadata held when it computed the current generation's assignment.
+    /// A refresh that differs makes it rejoin.
+    assignment_snapshot: Option<u32>,
     /// Handled records since its last commit (commit-after knows to commit).
     pub uncommitted: bool,
     /// Has sent its JoinGroup for the rebalance in progress.
@@ -158,6 +166,8 @@ impl Consumer {
             batch: VecDeque::new(),
             fetch_rotation: 0,
             auto_commit_due: None,
+            metadata: None,
+            assignment_snapshot: None,
             uncommitted: false,
             joined: false,
             handled: 0,
@@ -268,8 +278,45 @@ impl Consumer {
         // A fault armed for the previous process died with it.
         self.kill_before_commit = false;
         self.out_of_group = None;
-        // A new process: a new consumer, whose auto-commit timer starts at its first poll.
+        // A new process: a new consumer, whose auto-commit timer starts at its
+        // first poll and whose metadata is fetched afresh.
         self.auto_commit_due = None;
+        self.metadata = None;
+        self.assignment_snapshot = None;
+    }
+
+    /// The metadata timer: once `max_age_ticks` have passed since the last
+    /// refresh (or at the process's first tick), the client learns the
+    /// topic's `partitions` again. Returns whether this refresh grew what it knew.
+    pub fn handle_metadata_tick(&mut self, now: Tick, max_age_ticks: u64, partitions: u32) -> bool {
+        match self.metadata {
+            None => {
+                self.metadata = Some((partitions, now));
+                false
+            }
+            Some((known, at)) if now.saturating_sub(at) >= max_age_ticks => {
+                self.metadata = Some((partitions, now));
+                partitions > known
+            }
+            Some(_) => false,
+        }
+    }
+
+    /// The partition count its client's metadata holds, once it has fetched it.
+    pub fn known_partitions(&self) -> Option<u32> {
+        self.metadata.map(|(known, _)| known)
+    }
+
+    /// A classic generation completed: as its leader it assigned `partitions`
+    /// (its metadata then); any other member keeps no snapshot.
+    pub fn handle_assignment_snapshot(&mut self, partitions: Option<u32>) {
+        self.assignment_snapshot = partitions;
+    }
+
+    /// The leader's check in `poll()` (`rejoinNeededOrPending`): its metadata
+    /// no longer matches what it assigned, so it rejoins.
+    pub fn metadata_changed_since_assignment(&self) -> bool {
+        matches!((self.known_partitions(), self.assignment_snapshot), (Some(known), Some(assigned)) if known != assigned)
     }
 
     /// `poll()`'s auto-commit check (`maybeAutoCommitOffsetsAsync`): whether

@@ -192,6 +192,9 @@ impl Sim {
                 self.leave_on_poll_timeout(c);
                 return self.step_out_of_group(c);
             }
+            if !heartbeats {
+                self.refresh_metadata(c);
+            }
         }
         match self.consumers[c].process {
             ConsumerState::Crashed | ConsumerState::Stopped => {}

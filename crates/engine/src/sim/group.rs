@@ -87,11 +87,17 @@ impl Sim {
             return; // an empty group's first join phase still waits for members
         }
         let assignor = self.groups[g].settings.assignor;
-        let Some(completed) =
-            self.coordinators[g].poll_completed_rebalance(assignor, self.topic.partition_count())
-        else {
+        // The leader assigns the partitions its client's metadata knows.
+        let partitions = self.leader_metadata(g).unwrap_or(self.topic.partition_count());
+        let Some(completed) = self.coordinators[g].poll_completed_rebalance(assignor, partitions) else {
             return;
         };
+        if self.groups[g].config.metadata_max_age_ticks.is_some() {
+            let leader = self.coordinators[g].leader();
+            for consumer in self.consumers.iter_mut().filter(|c| c.group == g) {
+                consumer.handle_assignment_snapshot((leader == Some(consumer.id)).then_some(partitions));
+            }
+        }
         let cooperative = assignor.cooperative();
         let mut assignment = Vec::with_capacity(completed.plan.len());
         let mut resumes = Vec::new();
@@ -124,6 +130,32 @@ impl Sim {
             assignment,
             moved,
         });
+    }
+
+    /// With `metadata_max_age_ticks`, the partition count the classic group
+    /// leader's metadata holds; `None` when the leader sees the topic as it is.
+    fn leader_metadata(&self, g: usize) -> Option<u32> {
+        self.groups[g].config.metadata_max_age_ticks?;
+        let leader = self.coordinators[g].leader()?;
+        self.consumers.iter().find(|c| c.id == leader)?.known_partitions()
+    }
+
+    /// `metadata.max.age.ms`, in a classic member's `poll()`: its client
+    /// refreshes the topic's metadata when the age has passed, and a leader
+    /// whose metadata no longer matches what it assigned rejoins, which
+    /// starts a rebalance. Until then, added partitions have no owner.
+    pub(super) fn refresh_metadata(&mut self, c: usize) {
+        let g = self.consumers[c].group;
+        let Some(age) = self.groups[g].config.metadata_max_age_ticks else { return };
+        let partitions = self.topic.partition_count();
+        self.consumers[c].handle_metadata_tick(self.now, age, partitions);
+        let leads = self.coordinators[g].leader() == Some(self.consumers[c].id);
+        if leads
+            && self.consumers[c].metadata_changed_since_assignment()
+            && self.coordinators[g].state() == GroupState::Stable
+        {
+            self.begin_rebalance(g, RebalanceReason::PartitionsAdded);
+        }
     }
 
     /// Cooperative protocol, at a poll boundary: revoke what the new

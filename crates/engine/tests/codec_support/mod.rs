@@ -264,6 +264,7 @@ pub fn config() -> impl Strategy<Value = Config> {
             ],
             0..=SESSION_TIMEOUT_TICKS_MAX,
             prop::option::of(1..=SCENARIO_TICKS_MAX),
+            prop::option::of(1..=SCENARIO_TICKS_MAX),
         ),
     )
         .prop_map(
@@ -280,6 +281,7 @@ pub fn config() -> impl Strategy<Value = Config> {
                     auto_offset_reset,
                     initial_rebalance_delay_ticks,
                     offsets_retention_ticks,
+                    metadata_max_age_ticks,
                 ),
             )| GroupConfig {
                 name: String::new(),
@@ -307,6 +309,7 @@ pub fn config() -> impl Strategy<Value = Config> {
                 auto_offset_reset,
                 initial_rebalance_delay_ticks,
                 offsets_retention_ticks,
+                metadata_max_age_ticks,
             },
         );
     (

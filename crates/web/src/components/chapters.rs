@@ -336,6 +336,7 @@ pub fn title(name: &str) -> Option<&'static str> {
         "new-group-latest-skips" => "A new group on latest skips the past",
         "offsets-expired" => "Offsets expire while the group is down",
         "auto-commit-on-rebalance" => "Auto-commit at JoinGroup, not at revocation",
+        "partitions-added-latest-skips" => "A new partition, noticed late, starts at latest",
         "consumer-checkpoint" => "Each consumer checkpoints its own position",
         "torn-checkpoint" => "A checkpoint torn by a crash",
         "atomic-checkpoint" => "An atomic checkpoint survives the crash",

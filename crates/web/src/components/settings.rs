@@ -131,14 +131,14 @@ pub fn Settings(props: &SectionProps) -> Html {
                 <p class="setting-inline" data-field="timers">
                     <span>{ "Timers" }</span>
                     { " " }
-                    <span>{ format!("session.timeout {} ticks · max.poll.interval {} ticks · auto.offset.reset {}",
-                        settings.session_timeout_ticks, settings.max_poll_interval_ticks,
-                        settings.auto_offset_reset.name()) }</span>
+                    <span>{ timers_text(settings) }</span>
                 </p>
                 <p class="setting-help">
                     { "When Kafka gives up on a member: no heartbeat for a session, or no poll() for \
                        max.poll.interval (records per poll times the time a record takes must fit in it); \
-                       and where a partition with no committed offset starts. A scenario file sets them." }
+                       where a partition with no committed offset starts; and, when set, how long an empty \
+                       group's first rebalance waits, how long its offsets outlive it, and how often its \
+                       leader looks for new partitions. A scenario file sets them." }
                 </p>
             </div>
             <fieldset class={class_list(&[Some("setting"), Some("commit-modes"), in_store.then_some("is-disabled")])}>
@@ -180,4 +180,24 @@ pub fn Settings(props: &SectionProps) -> Html {
             <RestartFrom state={props.state.clone()} on_action={props.on_action.clone()} />
         </section>
     }
+}
+
+/// The group's timers in Kafka's names: the three every group has, then the
+/// ones the scenario sets.
+fn timers_text(settings: &offsetlab_engine::SettingsView) -> String {
+    let mut parts = vec![
+        format!("session.timeout {} ticks", settings.session_timeout_ticks),
+        format!("max.poll.interval {} ticks", settings.max_poll_interval_ticks),
+        format!("auto.offset.reset {}", settings.auto_offset_reset.name()),
+    ];
+    if settings.initial_rebalance_delay_ticks > 0 {
+        parts.push(format!("group.initial.rebalance.delay {} ticks", settings.initial_rebalance_delay_ticks));
+    }
+    if let Some(ticks) = settings.offsets_retention_ticks {
+        parts.push(format!("offsets.retention {ticks} ticks"));
+    }
+    if let Some(ticks) = settings.metadata_max_age_ticks {
+        parts.push(format!("metadata.max.age {ticks} ticks"));
+    }
+    parts.join(" · ")
 }
