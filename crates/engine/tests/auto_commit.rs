@@ -44,7 +44,9 @@ fn commits(events: &[Event], who: ConsumerId) -> Vec<(u64, Vec<(u32, u64)>)> {
     events
         .iter()
         .filter_map(|e| match e {
-            Event::Committed { tick, consumer, offsets } if *consumer == who => Some((*tick, offsets.clone())),
+            Event::Committed { tick, consumer, offsets } if *consumer == who => {
+                Some((*tick, offsets.clone()))
+            }
             _ => None,
         })
         .collect()
@@ -171,4 +173,3 @@ fn the_built_in_shows_the_commit_at_join_group() {
     assert_eq!(m.never_processed, 0);
     assert!(events.iter().any(|e| matches!(e, Event::Committed { consumer, .. } if *consumer == C1)));
 }
-

@@ -469,3 +469,35 @@ fn a_rebalance_before_the_leaders_refresh_assigns_only_the_partitions_its_metada
     assert!(*at >= 12 && !third.contains(&3), "c3's generation leaves P3 out: {generations:?}");
     assert!(*refresh >= 31 && all.contains(&3), "the refresh brings it in: {generations:?}");
 }
+
+/// Runs built-in `name` to `tick` with its whole timeline, and returns the
+/// `kafka-consumer-groups --describe` text then.
+fn describe_at(name: &str, tick: u64) -> String {
+    let scenario = offsetlab_engine::builtin(name).unwrap();
+    let sim = scenario.run(None, Some(tick)).unwrap();
+    offsetlab_engine::describe(&sim)
+}
+
+#[test]
+fn describe_says_what_kafkas_tool_says_at_each_moment_of_the_clocks() {
+    // Auto-commit: before the first timer commit, no committed offset, so no
+    // current offset and no lag ("-"), while the members own their partitions.
+    let early = describe_at("commit-on-timer", 3);
+    let rows: Vec<Vec<&str>> =
+        early.lines().skip(1).filter(|l| !l.is_empty()).map(|l| l.split_whitespace().collect()).collect();
+    assert_eq!(rows.len(), 3, "{early}");
+    for row in &rows {
+        assert_eq!((row[3], row[5]), ("-", "-"), "CURRENT-OFFSET and LAG before any commit: {early}");
+        assert!(row[6].starts_with('c'), "an owner: {early}");
+    }
+    // Everyone stopped: Kafka prints the warning, then the committed offsets
+    // with no consumer.
+    let empty = describe_at("offsets-expired", 30);
+    assert!(empty.starts_with("Consumer group 'demo' has no active members.\n\n"), "{empty}");
+    let rows: Vec<&str> = empty.lines().skip(3).collect();
+    assert_eq!(rows.len(), 3, "{empty}");
+    assert!(rows.iter().all(|r| r.split_whitespace().skip(6).all(|c| c == "-")), "no consumer: {empty}");
+    // Once the offsets expired, nothing is left to print but the warning.
+    let expired = describe_at("offsets-expired", 40);
+    assert_eq!(expired, "Consumer group 'demo' has no active members.\n\n", "{expired}");
+}
