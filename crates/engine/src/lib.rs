@@ -75,8 +75,9 @@ pub use view::{BrokerView, ClusterView, ReplicaSetView, ReplicaView, Transaction
 pub use view::{
     CheckpointView, ConsumerState, ConsumerStats, ConsumerView, ExpansionView, Finding, FindingKind,
     GroupView, HandledRecord, InFlightRecord, LagSample, LedgerEntry, LoopStep, MemberView, Metrics,
-    PartitionSplit, PartitionView, PeekView, PollTimerView, ProducerView, RebalanceView, RecordAt, SessionTimerView,
-    RecordView, RestartPreview, RollingView, SettingsView, ShareRecordView, SplitCheck, SplitStatus, View,
+    PartitionSplit, PartitionView, PeekView, PollTimerView, ProducerView, RebalanceView, RecordAt,
+    RecordView, RestartPreview, RollingView, SessionTimerView, SettingsView, ShareRecordView, SplitCheck,
+    SplitStatus, View,
 };
 
 // The in-crate unit tests run in headless Chromium too (`cargo test --target wasm32-unknown-unknown`).

@@ -764,7 +764,9 @@ impl Sim {
                     RebalanceReason::PartitionsAdded,
                     Coordinator::handle_metadata_changed,
                 );
-            } else if !self.coordinators[g].is_empty() && self.groups[g].config.metadata_max_age_ticks.is_none() {
+            } else if !self.coordinators[g].is_empty()
+                && self.groups[g].config.metadata_max_age_ticks.is_none()
+            {
                 // The leader's metadata sees the new partitions at once and it rejoins
                 // (with metadata_max_age_ticks, at its next refresh: `refresh_metadata`).
                 self.begin_rebalance(g, RebalanceReason::PartitionsAdded);

@@ -9,8 +9,8 @@ use crate::input::ConsumerId;
 use crate::view::{
     ConsumerState, ConsumerStats, ConsumerView, ExpansionView, Finding, FindingKind, GroupView,
     InFlightRecord, LagSample, LedgerEntry, MemberView, Metrics, PartitionSplit, PartitionView,
-    PollTimerView, ProducerView, SessionTimerView, RecordView, RestartPreview, SettingsView, ShareRecordView, SplitCheck,
-    SplitStatus, View,
+    PollTimerView, ProducerView, RecordView, RestartPreview, SessionTimerView, SettingsView, ShareRecordView,
+    SplitCheck, SplitStatus, View,
 };
 
 /// In-flight records a consumer card shows: the page draws the first few.
