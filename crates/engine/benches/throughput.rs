@@ -13,7 +13,10 @@ const PARTITIONS: u32 = 12;
 const CONSUMERS: u32 = 6;
 const HANDLE_PER_TICK: u32 = 100;
 /// Enough to keep every consumer busy: 6 × 100 handled per tick.
-const SEND_PER_TICK: u32 = 600;
+/// `OFFSETLAB_SEND_PER_TICK` sets another rate (590: busy, but keeping up).
+fn send_per_tick() -> u32 {
+    std::env::var("OFFSETLAB_SEND_PER_TICK").ok().and_then(|v| v.parse().ok()).unwrap_or(600)
+}
 /// Each iteration runs ticks until this many more records were handled (it
 /// overshoots by less than one tick's 600, under 1%).
 const RECORDS_PER_ITERATION: u64 = 60_000;
@@ -32,7 +35,7 @@ fn steady_state() -> Sim {
         ..Config::default()
     })
     .expect("valid");
-    sim.handle_input(Input::KeepSending { per_tick: SEND_PER_TICK }).expect("accepted");
+    sim.handle_input(Input::KeepSending { per_tick: send_per_tick() }).expect("accepted");
     run_ticks(&mut sim, 200);
     sim
 }
