@@ -705,6 +705,18 @@ mod tests {
         actions.into_iter().fold(Rc::new(state), Reducible::reduce)
     }
 
+    /// Starting an experiment opens the panel that holds the control its
+    /// guide tells the reader to press, whatever chapter it belongs to.
+    #[test]
+    fn an_experiment_opens_the_panel_its_steps_need() {
+        let panel = |name: &str| Panel::for_scenario(&offsetlab_engine::builtin(name).expect("built-in"));
+        assert_eq!(panel("partitions-added-latest-skips"), Some(Panel::Operations), "Add a partition");
+        assert_eq!(panel("rolling-update"), Some(Panel::Operations), "Rolling update");
+        assert_eq!(panel("partition-growth"), Some(Panel::Operations));
+        assert_eq!(panel("slow-handler-poll-timeout"), None, "its step is in the settings it names");
+        assert_eq!(panel("consumer-checkpoint"), Some(Panel::OffsetStorage));
+    }
+
     /// The run's generation moves with the run and only with it: a section that
     /// takes the run (a describe table, a panel's chart) computes again after a
     /// tick or an input, not after the reader's choices around it.

@@ -62,17 +62,21 @@ pub fn producer_counters(m: &Metrics) -> [Counter; 6] {
     ]
 }
 
-/// The poll timer's counters, once a member has left on it: members that
-/// left the group by themselves, and the commits that failed after.
+/// The clocks' counters, each once it has happened: the poll timer's pair
+/// (members that left the group by themselves, and the commits that failed
+/// after), and the records an `auto.offset.reset` jumped over.
 #[must_use]
-pub fn clock_counters(m: &Metrics) -> Option<[Counter; 2]> {
-    (m.members_left_poll_timeout > 0 || m.commit_failed > 0).then(|| {
-        let c = |key, metric: Metric, value| Counter { key, label: metric.label(), value, alarm: true };
-        [
-            c("members-left-poll-timeout", Metric::MembersLeftPollTimeout, m.members_left_poll_timeout),
-            c("commit-failed", Metric::CommitFailed, m.commit_failed),
-        ]
-    })
+pub fn clock_counters(m: &Metrics) -> Vec<Counter> {
+    let c = |key, metric: Metric, value| Counter { key, label: metric.label(), value, alarm: true };
+    let mut shown = Vec::new();
+    if m.members_left_poll_timeout > 0 || m.commit_failed > 0 {
+        shown.push(c("members-left-poll-timeout", Metric::MembersLeftPollTimeout, m.members_left_poll_timeout));
+        shown.push(c("commit-failed", Metric::CommitFailed, m.commit_failed));
+    }
+    if m.skipped_by_reset > 0 {
+        shown.push(c("skipped-by-reset", Metric::SkippedByReset, m.skipped_by_reset));
+    }
+    shown
 }
 
 #[component]
@@ -94,9 +98,9 @@ pub fn Counters(props: &CountersProps) -> Html {
         <dl class="counters">
             { for counters(&props.metrics).into_iter().map(counter) }
         </dl>
-        if let Some(clocks) = clock_counters(&props.metrics) {
-            <dl class="counters clock-counters" aria-label="The poll timer">
-                { for clocks.into_iter().map(counter) }
+        if let clocks @ [_, ..] = clock_counters(&props.metrics).as_slice() {
+            <dl class="counters clock-counters" aria-label="Kafka's clocks">
+                { for clocks.iter().copied().map(counter) }
             </dl>
         }
         { producer }

@@ -122,6 +122,15 @@ impl Panel {
         if scenario.config.groups.iter().any(|g| g.bridge) {
             return Some(Panel::OffsetStorage);
         }
+        // A guide step whose control lives in the operations panel opens it,
+        // whatever the chapter: the reader is told to press it.
+        let needs_operations = scenario.timeline.iter().any(|t| {
+            t.learner
+                && matches!(t.input, Input::AddPartitions { .. } | Input::RollingUpdate { .. } | Input::KillBeforeCommit { .. })
+        });
+        if needs_operations {
+            return Some(Panel::Operations);
+        }
         match scenario.guide.as_ref()?.topic {
             offsetlab_engine::Topic::OffsetStorage => Some(Panel::OffsetStorage),
             offsetlab_engine::Topic::Operations => Some(Panel::Operations),
