@@ -142,7 +142,7 @@ impl fmt::Display for UnknownStrategy {
         write!(
             f,
             "unknown strategy {}; expected range, roundrobin, sticky or cooperative-sticky",
-            crate::codec::quoted(&self.0)
+            crate::quote::quoted(&self.0)
         )
     }
 }

@@ -21,7 +21,7 @@ impl std::str::FromStr for ConsumerId {
             .and_then(|n| n.parse::<u32>().ok())
             .filter(|&n| n >= 1 && !s[1..].starts_with('0'))
             .map(ConsumerId)
-            .ok_or_else(|| format!("a consumer is named c1, c2, …; got {}", crate::codec::quoted(s)))
+            .ok_or_else(|| format!("a consumer is named c1, c2, …; got {}", crate::quote::quoted(s)))
     }
 }
 
@@ -392,7 +392,7 @@ impl fmt::Display for InputError {
                 "Error: Assignments can only be reset if the group '{group}' is inactive, but the current state is {state}."
             ),
             InputError::NoSuchGroup(name) => {
-                write!(f, "no group named {}", crate::codec::quoted(name))
+                write!(f, "no group named {}", crate::quote::quoted(name))
             }
             InputError::NotInGroup { consumer, group } => write!(f, "{consumer} is not in group {group}"),
             InputError::NoCommittedOffset { partition } => write!(

@@ -31,6 +31,7 @@ mod log;
 mod observe;
 mod order;
 mod partitioner;
+mod quote;
 mod rng;
 mod scenario;
 mod sim;

@@ -109,7 +109,7 @@ impl fmt::Display for ScenarioError {
                 write!(
                     f,
                     "no built-in scenario named {}; the built-ins are {}",
-                    crate::codec::quoted(name),
+                    crate::quote::quoted(name),
                     builtin_names().collect::<Vec<_>>().join(", ")
                 )
             }

@@ -20,6 +20,7 @@
 pub mod link;
 pub(crate) mod tagged;
 
+pub use crate::quote::quoted;
 pub use link::{Link, LinkError, LinkScenario, QUERY_BYTES_MAX};
 
 use serde::Serialize;
@@ -279,22 +280,6 @@ fn check_bounds(text: &str) -> Result<(), JsonError> {
         i += 1;
     }
     Ok(())
-}
-
-/// `text` in double quotes, with `"` and `\` escaped: how messages quote what
-/// the user wrote.
-#[must_use]
-pub fn quoted(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        if c == '"' || c == '\\' {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]
