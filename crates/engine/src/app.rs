@@ -3,9 +3,9 @@
 //! (seed 004), and, when idempotent, drops a duplicate's effect.
 
 use crate::client::Fetched;
-use crate::config::limits;
 use crate::event::Tick;
 use crate::input::ConsumerId;
+use crate::limits;
 use crate::view::{HandledRecord, LedgerEntry, RecordAt};
 use std::collections::VecDeque;
 

@@ -1,90 +1,16 @@
 //! The simulation's configuration: everything fixed at start, validated with
 //! errors that name the field.
 
+use crate::limits;
 use crate::partitioner::KeylessStrategy;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// Hard limits: every queue, log and loop in the engine is bounded by one of these.
-pub mod limits {
-    pub const PARTITIONS_MAX: u32 = 256;
-    pub const CONSUMERS_MAX: u32 = 64;
-    /// Consumer groups reading the topic.
-    pub const GROUPS_MAX: usize = 8;
-    /// Bytes of a group's name.
-    pub const GROUP_NAME_BYTES_MAX: usize = 64;
-    pub const KEYS_MAX: u32 = 10_000;
-    pub const RECORDS_PER_POLL_MAX: u32 = 10_000;
-    pub const HANDLE_PER_TICK_MAX: u32 = 10_000;
-    pub const RETENTION_RECORDS_MAX: u64 = 100_000;
-    /// Partitions × retention: caps the records held at once (about 64 MiB).
-    pub const RETAINED_RECORDS_MAX: u64 = 2_000_000;
-    pub const SEND_COUNT_MAX: u32 = 100_000;
-    pub const SEND_RATE_MAX: u32 = 100_000;
-    pub const SESSION_TIMEOUT_TICKS_MAX: u64 = 100_000;
-    pub const AUTO_COMMIT_INTERVAL_TICKS_MAX: u64 = 100_000;
-    pub const STICKY_BATCH_RECORDS_MAX: u32 = 100_000;
-    /// The producer's delivery path (`client/accumulator.rs`): records a batch holds.
-    pub const PRODUCER_BATCH_RECORDS_MAX: u32 = 10_000;
-    /// Records the producer holds unacknowledged (`buffer.memory`, in records).
-    pub const PRODUCER_BUFFER_RECORDS_MAX: u32 = 100_000;
-    /// Unacknowledged requests per broker connection without idempotence
-    /// (Kafka sets no upper bound; with idempotence it is 5).
-    pub const PRODUCER_MAX_IN_FLIGHT_MAX: u32 = 100;
-    /// Broker connections the producer keeps.
-    pub const PRODUCER_CONNECTIONS_MAX: u32 = 64;
-    /// Linger, request, delivery and backoff timeouts, in ticks.
-    pub const PRODUCER_TIMEOUT_TICKS_MAX: u64 = 10_000_000;
-    /// Events waiting for `poll_event`; older ones are dropped (and counted) past this.
-    pub const EVENTS_QUEUED_MAX: usize = 100_000;
-    /// Handled records kept for the sink strip.
-    pub const SINK_RECENT_MAX: usize = 512;
-    pub const CHECKPOINT_WRITE_TICKS_MAX: u64 = 100;
-    /// Record ids a split-check finding lists (the count goes on past it).
-    pub const FINDING_IDS_MAX: usize = 20;
-    /// Findings the split check keeps.
-    pub const FINDINGS_MAX: usize = 100;
-    /// Ticks one `handle_tick` call may advance.
-    pub const CATCH_UP_TICKS_MAX: u64 = 1_000_000;
-    /// Brokers in the cluster (`cluster.brokers`).
-    pub const BROKERS_MAX: u32 = 5;
-    /// The cluster's timeouts (replica lag, broker session), in ticks.
-    pub const CLUSTER_TIMEOUT_TICKS_MAX: u64 = 1_000_000;
-    /// acks=all appends waiting for the high watermark, across partitions.
-    pub const PENDING_ACKS_MAX: usize = 100_000;
-    /// Runs of acknowledged offsets the replication model keeps per partition.
-    pub const ACKED_RUNS_MAX: usize = 100_000;
-    /// Record batches a partition remembers the ends of, above its slowest
-    /// replica's log end. Past it the oldest ends are forgotten: a follower
-    /// that far behind copies the batches below the first end kept as one.
-    pub const BATCH_ENDS_MAX: usize = 100_000;
-    /// Records one append (one produce request) may carry.
-    pub const APPEND_RECORDS_MAX: u64 = 100_000;
-    /// Injected produce faults waiting for their request.
-    pub const FAULTS_PENDING_MAX: usize = 64;
-    /// Produce answers on their way back to the producer, across connections.
-    pub const PRODUCE_RESPONSES_MAX: usize = 100_000;
-    /// Transactional ids the transaction coordinator keeps (`broker/transaction.rs`).
-    pub const TRANSACTIONAL_IDS_MAX: usize = 64;
-    /// `transaction.timeout.ms` in ticks: the broker's `transaction.max.timeout.ms`
-    /// (Kafka's default 900,000 ms) is the model's bound too.
-    pub const TRANSACTION_TIMEOUT_TICKS_MAX: u64 = 900_000;
-    /// Consumer offsets one `TxnOffsetCommit` carries, and that one group
-    /// holds pending for one transaction: one per partition.
-    pub const TXN_OFFSETS_MAX: usize = PARTITIONS_MAX as usize;
-    /// Marker writes and offset commits the coordinator has queued for its caller.
-    pub const TXN_OUTPUTS_QUEUED_MAX: usize = 100_000;
-    /// Aborted transactions one partition's index keeps (`broker/txn_index.rs`);
-    /// past it the oldest are forgotten, as retention would delete them.
-    pub const ABORTED_TXNS_MAX: usize = 100_000;
-    /// Records of the output topic `payouts` one partition holds (results
-    /// and control markers); past it the oldest are deleted, as retention would.
-    pub const PAYOUT_RECORDS_MAX: u64 = 100_000;
-    /// Records the downstream consumer of `payouts` reads a tick.
-    pub const DOWNSTREAM_PER_TICK_MAX: u32 = 10_000;
-    /// Ticks one `stall` input freezes a consumer's process.
-    pub const STALL_TICKS_MAX: u64 = 100_000;
-}
+pub(crate) mod delivery;
+pub(crate) mod replication;
+
+pub(crate) use delivery::DeliveryConfig;
+pub(crate) use replication::ReplicationConfig;
 
 /// When the consumer loop commits its position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -626,7 +552,7 @@ impl TransactionsConfig {
         let Some(g) = self.group_index(groups) else {
             return refuse(format!(
                 "no group is named {}",
-                crate::codec::quoted(self.group.as_deref().unwrap_or_default())
+                crate::quote::quoted(self.group.as_deref().unwrap_or_default())
             ));
         };
         let group = &groups[g];
@@ -739,8 +665,8 @@ impl Default for DeliverySettings {
 }
 
 impl DeliverySettings {
-    pub(crate) fn delivery_config(&self) -> crate::client::accumulator::DeliveryConfig {
-        crate::client::accumulator::DeliveryConfig {
+    pub(crate) fn delivery_config(&self) -> DeliveryConfig {
+        DeliveryConfig {
             acks: self.acks,
             enable_idempotence: self.enable_idempotence,
             max_in_flight: self.max_in_flight,
@@ -760,7 +686,7 @@ impl Config {
     /// The replication model's config: the cluster's, or one broker with
     /// replication factor 1 when none is given (what `--describe topic`
     /// shows then).
-    pub(crate) fn replication_config(&self) -> crate::broker::replication::ReplicationConfig {
+    pub(crate) fn replication_config(&self) -> ReplicationConfig {
         let c = self.cluster.unwrap_or(ClusterConfig {
             brokers: 1,
             replication_factor: 1,
@@ -768,7 +694,7 @@ impl Config {
             ..ClusterConfig::default()
         });
         let request_timeout_ticks = self.producer.delivery.unwrap_or_default().request_timeout_ticks;
-        crate::broker::replication::ReplicationConfig {
+        ReplicationConfig {
             brokers: c.brokers,
             partitions: self.partitions,
             replication_factor: c.replication_factor,
@@ -902,7 +828,7 @@ impl Config {
                     field: "groups",
                     message: format!(
                         "[{i}].name: two groups are named {}",
-                        crate::codec::quoted(&group.name)
+                        crate::quote::quoted(&group.name)
                     ),
                 });
             }
@@ -1085,7 +1011,7 @@ impl GroupConfig {
                 field: "name",
                 message: format!(
                     "a group name is 1 to {GROUP_NAME_BYTES_MAX} ASCII letters, digits or '-', got {}",
-                    crate::codec::quoted(&self.name)
+                    crate::quote::quoted(&self.name)
                 ),
             }));
         }

@@ -403,7 +403,7 @@ impl fmt::Display for InputError {
                 write!(f, "topic orders has no partition {partition}")
             }
             InputError::TooManyConsumers => {
-                write!(f, "a group holds at most {} consumers", crate::config::limits::CONSUMERS_MAX)
+                write!(f, "a group holds at most {} consumers", crate::limits::CONSUMERS_MAX)
             }
             InputError::RestartPending => write!(f, "a restart or rolling update is already in progress"),
             InputError::RebalanceInProgress => {

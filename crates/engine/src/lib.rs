@@ -27,6 +27,7 @@ mod event;
 mod guide;
 mod history;
 mod input;
+pub mod limits;
 mod log;
 mod observe;
 mod order;
@@ -50,7 +51,7 @@ pub use broker::payouts::{Fate, PayoutPartitionView, PayoutRecordView};
 pub use codec::{Link, LinkError, LinkScenario};
 pub use config::{
     AcknowledgementMode, Assignor, AutoOffsetReset, CheckpointWrites, CommitMode, Config, ConfigError,
-    GroupProtocol, PositionModel, ProducerConfig, RemoteAssignor, ShareAutoOffsetReset, limits,
+    GroupProtocol, PositionModel, ProducerConfig, RemoteAssignor, ShareAutoOffsetReset,
 };
 pub use config::{ClusterConfig, DeliverySettings, IsolationLevel, TransactionsConfig};
 pub use config::{GroupConfig, GroupSettings};

@@ -6,9 +6,9 @@
 
 use crate::broker::topic::Deleted;
 use crate::client::Fetched;
-use crate::config::limits;
 use crate::event::Tick;
 use crate::input::ConsumerId;
+use crate::limits;
 use crate::log::PartitionLog;
 use crate::view::{Finding, FindingKind, LagSample};
 use std::collections::VecDeque;

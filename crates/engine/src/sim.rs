@@ -10,10 +10,11 @@ use crate::broker::{Coordinator, GroupState, OffsetStore, SharePartition, Topic}
 use crate::client::{Consumer, Producer};
 use crate::config::{
     CheckpointWrites, CommitMode, Config, ConfigError, GroupConfig, GroupProtocol, GroupSettings,
-    PositionModel, check_commit_mode, check_position_model, check_range, limits,
+    PositionModel, check_commit_mode, check_position_model, check_range,
 };
 use crate::event::{Event, RebalanceReason, Tick, TraceHasher};
 use crate::input::{ConsumerId, Input, InputError};
+use crate::limits;
 use crate::log::Record;
 use crate::observe::GroupObserver;
 use crate::rng::Rng;

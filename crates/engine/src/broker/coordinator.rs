@@ -4,9 +4,10 @@
 //! (`consumer_protocol`).
 
 use crate::assign::{self, TimelineHashOrder};
-use crate::config::{Assignor, GroupProtocol, limits};
+use crate::config::{Assignor, GroupProtocol};
 use crate::event::{PartitionMove, Tick};
 use crate::input::ConsumerId;
+use crate::limits;
 use crate::view::RebalanceView;
 
 mod consumer_protocol;

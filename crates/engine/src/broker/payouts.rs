@@ -19,7 +19,7 @@
 use crate::broker::producer_state::ProducerId;
 use crate::broker::transaction::{ProducerIdAndEpoch, TransactionVersion, TxnResult};
 use crate::broker::txn_index::{IsolationLevel, LogEntry, PartitionTxns, TxnWriteError};
-use crate::config::limits::PAYOUT_RECORDS_MAX;
+use crate::limits::PAYOUT_RECORDS_MAX;
 use serde::Serialize;
 use std::collections::VecDeque;
 

@@ -97,11 +97,11 @@
 #![cfg_attr(not(test), allow(dead_code))]
 
 use crate::broker::producer_state::ProducerId;
-pub(crate) use crate::config::limits::{
+use crate::config::{ConfigError, check_range};
+pub(crate) use crate::limits::{
     GROUPS_MAX, PARTITIONS_MAX, TRANSACTION_TIMEOUT_TICKS_MAX, TRANSACTIONAL_IDS_MAX, TXN_OFFSETS_MAX,
     TXN_OUTPUTS_QUEUED_MAX,
 };
-use crate::config::{ConfigError, check_range};
 use std::collections::VecDeque;
 
 /// The transaction version a new Kafka 4.x cluster runs (`transaction.version`

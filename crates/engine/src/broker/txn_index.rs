@@ -65,7 +65,7 @@
 
 use crate::broker::producer_state::{PRODUCERS_MAX, ProducerId};
 use crate::broker::transaction::TransactionVersion;
-pub(crate) use crate::config::limits::ABORTED_TXNS_MAX;
+pub(crate) use crate::limits::ABORTED_TXNS_MAX;
 use std::collections::VecDeque;
 
 pub(crate) use crate::config::IsolationLevel;

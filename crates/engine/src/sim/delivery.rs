@@ -17,10 +17,10 @@ use crate::client::accumulator::{
     Accumulator, DeliveryError, Outcome, ProduceFault, ProduceRequest, ProduceResponse, RequestId,
 };
 use crate::client::producer::Send;
-use crate::config::limits;
 use crate::delivery::{Acks, ProduceError};
 use crate::event::{Event, Tick};
 use crate::input::InputError;
+use crate::limits;
 use crate::log::Record;
 use litemap::LiteMap;
 use std::collections::VecDeque;

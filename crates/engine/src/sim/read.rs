@@ -4,8 +4,9 @@
 use super::Sim;
 use crate::bridge::{BridgePartitionView, BridgeRecordView};
 use crate::broker::{Coordinator, GroupState, RecordState};
-use crate::config::{CommitMode, limits};
+use crate::config::CommitMode;
 use crate::input::ConsumerId;
+use crate::limits;
 use crate::view::{
     ConsumerState, ConsumerStats, ConsumerView, ExpansionView, Finding, FindingKind, GroupView,
     InFlightRecord, LagSample, LedgerEntry, MemberView, Metrics, PartitionSplit, PartitionView,

@@ -13,9 +13,10 @@
 
 use super::{Coordinator, GroupState, Member, MemberState};
 use crate::assign;
-use crate::config::{GroupProtocol, RemoteAssignor, limits};
+use crate::config::{GroupProtocol, RemoteAssignor};
 use crate::event::Tick;
 use crate::input::ConsumerId;
+use crate::limits;
 
 /// `LEAVE_GROUP_STATIC_MEMBER_EPOCH`: a static member that left for a while.
 const STATIC_LEFT_EPOCH: i32 = -2;

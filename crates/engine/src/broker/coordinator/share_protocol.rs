@@ -15,9 +15,10 @@
 
 use super::{Coordinator, GroupState, HeartbeatReply, Member, MemberState, ShareInitialisation};
 use crate::assign;
-use crate::config::{GroupProtocol, limits};
+use crate::config::GroupProtocol;
 use crate::event::Tick;
 use crate::input::ConsumerId;
+use crate::limits;
 
 impl Coordinator {
     /// A `ShareGroupHeartbeat` with member epoch 0: a new member.
