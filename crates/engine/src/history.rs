@@ -9,7 +9,8 @@
 
 use crate::event::{Event, Tick};
 use crate::input::{Input, InputError};
-use crate::scenario::{SCENARIO_TICKS_MAX, Scenario, ScenarioError, TIMELINE_INPUTS_MAX, TimedInput};
+use crate::limits::{SCENARIO_TICKS_MAX, TIMELINE_INPUTS_MAX};
+use crate::scenario::{Scenario, ScenarioError, TimedInput};
 use crate::sim::Sim;
 
 /// A snapshot is taken whenever the simulation reaches a multiple of this tick.

@@ -66,11 +66,11 @@ pub use history::{
     SNAPSHOTS_MIN, snapshots_max,
 };
 pub use input::{ConsumerId, Input, InputError, ResetSpec};
+pub use limits::{SCENARIO_BYTES_MAX, SCENARIO_TICKS_MAX, TIMELINE_INPUTS_MAX};
 pub use observe::HISTORY_SAMPLES_MAX;
 pub use partitioner::{KeylessStrategy, murmur2, partition_for_key, to_positive};
 pub use scenario::{
-    BUILTINS, CommitCost, SCENARIO_BYTES_MAX, SCENARIO_TICKS_MAX, Scenario, ScenarioError,
-    TIMELINE_INPUTS_MAX, TimedInput, builtin, builtins, commit_cost_comparison,
+    BUILTINS, CommitCost, Scenario, ScenarioError, TimedInput, builtin, builtins, commit_cost_comparison,
 };
 pub use sim::{IN_FLIGHT_SHOWN_MAX, Sim, subject_key};
 pub use view::{BrokerView, ClusterView, ReplicaSetView, ReplicaView, TransactionsView, TxnProducerView};

@@ -77,3 +77,9 @@ pub const PAYOUT_RECORDS_MAX: u64 = 100_000;
 pub const DOWNSTREAM_PER_TICK_MAX: u32 = 10_000;
 /// Ticks one `stall` input freezes a consumer's process.
 pub const STALL_TICKS_MAX: u64 = 100_000;
+/// Ticks a scenario may run.
+pub const SCENARIO_TICKS_MAX: u64 = 10_000_000;
+/// Inputs a timeline may hold.
+pub const TIMELINE_INPUTS_MAX: usize = 100_000;
+/// Bytes a scenario file may have.
+pub const SCENARIO_BYTES_MAX: usize = 16 * 1024 * 1024;

@@ -10,16 +10,10 @@ use crate::codec;
 use crate::config::{Config, ConfigError};
 use crate::guide::Guide;
 use crate::input::Input;
+use crate::limits::{SCENARIO_BYTES_MAX, SCENARIO_TICKS_MAX, TIMELINE_INPUTS_MAX};
 use crate::sim::Sim;
 use serde::{Deserialize, Serialize};
 use std::fmt;
-
-/// Ticks a scenario may run.
-pub const SCENARIO_TICKS_MAX: u64 = 10_000_000;
-/// Inputs a timeline may hold.
-pub const TIMELINE_INPUTS_MAX: usize = 100_000;
-/// Bytes a scenario file may have.
-pub const SCENARIO_BYTES_MAX: usize = 16 * 1024 * 1024;
 
 /// `ticks` when a scenario's JSON leaves it out.
 pub(crate) const TICKS_DEFAULT: u64 = 100;

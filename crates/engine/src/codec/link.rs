@@ -35,7 +35,8 @@
 
 use super::quoted;
 use crate::input::Input;
-use crate::scenario::{SCENARIO_TICKS_MAX, Scenario, TIMELINE_INPUTS_MAX, builtin};
+use crate::limits::{SCENARIO_TICKS_MAX, TIMELINE_INPUTS_MAX};
+use crate::scenario::{Scenario, builtin};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};

@@ -38,7 +38,7 @@ pub const DEPTH_MAX: usize = 32;
 /// `TIMELINE_INPUTS_MAX` inputs needs under 10 each. Bounds what reading
 /// builds whatever the text (a 16 MiB array of `"",` would otherwise be
 /// some 5.6 million strings).
-const VALUES_MAX: usize = 16 * crate::scenario::TIMELINE_INPUTS_MAX;
+const VALUES_MAX: usize = 16 * crate::limits::TIMELINE_INPUTS_MAX;
 
 /// What is wrong, where: the field path (`timeline[1].input.consumer`, empty
 /// for the top level), serde's message, and the line and column (from 1)
