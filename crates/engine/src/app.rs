@@ -6,8 +6,48 @@ use crate::client::Fetched;
 use crate::event::Tick;
 use crate::input::ConsumerId;
 use crate::limits;
-use crate::view::{HandledRecord, LedgerEntry, RecordAt};
+use serde::Serialize;
 use std::collections::VecDeque;
+
+/// Where a record sits: its partition and offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RecordAt {
+    pub partition: u32,
+    pub offset: u64,
+}
+
+/// One entry of "what the application did, in order".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct HandledRecord {
+    pub tick: Tick,
+    pub consumer: ConsumerId,
+    pub partition: u32,
+    pub offset: u64,
+    pub record_id: u64,
+    pub subject: u32,
+    pub duplicate: bool,
+    pub out_of_key_order: bool,
+    /// Out of key order: the record of the same subject, sent later, that the
+    /// application had already handled (the newest such one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overtaken_by: Option<RecordAt>,
+    /// The duplicate or the reordering came from the producer: a second copy
+    /// it wrote, or a record it wrote after a later-sent one (a retried batch).
+    pub from_producer: bool,
+    pub effect: bool,
+    pub produced_tick: Tick,
+}
+
+/// One account's ledger: what the payouts did to it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct LedgerEntry {
+    pub account: u32,
+    /// Money paid out, in cents (every effect counts).
+    pub balance_cents: u64,
+    pub effects: u64,
+    /// Effects of an operation that had taken effect before: a double payout.
+    pub duplicate_effects: u64,
+}
 
 /// A payout operation's amount, from its operation (record) id: deterministic, 1.00 to 99.99.
 #[must_use]

@@ -23,3 +23,15 @@ pub(crate) use coordinator::{Coordinator, GroupState, HeartbeatError, Joined, Me
 pub(crate) use offsets::OffsetStore;
 pub(crate) use share_partition::{AcknowledgeType, RecordState, SharePartition};
 pub(crate) use topic::Topic;
+
+use crate::event::{PartitionMove, Tick};
+use serde::Serialize;
+
+/// A group's last completed rebalance, as its coordinator keeps it: which
+/// partitions changed owner.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RebalanceView {
+    pub tick: Tick,
+    pub generation: u32,
+    pub moved: Vec<PartitionMove>,
+}

@@ -10,12 +10,46 @@ use crate::event::Tick;
 use crate::input::ConsumerId;
 use crate::limits;
 use crate::log::PartitionLog;
-use crate::view::{Finding, FindingKind, LagSample};
+use serde::Serialize;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
 /// Samples of lag and age kept per partition.
 pub const HISTORY_SAMPLES_MAX: usize = 120;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FindingKind {
+    /// Resumed within one batch of the last known position: at-least-once replay.
+    LegalReplay,
+    /// Resumed more than one batch behind the last known position.
+    ResumedTooFarBack,
+    /// Records no consumer handled that the group has moved past (or retention deleted).
+    NeverProcessed,
+}
+
+/// One thing the split check saw.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub tick: Tick,
+    pub kind: FindingKind,
+    pub partition: u32,
+    pub consumer: Option<ConsumerId>,
+    pub message: String,
+    /// The records concerned (at most [`crate::limits::FINDING_IDS_MAX`]).
+    pub record_ids: Vec<u64>,
+    /// How many more records than listed.
+    pub more: u64,
+}
+
+/// One tick's lag and oldest-unprocessed age for a partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct LagSample {
+    pub tick: Tick,
+    pub lag: u64,
+    /// Ticks since the oldest record the group has not moved past was produced (0 when none).
+    pub oldest_unprocessed_age: u64,
+}
 
 /// What one group did to one record.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

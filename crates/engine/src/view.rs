@@ -2,9 +2,16 @@
 
 use crate::bridge::BridgePartitionView;
 use crate::config::{CommitMode, PositionModel};
-use crate::event::{PartitionMove, Tick};
+use crate::event::Tick;
 use crate::input::ConsumerId;
 use serde::Serialize;
+
+// Plain data the parts give out, shown as they are.
+pub use crate::app::{HandledRecord, LedgerEntry, RecordAt};
+pub use crate::broker::RebalanceView;
+pub use crate::client::producer::PeekView;
+pub use crate::client::{CheckpointView, ConsumerState, LoopStep};
+pub use crate::observe::{Finding, FindingKind, LagSample};
 
 /// Everything the page draws, at one tick. The fields about one group
 /// (generation, state, settings, metrics, the partitions' committed offsets
@@ -58,13 +65,6 @@ pub struct GroupView {
     pub group_epoch: u32,
     pub target_epoch: u32,
     pub remote_assignor: crate::config::RemoteAssignor,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct RebalanceView {
-    pub tick: Tick,
-    pub generation: u32,
-    pub moved: Vec<PartitionMove>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -126,52 +126,6 @@ pub struct PartitionView {
     pub position: Option<u64>,
     /// Ticks since the oldest record the group has not moved past was produced.
     pub oldest_unprocessed_age: u64,
-}
-
-/// Where a consumer process is: the one enum for the process (the consumer
-/// keeps it) and its card (the view shows it). In JSON, its label.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ConsumerState {
-    Running,
-    /// `consumer.pause()`: in the group, fetching nothing.
-    Paused,
-    /// Finishing its batch before it leaves, until `deadline`; `remove` drops
-    /// the card after it left.
-    Stopping {
-        deadline: Tick,
-        remove: bool,
-    },
-    Crashed,
-    Stopped,
-}
-
-impl ConsumerState {
-    #[must_use]
-    pub fn label(self) -> &'static str {
-        match self {
-            ConsumerState::Running => "running",
-            ConsumerState::Paused => "paused",
-            ConsumerState::Stopping { .. } => "stopping",
-            ConsumerState::Crashed => "crashed",
-            ConsumerState::Stopped => "stopped",
-        }
-    }
-}
-
-impl Serialize for ConsumerState {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.label())
-    }
-}
-
-/// Where the consumer's loop is, for highlighting the poll-loop code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum LoopStep {
-    Idle,
-    Poll,
-    Handle,
-    Commit,
 }
 
 /// One consumer card.
@@ -294,35 +248,6 @@ pub struct ShareRecordView {
     pub delivery_count: u8,
 }
 
-/// Where a record sits: its partition and offset.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct RecordAt {
-    pub partition: u32,
-    pub offset: u64,
-}
-
-/// One entry of "what the application did, in order".
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct HandledRecord {
-    pub tick: Tick,
-    pub consumer: ConsumerId,
-    pub partition: u32,
-    pub offset: u64,
-    pub record_id: u64,
-    pub subject: u32,
-    pub duplicate: bool,
-    pub out_of_key_order: bool,
-    /// Out of key order: the record of the same subject, sent later, that the
-    /// application had already handled (the newest such one).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub overtaken_by: Option<RecordAt>,
-    /// The duplicate or the reordering came from the producer: a second copy
-    /// it wrote, or a record it wrote after a later-sent one (a retried batch).
-    pub from_producer: bool,
-    pub effect: bool,
-    pub produced_tick: Tick,
-}
-
 /// The counters.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Metrics {
@@ -423,13 +348,6 @@ pub struct RestartPreview {
     pub skip: u64,
 }
 
-/// The last checkpoint a consumer completed (`lastCheckpoint`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct CheckpointView {
-    pub tick: Tick,
-    pub positions: Vec<(u32, u64)>,
-}
-
 /// One entry of `/stats`, per consumer and partition (consumer-side stores).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -445,40 +363,6 @@ pub struct ConsumerStats {
     /// What its offset store holds for the partition now.
     pub stored: Option<u64>,
     pub last_checkpoint_tick: Option<Tick>,
-}
-
-/// The answer to the last keyless peek.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct PeekView {
-    pub tick: Tick,
-    pub partition: u32,
-    /// `partitionFor(null)`: it moved the round-robin counter.
-    pub advanced: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FindingKind {
-    /// Resumed within one batch of the last known position: at-least-once replay.
-    LegalReplay,
-    /// Resumed more than one batch behind the last known position.
-    ResumedTooFarBack,
-    /// Records no consumer handled that the group has moved past (or retention deleted).
-    NeverProcessed,
-}
-
-/// One thing the split check saw.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
-    pub tick: Tick,
-    pub kind: FindingKind,
-    pub partition: u32,
-    pub consumer: Option<ConsumerId>,
-    pub message: String,
-    /// The records concerned (at most [`crate::limits::FINDING_IDS_MAX`]).
-    pub record_ids: Vec<u64>,
-    /// How many more records than listed.
-    pub more: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -530,15 +414,6 @@ impl SplitCheck {
     }
 }
 
-/// One tick's lag and oldest-unprocessed age for a partition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct LagSample {
-    pub tick: Tick,
-    pub lag: u64,
-    /// Ticks since the oldest record the group has not moved past was produced (0 when none).
-    pub oldest_unprocessed_age: u64,
-}
-
 /// What the last partition growth moved.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ExpansionView {
@@ -547,17 +422,6 @@ pub struct ExpansionView {
     pub to: u32,
     /// `(subject, old partition, new partition)` of every key that now maps elsewhere.
     pub moved: Vec<(u32, u32, u32)>,
-}
-
-/// One account's ledger: what the payouts did to it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct LedgerEntry {
-    pub account: u32,
-    /// Money paid out, in cents (every effect counts).
-    pub balance_cents: u64,
-    pub effects: u64,
-    /// Effects of an operation that had taken effect before: a double payout.
-    pub duplicate_effects: u64,
 }
 
 /// Where a rolling update is, for the page.

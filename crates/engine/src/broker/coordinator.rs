@@ -4,11 +4,11 @@
 //! (`consumer_protocol`).
 
 use crate::assign::{self, TimelineHashOrder};
+use crate::broker::RebalanceView;
 use crate::config::{Assignor, GroupProtocol};
 use crate::event::{PartitionMove, Tick};
 use crate::input::ConsumerId;
 use crate::limits;
-use crate::view::RebalanceView;
 
 mod consumer_protocol;
 mod share_protocol;

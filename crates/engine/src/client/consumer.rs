@@ -3,10 +3,10 @@
 //! consumer) its own offset store on its volume.
 
 use crate::broker::AcknowledgeType;
+use crate::client::{CheckpointView, ConsumerState, LoopStep};
 use crate::config::CheckpointWrites;
 use crate::event::Tick;
 use crate::input::ConsumerId;
-use crate::view::{CheckpointView, ConsumerState, LoopStep};
 use std::collections::VecDeque;
 
 /// A record fetched by `poll()` and not yet handled: the consumer holds a copy,

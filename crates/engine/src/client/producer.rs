@@ -6,7 +6,7 @@ use crate::event::Tick;
 use crate::partitioner::{KeylessState, partition_for_key};
 use crate::rng::Rng;
 use crate::sim::subject_key;
-use crate::view::PeekView;
+use serde::Serialize;
 
 /// A record the producer sends: where it goes and what it is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,6 +16,15 @@ pub(crate) struct Send {
     pub partition: u32,
     pub subject: u32,
     pub keyed: bool,
+}
+
+/// The answer to the last keyless peek.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PeekView {
+    pub tick: Tick,
+    pub partition: u32,
+    /// `partitionFor(null)`: it moved the round-robin counter.
+    pub advanced: bool,
 }
 
 /// The producer.
