@@ -50,6 +50,8 @@ mod share;
 
 pub(crate) use group::{PendingRestart, RollingUpdate};
 pub use read::IN_FLIGHT_SHOWN_MAX;
+// The producer's key of a subject: the routing hashes it too (bridge and payouts partitions).
+pub use crate::client::producer::subject_key;
 
 /// Where the `Sim` keeps a part a build may leave out (the page's, for its
 /// size budget: docs/page-build.md): with the feature a box; without it an
@@ -844,12 +846,6 @@ pub(crate) fn check_input_range<T: PartialOrd + std::fmt::Display + Copy>(
 /// An assignment in client-id order, as the events list it (one sort for all of them).
 pub(crate) fn sort_by_consumer(assignment: &mut [(ConsumerId, Vec<u32>)]) {
     crate::order::sort_stable_by_key(assignment, |(consumer, _)| *consumer);
-}
-
-/// The key of subject `i`: `user-i`.
-#[must_use]
-pub fn subject_key(i: u32) -> String {
-    format!("user-{i}")
 }
 
 /// A UUID-shaped member id suffix from the seeded PRNG (Kafka uses a random UUID).

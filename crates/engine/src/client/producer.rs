@@ -5,7 +5,6 @@ use crate::config::ProducerConfig;
 use crate::event::Tick;
 use crate::partitioner::{KeylessState, partition_for_key};
 use crate::rng::Rng;
-use crate::sim::subject_key;
 use serde::Serialize;
 
 /// A record the producer sends: where it goes and what it is about.
@@ -16,6 +15,12 @@ pub(crate) struct Send {
     pub partition: u32,
     pub subject: u32,
     pub keyed: bool,
+}
+
+/// The key of subject `i`: `user-i`.
+#[must_use]
+pub fn subject_key(i: u32) -> String {
+    format!("user-{i}")
 }
 
 /// The answer to the last keyless peek.
