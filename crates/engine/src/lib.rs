@@ -48,6 +48,7 @@ pub use assign::{
 };
 pub use bridge::{BridgePartitionView, BridgeRecordView};
 pub use broker::payouts::{Fate, PayoutPartitionView, PayoutRecordView};
+pub use codec::builtins::{CommitCost, builtin, builtins, commit_cost_comparison};
 pub use codec::{Link, LinkError, LinkScenario};
 pub use config::{
     AcknowledgementMode, Assignor, AutoOffsetReset, CheckpointWrites, CommitMode, Config, ConfigError,
@@ -69,9 +70,7 @@ pub use input::{ConsumerId, Input, InputError, ResetSpec};
 pub use limits::{SCENARIO_BYTES_MAX, SCENARIO_TICKS_MAX, TIMELINE_INPUTS_MAX};
 pub use observe::HISTORY_SAMPLES_MAX;
 pub use partitioner::{KeylessStrategy, murmur2, partition_for_key, to_positive};
-pub use scenario::{
-    BUILTINS, CommitCost, Scenario, ScenarioError, TimedInput, builtin, builtins, commit_cost_comparison,
-};
+pub use scenario::{BUILTINS, Scenario, ScenarioError, TimedInput};
 pub use sim::{IN_FLIGHT_SHOWN_MAX, Sim, subject_key};
 pub use view::{BrokerView, ClusterView, ReplicaSetView, ReplicaView, TransactionsView, TxnProducerView};
 pub use view::{

@@ -1,16 +1,17 @@
-//! Scenarios: a config plus a timeline of inputs at ticks, as JSON. The
-//! built-in ones ship in `scenarios/`, embedded as they are and read with the
-//! same reader as user files.
+//! Scenarios: a config plus a timeline of inputs at ticks, their validation
+//! and headless runs. The built-in ones ship in `scenarios/`, embedded as
+//! they are ([`BUILTINS`]).
 //!
-//! The JSON is serde's (derived `Serialize` and `Deserialize`), read through
-//! `crate::codec`, which adds field paths (serde_json gives the line and
-//! column) and bounds the nesting and the number of values.
+//! The JSON is serde's (derived `Serialize` and `Deserialize`), read and
+//! written by `crate::codec` (`Scenario::parse`, `Scenario::to_json`, the
+//! built-ins by name, with the same reader as user files), which adds field
+//! paths (serde_json gives the line and column) and bounds the nesting and
+//! the number of values.
 
-use crate::codec;
 use crate::config::{Config, ConfigError};
 use crate::guide::Guide;
 use crate::input::Input;
-use crate::limits::{SCENARIO_BYTES_MAX, SCENARIO_TICKS_MAX, TIMELINE_INPUTS_MAX};
+use crate::limits::{SCENARIO_TICKS_MAX, TIMELINE_INPUTS_MAX};
 use crate::sim::Sim;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -114,24 +115,6 @@ impl fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 impl Scenario {
-    /// Parses and validates scenario JSON.
-    pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
-        if text.len() > SCENARIO_BYTES_MAX {
-            return Err(ScenarioError::Invalid {
-                field: "file".into(),
-                message: format!("larger than {SCENARIO_BYTES_MAX} bytes"),
-            });
-        }
-        let scenario: Scenario = codec::read(text).map_err(|e| ScenarioError::Json {
-            path: e.path,
-            message: e.message,
-            line: e.line,
-            column: e.column,
-        })?;
-        scenario.validate()?;
-        Ok(scenario)
-    }
-
     /// Checks the config and the timeline's shape (not yet whether each input
     /// will be accepted: that depends on the state when its tick comes).
     pub fn validate(&self) -> Result<(), ScenarioError> {
@@ -242,19 +225,6 @@ impl Scenario {
         }
         Ok(sim)
     }
-
-    /// The scenario as pretty JSON, two-space indent (what `parse` reads back).
-    #[must_use]
-    pub fn to_json(&self) -> String {
-        codec::write_pretty(self)
-    }
-
-    /// The scenario as JSON on one line, no spaces, ASCII only (`\uXXXX`
-    /// escapes): for links (`j=`).
-    #[must_use]
-    pub fn to_json_compact(&self) -> String {
-        codec::write_compact_ascii(self)
-    }
 }
 
 /// Embeds `scenarios/NAME.json` for each name, in the order given.
@@ -330,61 +300,6 @@ pub const BUILTINS: &[(&str, &str)] = builtins![
 /// The built-ins' names, in listing order.
 fn builtin_names() -> impl Iterator<Item = &'static str> {
     BUILTINS.iter().map(|(name, _)| *name)
-}
-
-fn builtin_from(text: &str) -> Scenario {
-    Scenario::parse(text).expect("a built-in is valid (tested)")
-}
-
-/// Built-ins renamed after links to them were shared: `(old, new)`. An old
-/// name still loads the scenario, under its new name.
-const RENAMED: &[(&str, &str)] = &[("booblik-checkpoint", "consumer-checkpoint")];
-
-/// A built-in scenario by name (or by a name it had before, see [`RENAMED`]).
-pub fn builtin(name: &str) -> Result<Scenario, ScenarioError> {
-    let asked = name;
-    let name = RENAMED.iter().find(|(old, _)| *old == asked).map_or(asked, |(_, new)| *new);
-    BUILTINS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, text)| builtin_from(text))
-        .ok_or_else(|| ScenarioError::UnknownBuiltin(asked.to_string()))
-}
-
-/// Every built-in scenario, in listing order.
-#[must_use]
-pub fn builtins() -> Vec<Scenario> {
-    BUILTINS.iter().map(|(_, text)| builtin_from(text)).collect()
-}
-
-/// One way of committing, measured: commit requests against what a crash replays.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct CommitCost {
-    pub scenario: &'static str,
-    pub label: &'static str,
-    pub commit_requests: u64,
-    /// Records delivered again after the crash at tick 40.
-    pub replayed: u64,
-}
-
-/// Committing every record, every batch, or on a timer, side by side: the
-/// three built-in commit-cost scenarios (same traffic, same crash) run headless.
-#[must_use]
-pub fn commit_cost_comparison() -> Vec<CommitCost> {
-    [
-        ("commit-each-record", "every record"),
-        ("commit-each-batch", "every batch"),
-        ("commit-on-timer", "on a timer (10 ticks)"),
-    ]
-    .into_iter()
-    .map(|(scenario, label)| {
-        let sim = builtin(scenario)
-            .and_then(|s| s.run(None, None))
-            .expect("the commit-cost scenarios are built in and run (tested)");
-        let m = sim.metrics();
-        CommitCost { scenario, label, commit_requests: m.commit_requests, replayed: m.duplicates }
-    })
-    .collect()
 }
 
 /// `Debug` is the message: an `expect` or a failed test shows the sentence,

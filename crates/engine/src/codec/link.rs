@@ -33,10 +33,11 @@
 //! [`QUERY_BYTES_MAX`] bytes, at most [`TIMELINE_INPUTS_MAX`] inputs, ticks at
 //! most [`SCENARIO_TICKS_MAX`].
 
+use super::builtins::builtin;
 use super::quoted;
 use crate::input::Input;
 use crate::limits::{SCENARIO_TICKS_MAX, TIMELINE_INPUTS_MAX};
-use crate::scenario::{Scenario, builtin};
+use crate::scenario::Scenario;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};

@@ -15,14 +15,18 @@
 //! - `tagged`: the `Deserialize` of the internally tagged enums (`"do"`,
 //!   `"to"`, `"mode"`, `"store"`, `"strategy"`), read so that an error inside
 //!   one still names its field, and of the structs as objects only.
+//! - `builtins`: the built-in scenarios read by name (`builtin`, `builtins`).
 //! - `link`: [`Link`], the query string of a shareable link.
 
+pub(crate) mod builtins;
 pub mod link;
 pub(crate) mod tagged;
 
 pub use crate::quote::quoted;
 pub use link::{Link, LinkError, LinkScenario, QUERY_BYTES_MAX};
 
+use crate::limits::SCENARIO_BYTES_MAX;
+use crate::scenario::{Scenario, ScenarioError};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -49,6 +53,41 @@ pub(crate) struct JsonError {
     pub message: String,
     pub line: usize,
     pub column: usize,
+}
+
+/// The format's entry points for a scenario: the CLI, user files, the
+/// page's import and links read with [`Scenario::parse`], the built-ins too.
+impl Scenario {
+    /// Parses and validates scenario JSON.
+    pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+        if text.len() > SCENARIO_BYTES_MAX {
+            return Err(ScenarioError::Invalid {
+                field: "file".into(),
+                message: format!("larger than {SCENARIO_BYTES_MAX} bytes"),
+            });
+        }
+        let scenario: Scenario = read(text).map_err(|e| ScenarioError::Json {
+            path: e.path,
+            message: e.message,
+            line: e.line,
+            column: e.column,
+        })?;
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    /// The scenario as pretty JSON, two-space indent (what `parse` reads back).
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        write_pretty(self)
+    }
+
+    /// The scenario as JSON on one line, no spaces, ASCII only (`\uXXXX`
+    /// escapes): for links (`j=`).
+    #[must_use]
+    pub fn to_json_compact(&self) -> String {
+        write_compact_ascii(self)
+    }
 }
 
 /// Reads one `T` that fills `text` (surrounding whitespace allowed) through
