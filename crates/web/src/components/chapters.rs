@@ -157,6 +157,8 @@ pub static CHAPTERS: &[Chapter] = &[
             "kip848-stalled-member-fenced",
             "new-group-latest-skips",
             "offsets-expired",
+            "partitions-added-latest-skips",
+            "auto-commit-on-rebalance",
         ],
         rules_beside: false,
         more_under_text: true,
