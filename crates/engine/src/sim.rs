@@ -370,11 +370,11 @@ impl Sim {
                     });
                 }
                 if !matches!(self.consumers[c].process, ConsumerState::Running | ConsumerState::Paused)
-                    || self.consumers[c].stalled_until.is_some()
+                    || self.consumers[c].is_stalled()
                 {
                     return Err(self.wrong_state(c, "running or paused, and not stalled"));
                 }
-                self.consumers[c].stalled_until = Some(self.now + ticks);
+                let until = self.consumers[c].handle_stall(self.now, ticks);
                 // Its heartbeats froze with it (the classic heartbeat thread, the KIP-848
                 // background thread): its session runs out unless it wakes first. One
                 // that left on its poll timeout has no session left to run out.
@@ -384,7 +384,7 @@ impl Sim {
                     let expires_at = self.now + self.groups[g].config.session_timeout_ticks;
                     self.coordinators[g].handle_member_died(&member_id, expires_at);
                 }
-                self.emit(Event::Stalled { tick: self.now, consumer, until: self.now + ticks });
+                self.emit(Event::Stalled { tick: self.now, consumer, until });
             }
             Input::RemoveConsumer { consumer } => {
                 let c = self.consumer_index(consumer)?;

@@ -112,7 +112,7 @@ pub(crate) struct Consumer {
     pub instance_id: Option<String>,
     /// Consumer protocol: the member epoch its last heartbeat answer gave.
     pub member_epoch: i32,
-    /// Consumer protocol: when its next heartbeat is due.
+    /// Consumer and share protocols, the heartbeat timer: when its next heartbeat is due.
     pub next_heartbeat: Tick,
     /// Consumer protocol: its owned partitions changed, so it heartbeats now
     /// to tell the coordinator (the acknowledgement of a reconciliation).
@@ -255,6 +255,31 @@ impl Consumer {
         self.process
     }
 
+    /// `stall`: the process freezes for `ticks` from `now` (a long GC, a
+    /// stuck call); it neither heartbeats nor handles until then. Returns
+    /// the tick it wakes at.
+    pub fn handle_stall(&mut self, now: Tick, ticks: u64) -> Tick {
+        let until = now + ticks;
+        self.stalled_until = Some(until);
+        until
+    }
+
+    /// Stalled: frozen, or its stall's tick has come and it has not woken yet.
+    pub fn is_stalled(&self) -> bool {
+        self.stalled_until.is_some()
+    }
+
+    /// The stall's timer: the process is still frozen at `now`.
+    pub fn frozen(&self, now: Tick) -> bool {
+        self.stalled_until.is_some_and(|until| now < until)
+    }
+
+    /// The stall's timer ran out at `now`: the process wakes, and its
+    /// stall is over. The caller then finds out whether it is still in its group.
+    pub fn poll_wake(&mut self, now: Tick) -> bool {
+        self.stalled_until.take_if(|until| now >= *until).is_some()
+    }
+
     /// A new incarnation with `member_id` (a JoinGroup without a member id).
     pub fn handle_start(&mut self, member_id: String, now: Tick) {
         self.polled_at = now;
@@ -371,6 +396,46 @@ impl Consumer {
 
     pub fn take_batch(&mut self) -> VecDeque<Fetched> {
         std::mem::take(&mut self.batch)
+    }
+
+    /// Consumer and share protocols: the answer to its first heartbeat
+    /// (epoch 0): its member epoch and the assignment it applies at its next
+    /// poll boundary. Its heartbeat timer starts: the next is due
+    /// `interval_ticks` from `now`.
+    pub fn handle_join_answer(
+        &mut self,
+        now: Tick,
+        member_epoch: i32,
+        assignment: Option<Vec<u32>>,
+        interval_ticks: u64,
+    ) {
+        self.member_epoch = member_epoch;
+        self.pending_assignment = assignment;
+        self.next_heartbeat = now + interval_ticks;
+    }
+
+    /// Consumer and share protocols, the heartbeat timer: whether a
+    /// heartbeat goes at `now`, because `heartbeat.interval` has passed or
+    /// its owned partitions changed (the acknowledgement of a
+    /// reconciliation). One that goes restarts the timer: the next is due
+    /// `interval_ticks` from `now`. Out of its group, it sends none until it
+    /// joins again.
+    pub fn poll_heartbeat_due(&mut self, now: Tick, interval_ticks: u64) -> bool {
+        if self.out_of_group.is_some() || !(self.heartbeat_now || now >= self.next_heartbeat) {
+            return false;
+        }
+        self.next_heartbeat = now + interval_ticks;
+        self.heartbeat_now = false;
+        true
+    }
+
+    /// A heartbeat's answer: its member epoch, and a new assignment when the
+    /// coordinator sent one (applied at its next poll boundary).
+    pub fn handle_heartbeat_answer(&mut self, member_epoch: i32, assignment: Option<Vec<u32>>) {
+        self.member_epoch = member_epoch;
+        if let Some(assignment) = assignment {
+            self.pending_assignment = Some(assignment);
+        }
     }
 
     /// What `commitSync()` sends: the position of every assigned partition.

@@ -99,7 +99,6 @@ impl Sim {
     pub(super) fn wake(&mut self, c: usize) -> bool {
         let g = self.consumers[c].group;
         let id = self.consumers[c].id;
-        self.consumers[c].stalled_until = None;
         let member = self.consumers[c].member_id.clone();
         let known = member.as_deref().is_some_and(|m| self.coordinators[g].member(m).is_some());
         let classic = self.protocol(g) == GroupProtocol::Classic;
@@ -163,10 +162,11 @@ impl Sim {
     }
 
     pub(super) fn step_consumer(&mut self, c: usize) {
-        if let Some(until) = self.consumers[c].stalled_until {
-            if self.now < until || !self.wake(c) {
-                return; // frozen, or its zombie tick is over
-            }
+        if self.consumers[c].frozen(self.now) {
+            return; // frozen
+        }
+        if self.consumers[c].poll_wake(self.now) && !self.wake(c) {
+            return; // its zombie tick is over
         }
         if self.consumers[c].checkpoint.is_some() && !self.finish_checkpoint(c) {
             return; // still writing its checkpoint: the loop waits for it
@@ -455,10 +455,8 @@ impl Sim {
         let consumer = self.consumers[c].id;
         // A stalled member, or one that left on its poll timeout, may still hold
         // a copy its group gave away.
-        let overlap = self
-            .consumers
-            .iter()
-            .any(|x| x.group == g && (x.stalled_until.is_some() || x.out_of_group().is_some()));
+        let overlap =
+            self.consumers.iter().any(|x| x.group == g && (x.is_stalled() || x.out_of_group().is_some()));
         let mut fetched_any = false;
         for step in plan {
             match step {

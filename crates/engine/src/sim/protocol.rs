@@ -152,10 +152,12 @@ impl Sim {
         match reply {
             Ok(reply) => {
                 let interval = self.groups[g].config.heartbeat_interval_ticks;
-                let consumer = &mut self.consumers[c];
-                consumer.member_epoch = reply.member_epoch;
-                consumer.pending_assignment = reply.assignment.clone();
-                consumer.next_heartbeat = self.now + interval;
+                self.consumers[c].handle_join_answer(
+                    self.now,
+                    reply.member_epoch,
+                    reply.assignment.clone(),
+                    interval,
+                );
                 if let (true, Some(instance_id)) = (replaces, instance_id) {
                     self.observers[g].static_rejoins += 1;
                     self.emit(Event::StaticMemberReplaced {
@@ -175,14 +177,12 @@ impl Sim {
     /// Consumer protocol: a heartbeat when one is due, or at once after the
     /// member changed what it owns (its acknowledgement).
     pub(super) fn heartbeat_if_due(&mut self, c: usize) {
+        let g = self.consumers[c].group;
+        let interval = self.groups[g].config.heartbeat_interval_ticks;
+        if !self.consumers[c].poll_heartbeat_due(self.now, interval) {
+            return; // not due, or out of the group until its next poll
+        }
         let consumer = &self.consumers[c];
-        if consumer.out_of_group().is_some() {
-            return; // out of the group until its next poll
-        }
-        if !(consumer.heartbeat_now || self.now >= consumer.next_heartbeat) {
-            return;
-        }
-        let g = consumer.group;
         let member_id = consumer.member_id.clone().expect("a live member heartbeats");
         let owned = consumer.assigned.clone();
         let (assignor, partitions) = (self.groups[g].config.remote_assignor, self.topic.partition_count());
@@ -191,17 +191,8 @@ impl Sim {
         });
         let timeout = self.groups[g].config.max_poll_interval_ticks;
         self.coordinators[g].arm_rebalance_timeouts(self.now, timeout);
-        let interval = self.groups[g].config.heartbeat_interval_ticks;
-        let consumer = &mut self.consumers[c];
-        consumer.next_heartbeat = self.now + interval;
-        consumer.heartbeat_now = false;
         match reply {
-            Ok(reply) => {
-                consumer.member_epoch = reply.member_epoch;
-                if let Some(assignment) = reply.assignment {
-                    consumer.pending_assignment = Some(assignment);
-                }
-            }
+            Ok(reply) => self.consumers[c].handle_heartbeat_answer(reply.member_epoch, reply.assignment),
             Err(HeartbeatError::UnknownMemberId) => self.rejoin_after_fence(c),
             Err(error @ HeartbeatError::UnreleasedInstanceId { .. }) => self.end_fenced(c, error.name()),
         }

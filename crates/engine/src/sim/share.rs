@@ -56,35 +56,25 @@ impl Sim {
             co.handle_share_join(member_id, id, host, partitions, now)
         });
         let interval = self.groups[g].config.heartbeat_interval_ticks;
-        let consumer = &mut self.consumers[c];
-        consumer.member_epoch = reply.member_epoch;
-        consumer.pending_assignment = reply.assignment;
-        consumer.next_heartbeat = self.now + interval;
+        self.consumers[c].handle_join_answer(self.now, reply.member_epoch, reply.assignment, interval);
     }
 
     /// A heartbeat when one is due; the assignment it brings is taken at
     /// once (nothing to revoke: partitions are shared).
     fn share_heartbeat_if_due(&mut self, c: usize) {
-        let consumer = &self.consumers[c];
-        if self.now < consumer.next_heartbeat {
+        let g = self.consumers[c].group;
+        let interval = self.groups[g].config.heartbeat_interval_ticks;
+        if !self.consumers[c].poll_heartbeat_due(self.now, interval) {
             return;
         }
-        let g = consumer.group;
+        let consumer = &self.consumers[c];
         let member_id = consumer.member_id.clone().expect("a live member heartbeats");
         let (partitions, now) = (self.topic.partition_count(), self.now);
         let reply = self.with_coordinator(g, RebalanceReason::MemberJoined, |co| {
             co.handle_share_heartbeat(&member_id, partitions, now)
         });
-        let interval = self.groups[g].config.heartbeat_interval_ticks;
-        self.consumers[c].next_heartbeat = self.now + interval;
         match reply {
-            Some(reply) => {
-                let consumer = &mut self.consumers[c];
-                consumer.member_epoch = reply.member_epoch;
-                if let Some(assignment) = reply.assignment {
-                    consumer.pending_assignment = Some(assignment);
-                }
-            }
+            Some(reply) => self.consumers[c].handle_heartbeat_answer(reply.member_epoch, reply.assignment),
             None => {
                 // Its session ran out (UNKNOWN_MEMBER_ID): join again.
                 let id = self.consumers[c].id;
