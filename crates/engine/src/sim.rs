@@ -251,8 +251,8 @@ impl Sim {
     /// Moves consumer `c`'s position on `p` from `from` back to `to` (a
     /// shorter log, or one reset under it) and says so.
     pub(super) fn reset_position(&mut self, c: usize, p: u32, from: u64, to: u64) {
-        self.consumers[c].positions[p as usize] = Some(to);
-        let consumer = self.consumers[c].id;
+        self.consumers[c].handle_position_reset(p, to);
+        let consumer = self.consumers[c].id();
         self.emit(Event::PositionReset { tick: self.now, consumer, partition: p, from, to });
     }
 
@@ -302,18 +302,18 @@ impl Sim {
             }
             Input::Pause { consumer } => {
                 let c = self.consumer_index(consumer)?;
-                if self.consumers[c].process != ConsumerState::Running {
+                if self.consumers[c].state() != ConsumerState::Running {
                     return Err(self.wrong_state(c, "running"));
                 }
-                self.consumers[c].process = ConsumerState::Paused;
+                self.consumers[c].handle_pause();
                 self.emit(Event::Paused { tick: self.now, consumer });
             }
             Input::Resume { consumer } => {
                 let c = self.consumer_index(consumer)?;
-                if self.consumers[c].process != ConsumerState::Paused {
+                if self.consumers[c].state() != ConsumerState::Paused {
                     return Err(self.wrong_state(c, "paused"));
                 }
-                self.consumers[c].process = ConsumerState::Running;
+                self.consumers[c].handle_resume();
                 self.emit(Event::Resumed { tick: self.now, consumer });
             }
             Input::Crash { consumer } => {
@@ -325,21 +325,22 @@ impl Sim {
             }
             Input::Stop { consumer } => {
                 let c = self.consumer_index(consumer)?;
-                if !matches!(self.consumers[c].process, ConsumerState::Running | ConsumerState::Paused) {
+                if !matches!(self.consumers[c].state(), ConsumerState::Running | ConsumerState::Paused) {
                     return Err(self.wrong_state(c, "running or paused"));
                 }
                 self.begin_stop(c, false);
             }
             Input::Start { consumer } => {
                 let c = self.consumer_index(consumer)?;
-                if !matches!(self.consumers[c].process, ConsumerState::Crashed | ConsumerState::Stopped) {
+                if !matches!(self.consumers[c].state(), ConsumerState::Crashed | ConsumerState::Stopped) {
                     return Err(self.wrong_state(c, "stopped or crashed"));
                 }
                 self.start_consumer(consumer);
             }
             Input::AddConsumer { group } => {
                 let g = self.group_index(group.as_deref())?;
-                if self.consumers.iter().filter(|c| c.group == g).count() >= limits::CONSUMERS_MAX as usize {
+                if self.consumers.iter().filter(|c| c.group() == g).count() >= limits::CONSUMERS_MAX as usize
+                {
                     return Err(InputError::TooManyConsumers);
                 }
                 let id = self.add_consumer_card(g);
@@ -347,29 +348,30 @@ impl Sim {
             }
             Input::DuplicateInstance { consumer } => {
                 let c = self.consumer_index(consumer)?;
-                let g = self.consumers[c].group;
-                let Some(instance_id) = self.consumers[c].instance_id.clone() else {
+                let g = self.consumers[c].group();
+                let Some(instance_id) = self.consumers[c].instance_id().map(str::to_owned) else {
                     return Err(InputError::NotStatic { consumer });
                 };
-                if self.consumers.iter().filter(|c| c.group == g).count() >= limits::CONSUMERS_MAX as usize {
+                if self.consumers.iter().filter(|c| c.group() == g).count() >= limits::CONSUMERS_MAX as usize
+                {
                     return Err(InputError::TooManyConsumers);
                 }
                 let id = self.add_consumer_card(g);
                 let twin = self.consumer_index(id)?;
-                self.consumers[twin].instance_id = Some(instance_id);
+                self.consumers[twin].handle_instance_id(instance_id);
                 self.start_consumer(id);
             }
             Input::Stall { consumer, ticks } => {
                 let c = self.consumer_index(consumer)?;
                 check_input_range("ticks", ticks, 1, limits::STALL_TICKS_MAX)?;
-                let g = self.consumers[c].group;
+                let g = self.consumers[c].group();
                 if self.protocol(g) == GroupProtocol::Share {
                     return Err(InputError::ShareGroup {
                         group: self.groups[g].config.name.clone(),
                         input: "stall",
                     });
                 }
-                if !matches!(self.consumers[c].process, ConsumerState::Running | ConsumerState::Paused)
+                if !matches!(self.consumers[c].state(), ConsumerState::Running | ConsumerState::Paused)
                     || self.consumers[c].is_stalled()
                 {
                     return Err(self.wrong_state(c, "running or paused, and not stalled"));
@@ -380,7 +382,7 @@ impl Sim {
                 // that left on its poll timeout has no session left to run out.
                 if self.consumers[c].out_of_group().is_none() {
                     let member_id =
-                        self.consumers[c].member_id.clone().expect("a running consumer is a member");
+                        self.consumers[c].member_id().expect("a running consumer is a member").to_owned();
                     let expires_at = self.now + self.groups[g].config.session_timeout_ticks;
                     self.coordinators[g].handle_member_died(&member_id, expires_at);
                 }
@@ -388,11 +390,9 @@ impl Sim {
             }
             Input::RemoveConsumer { consumer } => {
                 let c = self.consumer_index(consumer)?;
-                match self.consumers[c].process {
+                match self.consumers[c].state() {
                     ConsumerState::Running | ConsumerState::Paused => self.begin_stop(c, true),
-                    ConsumerState::Stopping { deadline, .. } => {
-                        self.consumers[c].process = ConsumerState::Stopping { deadline, remove: true };
-                    }
+                    ConsumerState::Stopping { .. } => self.consumers[c].handle_remove(),
                     ConsumerState::Crashed | ConsumerState::Stopped => self.remove_card(c),
                 }
             }
@@ -418,7 +418,7 @@ impl Sim {
             Input::Assignor { group, assignor } => {
                 let g = self.group_index(group.as_deref())?;
                 if self.coordinators[g].state() == GroupState::PreparingRebalance
-                    || self.consumers.iter().any(|c| c.group == g && c.pending_assignment.is_some())
+                    || self.consumers.iter().any(|c| c.group() == g && c.has_pending_assignment())
                 {
                     // Switching protocols mid-rebalance would mix eager and cooperative rounds.
                     return Err(InputError::RebalanceInProgress);
@@ -457,7 +457,7 @@ impl Sim {
                 if !self.consumers[c].alive() {
                     return Err(self.wrong_state(c, "running, paused or stopping"));
                 }
-                self.consumers[c].kill_before_commit = true;
+                self.consumers[c].handle_kill_before_commit();
             }
             Input::RollingUpdate { group, consumers } => {
                 let g = self.group_index(group.as_deref())?;
@@ -470,7 +470,7 @@ impl Sim {
                 }
                 // A store restored from disk may be ahead of this run's log:
                 // with positions on the consumer, it waits there.
-                self.consumers[c].store[partition as usize] = Some(offset);
+                self.consumers[c].handle_checkpoint_loaded(partition, offset);
             }
             Input::RestartFrom { group, reset } => {
                 let g = self.group_index(group.as_deref())?;
@@ -516,7 +516,7 @@ impl Sim {
             Input::RestartFrom { group, .. } => (self.group_index(group.as_deref())?, "restart-from"),
             Input::PositionStore { group, .. } => (self.group_index(group.as_deref())?, "position-store"),
             Input::LoadCheckpoint { consumer, .. } => {
-                (self.consumers[self.consumer_index(*consumer)?].group, "load-checkpoint")
+                (self.consumers[self.consumer_index(*consumer)?].group(), "load-checkpoint")
             }
             _ => return Ok(()),
         };
@@ -544,12 +544,12 @@ impl Sim {
     }
 
     fn consumer_index(&self, id: ConsumerId) -> Result<usize, InputError> {
-        self.consumers.iter().position(|c| c.id == id).ok_or(InputError::NoSuchConsumer(id))
+        self.consumers.iter().position(|c| c.id() == id).ok_or(InputError::NoSuchConsumer(id))
     }
 
     fn wrong_state(&self, c: usize, wanted: &'static str) -> InputError {
         let consumer = &self.consumers[c];
-        InputError::WrongState { consumer: consumer.id, state: consumer.state().label(), wanted }
+        InputError::WrongState { consumer: consumer.id(), state: consumer.state().label(), wanted }
     }
 
     /// Switches where group `g`'s positions live. Moving them to the group:
@@ -561,11 +561,11 @@ impl Sim {
         self.groups[g].settings.position = position;
         if matches!(position, PositionModel::Group) {
             for c in 0..self.consumers.len() {
-                if self.consumers[c].group != g {
+                if self.consumers[c].group() != g {
                     continue;
                 }
                 for p in 0..self.topic.partition_count() {
-                    let Some(at) = self.consumers[c].positions[p as usize] else { continue };
+                    let Some(at) = self.consumers[c].position(p) else { continue };
                     if at > self.topic.log_end(p) {
                         self.reset_position(c, p, at, self.topic.log_start(p));
                     }
@@ -818,7 +818,7 @@ impl Sim {
             }
             let flagged = self.observers[g].check();
             let in_flight: usize =
-                self.consumers.iter().filter(|c| c.group == g).map(|c| c.batch.len()).sum();
+                self.consumers.iter().filter(|c| c.group() == g).map(|c| c.batch_len()).sum();
             assert!(flagged <= in_flight, "every in-flight mark belongs to a batch");
             let m = &self.apps[g].counters;
             assert!(m.delivered == m.distinct_handled + m.duplicates);

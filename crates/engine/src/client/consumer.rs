@@ -52,23 +52,46 @@ pub(crate) enum FetchStep {
 /// # Calling contract
 /// The `Sim` drives its loop one tick at a time and routes what it asks for:
 /// [`Consumer::poll_fetch`] says what to read given the partitions' bounds,
-/// [`Consumer::handle_fetched`] takes the records read; [`Consumer::poll_record`]
-/// hands out the batch one record at a time; [`Consumer::poll_commit`] is
-/// what `commitSync()` sends. Its state changes only through its own methods.
+/// [`Consumer::handle_fetched`] takes the records read, and
+/// [`Consumer::handle_poll_returned`] says whether `poll()` returned any;
+/// [`Consumer::poll_record`] hands out the batch one record at a time;
+/// [`Consumer::poll_commit`] is what `commitSync()` sends, and
+/// [`Consumer::handle_committed`], [`Consumer::handle_commit_failed`] and
+/// [`Consumer::handle_batch_end`] what came of it.
+///
+/// Its timers are its own, each asked with the time: the poll timer
+/// ([`Consumer::handle_polled`], [`Consumer::poll_timer_expired`]), the
+/// auto-commit ([`Consumer::poll_auto_commit`], [`Consumer::handle_join_complete`]),
+/// the metadata refresh ([`Consumer::handle_metadata_tick`]), the consumer
+/// protocol's heartbeat ([`Consumer::poll_heartbeat_due`]) and a stall
+/// ([`Consumer::handle_stall`], [`Consumer::frozen`], [`Consumer::poll_wake`]).
+///
+/// What the group tells it arrives through `handle_*` methods: a rebalance
+/// ([`Consumer::handle_rebalance_started`]; its JoinGroup is
+/// [`Consumer::poll_join_group`]), a generation's assignment
+/// ([`Consumer::assign`], or [`Consumer::handle_cooperative_assignment`] to
+/// apply at its next poll boundary, taken with
+/// [`Consumer::poll_pending_assignment`]), a heartbeat's answer
+/// ([`Consumer::handle_join_answer`], [`Consumer::handle_heartbeat_answer`]),
+/// a fencing ([`Consumer::handle_fenced`], [`Consumer::handle_out_of_group`]).
+///
+/// All its fields are private: the `Sim` reads it through getters and
+/// [`Consumer::snapshot`], and its state changes only through its own
+/// methods (`tests/parts_own_their_state.rs` checks both).
 #[derive(Debug, Clone)]
 pub(crate) struct Consumer {
-    pub id: ConsumerId,
+    id: ConsumerId,
     /// The group it belongs to (index in the config's groups).
-    pub group: usize,
-    pub process: ConsumerState,
+    group: usize,
+    process: ConsumerState,
     /// The member id of its current incarnation while it is in the group.
-    pub member_id: Option<String>,
-    pub host: String,
+    member_id: Option<String>,
+    host: String,
     /// Partitions of the current generation (the client's copy).
-    pub assigned: Vec<u32>,
+    assigned: Vec<u32>,
     /// Fetch position per partition (next offset to fetch); `None` when not assigned.
-    pub positions: Vec<Option<u64>>,
-    pub batch: VecDeque<Fetched>,
+    positions: Vec<Option<u64>>,
+    batch: VecDeque<Fetched>,
     /// Partitions `poll()` starts from rotates so none starves.
     fetch_rotation: usize,
     /// The auto-commit timer (`auto.commit.interval.ms`): when the next
@@ -84,47 +107,47 @@ pub(crate) struct Consumer {
     /// A refresh that differs makes it rejoin.
     assignment_snapshot: Option<u32>,
     /// Handled records since its last commit (commit-after knows to commit).
-    pub uncommitted: bool,
+    uncommitted: bool,
     /// Has sent its JoinGroup for the rebalance in progress.
-    pub joined: bool,
-    pub handled: u64,
-    pub step: LoopStep,
-    pub crashed_at: Option<Tick>,
+    joined: bool,
+    handled: u64,
+    step: LoopStep,
+    crashed_at: Option<Tick>,
     /// Where its loop was when it crashed ("crash here…").
-    pub crashed_during: Option<LoopStep>,
+    crashed_during: Option<LoopStep>,
     /// Left with `RemoveConsumer`: the card goes at the end of the step.
-    pub remove_after_leave: bool,
-    /// Cooperative protocol: the assignment this member applies at its next
-    /// poll (revoking what it loses, adding what it gains).
-    pub pending_assignment: Option<Vec<u32>>,
+    remove_after_leave: bool,
+    /// Cooperative, consumer and share protocols: the assignment this member
+    /// applies at its next poll (revoking what it loses, adding what it gains).
+    pending_assignment: Option<Vec<u32>>,
     /// The consumer-side offset store on its volume, per partition. It
     /// survives crashes and restarts; a torn write leaves what a naive reader sees.
-    pub store: Vec<Option<u64>>,
+    store: Vec<Option<u64>>,
     /// A checkpoint being written.
-    pub checkpoint: Option<PendingCheckpoint>,
+    checkpoint: Option<PendingCheckpoint>,
     /// Where this incarnation started each partition from (`resumedFrom`).
-    pub resumed_from: Vec<Option<u64>>,
-    pub last_checkpoint: Option<CheckpointView>,
-    pub handled_by_partition: Vec<u64>,
+    resumed_from: Vec<Option<u64>>,
+    last_checkpoint: Option<CheckpointView>,
+    handled_by_partition: Vec<u64>,
     /// The fault "killed after the ledger commit, before the offset commit" is armed.
-    pub kill_before_commit: bool,
+    kill_before_commit: bool,
     /// `group.instance.id`: kept by the card across restarts (static membership).
-    pub instance_id: Option<String>,
-    /// Consumer protocol: the member epoch its last heartbeat answer gave.
-    pub member_epoch: i32,
+    instance_id: Option<String>,
+    /// Consumer and share protocols: the member epoch its last heartbeat answer gave.
+    member_epoch: i32,
     /// Consumer and share protocols, the heartbeat timer: when its next heartbeat is due.
-    pub next_heartbeat: Tick,
+    next_heartbeat: Tick,
     /// Consumer protocol: its owned partitions changed, so it heartbeats now
     /// to tell the coordinator (the acknowledgement of a reconciliation).
-    pub heartbeat_now: bool,
+    heartbeat_now: bool,
     /// Share group, explicit mode: acknowledgements the application made,
     /// sent with the next `poll()` (or `commitSync()` on close).
-    pub acks: Vec<(u32, u64, AcknowledgeType)>,
+    acks: Vec<(u32, u64, AcknowledgeType)>,
     /// Share group, implicit mode: what the last `poll()` returned, which
     /// the next one accepts.
-    pub last_poll: Vec<(u32, u64)>,
+    last_poll: Vec<(u32, u64)>,
     /// The process is frozen until this tick (`stall`): it neither heartbeats nor handles.
-    pub stalled_until: Option<Tick>,
+    stalled_until: Option<Tick>,
     /// The poll timer (`max.poll.interval.ms`): when the loop last called `poll()`.
     polled_at: Tick,
     /// Out of its group with a batch in hand (it left when its poll timer
@@ -150,6 +173,31 @@ impl OutOfGroup {
             OutOfGroup::Fenced => "fenced",
         }
     }
+}
+
+/// What the page's card and `/stats` read of a consumer at once: plain data
+/// borrowed from it, through which nothing changes it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ConsumerSnapshot<'a> {
+    pub id: ConsumerId,
+    pub member_id: Option<&'a str>,
+    pub instance_id: Option<&'a str>,
+    pub state: ConsumerState,
+    pub assigned: &'a [u32],
+    /// Fetch position per partition.
+    pub positions: &'a [Option<u64>],
+    /// Fetched and not handled yet, in order.
+    pub batch: &'a VecDeque<Fetched>,
+    pub handled: u64,
+    pub handled_by_partition: &'a [u64],
+    pub step: LoopStep,
+    pub crashed_at: Option<Tick>,
+    pub crashed_during: Option<LoopStep>,
+    pub resumed_from: &'a [Option<u64>],
+    /// Its own offset store, per partition.
+    pub store: &'a [Option<u64>],
+    pub writing_checkpoint: bool,
+    pub last_checkpoint: Option<&'a CheckpointView>,
 }
 
 impl Consumer {
@@ -255,6 +303,134 @@ impl Consumer {
         self.process
     }
 
+    pub fn id(&self) -> ConsumerId {
+        self.id
+    }
+
+    /// The group it belongs to (index in the config's groups).
+    pub fn group(&self) -> usize {
+        self.group
+    }
+
+    /// The member id of its current incarnation while it is in the group.
+    pub fn member_id(&self) -> Option<&str> {
+        self.member_id.as_deref()
+    }
+
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// `group.instance.id`, when it is a static member.
+    pub fn instance_id(&self) -> Option<&str> {
+        self.instance_id.as_deref()
+    }
+
+    /// Partitions of the current generation (the client's copy).
+    pub fn assigned(&self) -> &[u32] {
+        &self.assigned
+    }
+
+    /// Its fetch position on `partition`; `None` when not assigned.
+    pub fn position(&self, partition: u32) -> Option<u64> {
+        self.positions[partition as usize]
+    }
+
+    /// What its own offset store on its volume holds for `partition`.
+    pub fn stored(&self, partition: u32) -> Option<u64> {
+        self.store.get(partition as usize).copied().flatten()
+    }
+
+    /// Holds no fetched record that it has not handled.
+    pub fn batch_is_empty(&self) -> bool {
+        self.batch.is_empty()
+    }
+
+    /// How many fetched records it has not handled yet.
+    pub fn batch_len(&self) -> usize {
+        self.batch.len()
+    }
+
+    /// Handled records since its last commit (commit-after knows to commit).
+    pub fn uncommitted(&self) -> bool {
+        self.uncommitted
+    }
+
+    /// Has sent its JoinGroup for the rebalance in progress.
+    pub fn joined(&self) -> bool {
+        self.joined
+    }
+
+    /// Cooperative, consumer and share protocols: holds an assignment to apply
+    /// at its next poll boundary.
+    pub fn has_pending_assignment(&self) -> bool {
+        self.pending_assignment.is_some()
+    }
+
+    /// A checkpoint write is under way.
+    pub fn writing_checkpoint(&self) -> bool {
+        self.checkpoint.is_some()
+    }
+
+    /// It left with `RemoveConsumer`: its card goes once it has stopped.
+    pub fn remove_after_leave(&self) -> bool {
+        self.remove_after_leave
+    }
+
+    /// What the card and `/stats` show of it.
+    pub fn snapshot(&self) -> ConsumerSnapshot<'_> {
+        ConsumerSnapshot {
+            id: self.id,
+            member_id: self.member_id.as_deref(),
+            instance_id: self.instance_id.as_deref(),
+            state: self.process,
+            assigned: &self.assigned,
+            positions: &self.positions,
+            batch: &self.batch,
+            handled: self.handled,
+            handled_by_partition: &self.handled_by_partition,
+            step: self.step,
+            crashed_at: self.crashed_at,
+            crashed_during: self.crashed_during,
+            resumed_from: &self.resumed_from,
+            store: &self.store,
+            writing_checkpoint: self.checkpoint.is_some(),
+            last_checkpoint: self.last_checkpoint.as_ref(),
+        }
+    }
+
+    /// Its card is made static (`group.instance.id`), before its first
+    /// process starts; the card keeps it across restarts.
+    pub fn handle_instance_id(&mut self, instance_id: String) {
+        self.instance_id = Some(instance_id);
+    }
+
+    /// `pause()`: the loop keeps polling (its timers go on) and fetches nothing.
+    pub fn handle_pause(&mut self) {
+        assert_eq!(self.process, ConsumerState::Running, "only a running consumer pauses");
+        self.process = ConsumerState::Paused;
+    }
+
+    /// `resume()`: it fetches again at its next poll.
+    pub fn handle_resume(&mut self) {
+        assert_eq!(self.process, ConsumerState::Paused, "only a paused consumer resumes");
+        self.process = ConsumerState::Running;
+    }
+
+    /// `close()` was called: it finishes its batch by `deadline`, commits,
+    /// and leaves; with `remove`, its card goes after that.
+    pub fn handle_stop(&mut self, deadline: Tick, remove: bool) {
+        self.process = ConsumerState::Stopping { deadline, remove };
+    }
+
+    /// `RemoveConsumer` while it is stopping already: its card goes once it has left.
+    pub fn handle_remove(&mut self) {
+        let ConsumerState::Stopping { deadline, .. } = self.process else {
+            panic!("only a stopping consumer is removed once it has left")
+        };
+        self.process = ConsumerState::Stopping { deadline, remove: true };
+    }
+
     /// `stall`: the process freezes for `ticks` from `now` (a long GC, a
     /// stuck call); it neither heartbeats nor handles until then. Returns
     /// the tick it wakes at.
@@ -278,6 +454,40 @@ impl Consumer {
     /// stall is over. The caller then finds out whether it is still in its group.
     pub fn poll_wake(&mut self, now: Tick) -> bool {
         self.stalled_until.take_if(|until| now >= *until).is_some()
+    }
+
+    /// The fault "killed after the ledger commit, before the offset commit"
+    /// is armed: it fires at this process's next commit point.
+    pub fn handle_kill_before_commit(&mut self) {
+        self.kill_before_commit = true;
+    }
+
+    /// At a commit point: whether the armed fault fires here (it fires once).
+    pub fn poll_kill_before_commit(&mut self) -> bool {
+        std::mem::take(&mut self.kill_before_commit)
+    }
+
+    /// A checkpoint file restored onto its volume: its store holds `offset`
+    /// for `partition` (possibly ahead of this run's log: it waits there).
+    pub fn handle_checkpoint_loaded(&mut self, partition: u32, offset: u64) {
+        self.store[partition as usize] = Some(offset);
+    }
+
+    /// This incarnation starts `partition` from `start` (`resumedFrom`).
+    pub fn handle_resumed(&mut self, partition: u32, start: u64) {
+        self.resumed_from[partition as usize] = Some(start);
+    }
+
+    /// Its position on `partition` moves to `to`: its log got shorter under
+    /// it, the position was reset under it, or it seeks back after an abort.
+    pub fn handle_position_reset(&mut self, partition: u32, to: u64) {
+        self.positions[partition as usize] = Some(to);
+    }
+
+    /// The leader's log of `partition` was cut at `offset` (an election):
+    /// the fetched records past the cut go with it.
+    pub fn handle_truncated(&mut self, partition: u32, offset: u64) {
+        self.batch.retain(|f| f.partition != partition || f.offset < offset);
     }
 
     /// A new incarnation with `member_id` (a JoinGroup without a member id).
@@ -367,7 +577,9 @@ impl Consumer {
         self.auto_commit_due
     }
 
-    /// The process dies: no commit, no LeaveGroup. Returns its member id.
+    /// The process dies: no commit, no LeaveGroup; its connections close
+    /// with it, so a share consumer's acknowledgements not sent yet are gone.
+    /// Returns its member id.
     pub fn handle_crash(&mut self, now: Tick) -> String {
         let member_id = self.member_id.take().expect("a live consumer is a member");
         self.process = ConsumerState::Crashed;
@@ -378,6 +590,8 @@ impl Consumer {
         self.crashed_during = Some(self.step);
         self.step = LoopStep::Idle;
         self.stalled_until = None;
+        self.acks.clear();
+        self.last_poll.clear();
         member_id
     }
 
@@ -396,6 +610,34 @@ impl Consumer {
 
     pub fn take_batch(&mut self) -> VecDeque<Fetched> {
         std::mem::take(&mut self.batch)
+    }
+
+    /// A rebalance started (classic): it must send its JoinGroup again.
+    pub fn handle_rebalance_started(&mut self) {
+        self.joined = false;
+    }
+
+    /// Its JoinGroup for the rebalance in progress: the member id it sends.
+    pub fn poll_join_group(&mut self) -> String {
+        self.joined = true;
+        self.member_id.clone().expect("a running consumer is a member")
+    }
+
+    /// Eager, in a rebalance with its JoinGroup sent: its loop waits in
+    /// `poll()` for the new generation.
+    pub fn handle_awaiting_assignment(&mut self) {
+        self.step = LoopStep::Poll;
+    }
+
+    /// Cooperative: the new generation's assignment, which it applies at its
+    /// next poll boundary.
+    pub fn handle_cooperative_assignment(&mut self, partitions: Vec<u32>) {
+        self.pending_assignment = Some(partitions);
+    }
+
+    /// At a poll boundary: the assignment to apply now, if one came.
+    pub fn poll_pending_assignment(&mut self) -> Option<Vec<u32>> {
+        self.pending_assignment.take()
     }
 
     /// Consumer and share protocols: the answer to its first heartbeat
@@ -436,6 +678,73 @@ impl Consumer {
         if let Some(assignment) = assignment {
             self.pending_assignment = Some(assignment);
         }
+    }
+
+    /// Consumer protocol: what it owns changed at a poll boundary, so its
+    /// next heartbeat goes at once to tell the coordinator.
+    pub fn handle_owned_partitions_changed(&mut self) {
+        self.heartbeat_now = true;
+    }
+
+    /// Consumer protocol: fenced (`UNKNOWN_MEMBER_ID`) with no batch in hand:
+    /// it loses its partitions (`onPartitionsLost`: nothing committed for
+    /// them) and joins again at epoch 0.
+    pub fn handle_fenced(&mut self) {
+        self.apply_assignment(Vec::new(), &[]);
+        self.pending_assignment = None;
+        self.member_epoch = 0;
+        self.uncommitted = false;
+    }
+
+    /// `poll()` with nothing assigned: the loop idles.
+    pub fn handle_poll_unassigned(&mut self) {
+        self.step = LoopStep::Idle;
+    }
+
+    /// `poll()` returned `records` (some, or none): the loop goes on to
+    /// handle them, or polls again.
+    pub fn handle_poll_returned(&mut self, records: bool) {
+        self.step = if records { LoopStep::Handle } else { LoopStep::Poll };
+    }
+
+    /// The tick's handling is over (or a stalled share consumer holds its
+    /// records): with records of its batch left, the loop is handling.
+    pub fn handle_batch_pending(&mut self) {
+        if !self.batch.is_empty() {
+            self.step = LoopStep::Handle;
+        }
+    }
+
+    /// A share consumer handled what the tick allows: with its batch done,
+    /// the loop's next line is `poll()` (which carries the acknowledgements);
+    /// else it goes on handling.
+    pub fn handle_share_tick_handled(&mut self) {
+        self.step = if self.batch.is_empty() { LoopStep::Poll } else { LoopStep::Handle };
+    }
+
+    /// The end of a handled batch: nothing it handled waits for a commit
+    /// after it any more, and the loop's next line is the commit (`commits`:
+    /// it committed or checkpointed) or `poll()`.
+    pub fn handle_batch_end(&mut self, commits: bool) {
+        self.uncommitted = false;
+        self.step = if commits { LoopStep::Commit } else { LoopStep::Poll };
+    }
+
+    /// Its commit (or its transaction's offsets) was written.
+    pub fn handle_committed(&mut self) {
+        self.uncommitted = false;
+    }
+
+    /// Its commit failed or was refused: what it would have written stays
+    /// uncommitted until its next commit, and nothing it handled waits for one.
+    pub fn handle_commit_failed(&mut self) {
+        self.uncommitted = false;
+    }
+
+    /// Its batch was dropped without a commit (its transaction aborted, or
+    /// its application closed on an exception): nothing waits for one.
+    pub fn handle_batch_dropped(&mut self) {
+        self.uncommitted = false;
     }
 
     /// What `commitSync()` sends: the position of every assigned partition.
@@ -534,6 +843,26 @@ impl Consumer {
 
     pub fn poll_record(&mut self) -> Option<Fetched> {
         self.batch.pop_front()
+    }
+
+    /// Share group, explicit mode: the application acknowledged a record;
+    /// the acknowledgement goes with the next `poll()` (or on close).
+    pub fn handle_acknowledged(&mut self, partition: u32, offset: u64, kind: AcknowledgeType) {
+        self.acks.push((partition, offset, kind));
+    }
+
+    /// Share group, implicit mode: what this `poll()` returned, which the next accepts.
+    pub fn handle_share_polled(&mut self, records: impl IntoIterator<Item = (u32, u64)>) {
+        self.last_poll.extend(records);
+    }
+
+    /// Share group: the acknowledgements its next request carries: the
+    /// application's (explicit mode), then accept for what the last `poll()`
+    /// returned (implicit mode). They are sent: it holds none after.
+    pub fn poll_acknowledgements(&mut self) -> Vec<(u32, u64, AcknowledgeType)> {
+        let mut acks = std::mem::take(&mut self.acks);
+        acks.extend(self.last_poll.drain(..).map(|(p, o)| (p, o, AcknowledgeType::Accept)));
+        acks
     }
 
     /// The application handled `fetched`.

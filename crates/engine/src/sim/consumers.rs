@@ -13,7 +13,6 @@ use crate::input::ConsumerId;
 use crate::partitioner::partition_for_key;
 use crate::sim::subject_key;
 use crate::view::ConsumerState;
-use crate::view::LoopStep;
 
 impl Sim {
     pub(super) fn add_consumer_card(&mut self, group: usize) -> ConsumerId {
@@ -21,7 +20,7 @@ impl Sim {
         self.next_consumer_number += 1;
         let mut consumer = Consumer::new(id, group, self.topic.partition_count());
         if self.groups[group].config.static_members {
-            consumer.instance_id = Some(format!("inst-{}", id.0));
+            consumer.handle_instance_id(format!("inst-{}", id.0));
         }
         self.consumers.push(consumer);
         id
@@ -33,7 +32,7 @@ impl Sim {
     /// epoch 0 with the member id the consumer made (consumer protocol).
     pub(super) fn start_consumer(&mut self, id: ConsumerId) {
         let c = self.consumer_index(id).expect("starting a consumer that exists");
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         let member_id = self.new_member_id(c);
         self.consumers[c].handle_start(member_id.clone(), self.now);
         self.emit(Event::Started { tick: self.now, consumer: id, member_id });
@@ -51,11 +50,12 @@ impl Sim {
     /// after its client id (its `group.instance.id` when static) and a UUID;
     /// a consumer-protocol member makes its own.
     fn new_member_id(&mut self, c: usize) -> String {
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         match self.protocol(g) {
             GroupProtocol::Classic => {
-                let id = self.consumers[c].id;
-                let prefix = self.consumers[c].instance_id.clone().unwrap_or_else(|| id.to_string());
+                let id = self.consumers[c].id();
+                let prefix =
+                    self.consumers[c].instance_id().map(str::to_owned).unwrap_or_else(|| id.to_string());
                 format!("{prefix}-{}", uuid(&mut self.groups[g].rng))
             }
             GroupProtocol::Consumer | GroupProtocol::Share => consumer_member_id(&mut self.groups[g].rng),
@@ -66,8 +66,8 @@ impl Sim {
         let now = self.now;
         self.abort_checkpoint(c);
         let abandoned = self.abandon_batch(c);
-        let g = self.consumers[c].group;
-        let id = self.consumers[c].id;
+        let g = self.consumers[c].group();
+        let id = self.consumers[c].id();
         let left = self.consumers[c].out_of_group().is_some();
         let member_id = self.consumers[c].handle_crash(now);
         let expires_at = now + self.groups[g].config.session_timeout_ticks;
@@ -82,9 +82,7 @@ impl Sim {
         }
         if self.protocol(g) == GroupProtocol::Share {
             // Its connections closed with the process: the broker gives back
-            // what it held; acknowledgements not sent yet are gone.
-            self.consumers[c].acks.clear();
-            self.consumers[c].last_poll.clear();
+            // what it held (acknowledgements not sent yet went with the process).
             self.release_share_member(g, id);
         }
         self.emit(Event::Crashed { tick: now, consumer: id, member_id, abandoned });
@@ -97,9 +95,9 @@ impl Sim {
     /// `UNKNOWN_MEMBER_ID`, and it joins again as a new member. Returns
     /// whether the tick's normal step still runs.
     pub(super) fn wake(&mut self, c: usize) -> bool {
-        let g = self.consumers[c].group;
-        let id = self.consumers[c].id;
-        let member = self.consumers[c].member_id.clone();
+        let g = self.consumers[c].group();
+        let id = self.consumers[c].id();
+        let member = self.consumers[c].member_id().map(str::to_owned);
         let known = member.as_deref().is_some_and(|m| self.coordinators[g].member(m).is_some());
         let classic = self.protocol(g) == GroupProtocol::Classic;
         let replaced = classic && !known;
@@ -124,8 +122,7 @@ impl Sim {
         // Another incarnation with its group.instance.id took its place: fatal.
         // Else its session ran out: it rejoins as a new member.
         let replaced_by_twin = self.consumers[c]
-            .instance_id
-            .as_deref()
+            .instance_id()
             .is_some_and(|instance| self.coordinators[g].static_member(instance).is_some());
         if replaced_by_twin {
             self.end_fenced(c, "FENCED_INSTANCE_ID");
@@ -137,22 +134,22 @@ impl Sim {
     }
 
     pub(super) fn begin_stop(&mut self, c: usize, remove: bool) {
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         let deadline = self.now + self.groups[g].config.shutdown_deadline_ticks;
-        self.consumers[c].process = ConsumerState::Stopping { deadline, remove };
-        let consumer = self.consumers[c].id;
+        self.consumers[c].handle_stop(deadline, remove);
+        let consumer = self.consumers[c].id();
         self.emit(Event::Stopping { tick: self.now, consumer });
     }
 
     pub(super) fn remove_card(&mut self, c: usize) {
         let consumer = self.consumers.remove(c);
-        assert!(consumer.member_id.is_none(), "only a consumer out of the group is removed");
-        self.emit(Event::Removed { tick: self.now, consumer: consumer.id });
+        assert!(consumer.member_id().is_none(), "only a consumer out of the group is removed");
+        self.emit(Event::Removed { tick: self.now, consumer: consumer.id() });
     }
 
     /// Drops the in-flight batch; returns how many records were in it.
     pub(super) fn abandon_batch(&mut self, c: usize) -> u32 {
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         let batch = self.consumers[c].take_batch();
         for fetched in &batch {
             let committed = self.offsets[g].get(fetched.partition);
@@ -168,16 +165,16 @@ impl Sim {
         if self.consumers[c].poll_wake(self.now) && !self.wake(c) {
             return; // its zombie tick is over
         }
-        if self.consumers[c].checkpoint.is_some() && !self.finish_checkpoint(c) {
+        if self.consumers[c].writing_checkpoint() && !self.finish_checkpoint(c) {
             return; // still writing its checkpoint: the loop waits for it
         }
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         if self.protocol(g) == GroupProtocol::Share {
             return self.step_share_consumer(c);
         }
         let settings = self.groups[g].settings;
         let heartbeats = self.protocol(g) == GroupProtocol::Consumer;
-        if matches!(self.consumers[c].process, ConsumerState::Running | ConsumerState::Paused) {
+        if matches!(self.consumers[c].state(), ConsumerState::Running | ConsumerState::Paused) {
             if self.consumers[c].out_of_group().is_some() {
                 return self.step_out_of_group(c);
             }
@@ -186,7 +183,7 @@ impl Sim {
             // longer than max.poll.interval makes the client leave by itself.
             let max = self.groups[g].config.max_poll_interval_ticks;
             let consumer = &mut self.consumers[c];
-            if consumer.batch.is_empty() && consumer.checkpoint.is_none() {
+            if consumer.batch_is_empty() && !consumer.writing_checkpoint() {
                 consumer.handle_polled(self.now);
             } else if consumer.poll_timer_expired(self.now, max) {
                 self.leave_on_poll_timeout(c);
@@ -196,10 +193,10 @@ impl Sim {
                 self.refresh_metadata(c);
             }
         }
-        match self.consumers[c].process {
+        match self.consumers[c].state() {
             ConsumerState::Crashed | ConsumerState::Stopped => {}
             ConsumerState::Running | ConsumerState::Paused if heartbeats => {
-                if self.consumers[c].batch.is_empty() && self.consumers[c].checkpoint.is_none() {
+                if self.consumers[c].batch_is_empty() && !self.consumers[c].writing_checkpoint() {
                     // The poll boundary: reconcile to what the last heartbeat
                     // answered (revoking first), then tell the coordinator.
                     self.apply_pending_assignment(c);
@@ -208,7 +205,7 @@ impl Sim {
                 if !self.consumers[c].alive() {
                     return; // refused for good
                 }
-                if self.consumers[c].batch.is_empty() {
+                if self.consumers[c].batch_is_empty() {
                     self.poll(c);
                 }
                 self.handle_some(c);
@@ -222,42 +219,42 @@ impl Sim {
                 if !self.consumers[c].alive() {
                     return; // its producer was fenced: the application closed
                 }
-                if self.consumers[c].batch.is_empty() {
+                if self.consumers[c].batch_is_empty() {
                     self.commit_on_close(c);
-                    if !matches!(self.consumers[c].process, ConsumerState::Stopping { .. }) {
+                    if !matches!(self.consumers[c].state(), ConsumerState::Stopping { .. }) {
                         return; // an armed fault killed it at the commit
                     }
-                    if self.consumers[c].checkpoint.is_none() {
+                    if !self.consumers[c].writing_checkpoint() {
                         self.leave(c);
                     }
                 } else if self.now >= deadline {
                     let abandoned = self.abandon_batch(c);
-                    let consumer = self.consumers[c].id;
+                    let consumer = self.consumers[c].id();
                     self.emit(Event::ShutdownDeadlinePassed { tick: self.now, consumer, abandoned });
                     self.leave(c);
                 }
             }
             ConsumerState::Running | ConsumerState::Paused => match self.coordinators[g].state() {
                 crate::broker::GroupState::PreparingRebalance if !settings.assignor.cooperative() => {
-                    if !self.consumers[c].joined {
-                        if !self.consumers[c].batch.is_empty() {
+                    if !self.consumers[c].joined() {
+                        if !self.consumers[c].batch_is_empty() {
                             self.handle_some(c);
                             self.commit_if_batch_done(c);
                             if !self.consumers[c].alive() {
                                 return; // an armed fault killed it at the commit
                             }
                         }
-                        if self.consumers[c].batch.is_empty() && self.consumers[c].checkpoint.is_none() {
+                        if self.consumers[c].batch_is_empty() && !self.consumers[c].writing_checkpoint() {
                             self.join_prepare(c);
                             self.join_group(c);
-                            self.consumers[c].step = LoopStep::Poll;
+                            self.consumers[c].handle_awaiting_assignment();
                         }
                     } else {
-                        self.consumers[c].step = LoopStep::Poll;
+                        self.consumers[c].handle_awaiting_assignment();
                     }
                 }
                 _ => {
-                    if self.consumers[c].batch.is_empty() && self.consumers[c].checkpoint.is_none() {
+                    if self.consumers[c].batch_is_empty() && !self.consumers[c].writing_checkpoint() {
                         // The poll boundary: a cooperative member applies its new
                         // assignment here (which may start a rebalance), and rejoins
                         // a rebalance in progress without stopping what it keeps.
@@ -267,7 +264,7 @@ impl Sim {
                             self.join_group(c);
                         }
                     }
-                    if self.consumers[c].batch.is_empty() {
+                    if self.consumers[c].batch_is_empty() {
                         self.poll(c);
                     }
                     self.handle_some(c);
@@ -281,13 +278,13 @@ impl Sim {
     /// heartbeat thread's LeaveGroup; a static member sends none and its
     /// session runs out instead) while the application goes on with its batch.
     fn leave_on_poll_timeout(&mut self, c: usize) {
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         let now = self.now;
         let consumer = &mut self.consumers[c];
         let since_poll_ticks = consumer.since_poll(now);
-        let member_id = consumer.member_id.clone().expect("a member in its group");
-        let is_static = consumer.instance_id.is_some();
-        let id = consumer.id;
+        let member_id = consumer.member_id().expect("a member in its group").to_owned();
+        let is_static = consumer.instance_id().is_some();
+        let id = consumer.id();
         consumer.handle_out_of_group(OutOfGroup::PollTimeout);
         self.observers[g].members_left_poll_timeout += 1;
         self.emit(Event::MemberLeft {
@@ -305,17 +302,17 @@ impl Sim {
     /// again as a new member (an auto-commit there fails too) and has lost
     /// the partitions it held.
     fn step_out_of_group(&mut self, c: usize) {
-        if !self.consumers[c].batch.is_empty() {
+        if !self.consumers[c].batch_is_empty() {
             self.handle_some(c);
             if self.consumers[c].alive() {
                 self.commit_if_batch_done(c);
             }
             return;
         }
-        if self.consumers[c].checkpoint.is_some() {
+        if self.consumers[c].writing_checkpoint() {
             return;
         }
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         let settings = self.groups[g].settings;
         if settings.group_commits() && settings.commit.is_auto() && self.consumers[c].has_positions() {
             self.commit(c);
@@ -323,10 +320,10 @@ impl Sim {
         // A KIP-848 member keeps the member id it made; a classic one is given a new one.
         let member_id = match self.protocol(g) {
             GroupProtocol::Classic => self.new_member_id(c),
-            _ => self.consumers[c].member_id.clone().expect("its member id stays until it rejoins"),
+            _ => self.consumers[c].member_id().expect("its member id stays until it rejoins").to_owned(),
         };
         let lost = self.consumers[c].handle_rejoin(member_id.clone(), self.now);
-        let consumer = self.consumers[c].id;
+        let consumer = self.consumers[c].id();
         self.emit(Event::Rejoined { tick: self.now, consumer, member_id, lost });
         match self.protocol(g) {
             GroupProtocol::Classic => self.join_classic_group(c),
@@ -352,8 +349,8 @@ impl Sim {
             }
             None => {}
         }
-        let g = consumer.group;
-        let known = consumer.member_id.as_deref().is_some_and(|m| self.coordinators[g].member(m).is_some());
+        let g = consumer.group();
+        let known = consumer.member_id().is_some_and(|m| self.coordinators[g].member(m).is_some());
         (self.protocol(g) == GroupProtocol::Classic && !known)
             .then_some("UNKNOWN_MEMBER_ID: the coordinator no longer knows this member; its session ran out")
     }
@@ -362,10 +359,10 @@ impl Sim {
     /// `CommitFailedException`, nothing written; another member reads these
     /// records again, and the group's offset never goes back.
     fn fail_commit(&mut self, c: usize, offsets: Vec<(u32, u64)>, reason: &'static str) {
-        let g = self.consumers[c].group;
-        self.consumers[c].uncommitted = false;
+        let g = self.consumers[c].group();
+        self.consumers[c].handle_commit_failed();
         self.observers[g].commit_failed += 1;
-        let consumer = self.consumers[c].id;
+        let consumer = self.consumers[c].id();
         self.emit(Event::CommitFailed { tick: self.now, consumer, offsets, reason });
     }
 
@@ -374,7 +371,7 @@ impl Sim {
     /// owns, before its JoinGroup (while its generation is still current, so
     /// the coordinator accepts it).
     fn join_prepare(&mut self, c: usize) {
-        let settings = self.groups[self.consumers[c].group].settings;
+        let settings = self.groups[self.consumers[c].group()].settings;
         if settings.group_commits() && settings.commit.is_auto() && self.consumers[c].has_positions() {
             self.commit(c);
         }
@@ -382,9 +379,8 @@ impl Sim {
 
     /// The member's JoinGroup in the rebalance in progress.
     fn join_group(&mut self, c: usize) {
-        let g = self.consumers[c].group;
-        self.consumers[c].joined = true;
-        let member_id = self.consumers[c].member_id.clone().expect("a running consumer is a member");
+        let g = self.consumers[c].group();
+        let member_id = self.consumers[c].poll_join_group();
         self.coordinators[g].handle_rejoin(&member_id);
     }
 
@@ -392,22 +388,22 @@ impl Sim {
     /// commit-before, commit before handling anything.
     fn poll(&mut self, c: usize) {
         let now = self.now;
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         let settings = self.groups[g].settings;
         if settings.group_commits() && self.groups[g].config.auto_offset_reset == AutoOffsetReset::None {
             // Nothing to start from and nothing allowed to guess: poll() throws
             // before it fetches or auto-commits, and the application dies with it.
             let consumer = &self.consumers[c];
-            let missing = consumer.assigned.iter().find_map(|&p| {
+            let missing = consumer.assigned().iter().find_map(|&p| {
                 if self.offsets[g].get(p).is_none() {
                     Some((p, "NoOffsetForPartitionException"))
                 } else {
-                    let below = consumer.positions[p as usize].is_some_and(|o| o < self.topic.log_start(p));
+                    let below = consumer.position(p).is_some_and(|o| o < self.topic.log_start(p));
                     below.then_some((p, "OffsetOutOfRangeException"))
                 }
             });
             if let Some((partition, error)) = missing {
-                let consumer = self.consumers[c].id;
+                let consumer = self.consumers[c].id();
                 self.emit(Event::NoOffset { tick: now, consumer, partition, error });
                 return self.crash(c);
             }
@@ -417,11 +413,11 @@ impl Sim {
                 self.commit(c);
             }
         }
-        if self.consumers[c].assigned.is_empty() {
-            self.consumers[c].step = LoopStep::Idle;
+        if self.consumers[c].assigned().is_empty() {
+            self.consumers[c].handle_poll_unassigned();
             return;
         }
-        if self.consumers[c].process == ConsumerState::Paused {
+        if self.consumers[c].state() == ConsumerState::Paused {
             // pause() stops the fetching, not the poll: the timers above go on.
             return;
         }
@@ -434,10 +430,8 @@ impl Sim {
         // Where a position retention deleted goes: auto.offset.reset again. Worked out
         // only when one did (rare): not on every poll.
         let consumer = &self.consumers[c];
-        let out_of_range = consumer
-            .assigned
-            .iter()
-            .any(|&p| consumer.positions[p as usize].is_some_and(|o| o < topic.log_start(p)));
+        let out_of_range =
+            consumer.assigned().iter().any(|&p| consumer.position(p).is_some_and(|o| o < topic.log_start(p)));
         let resets: Vec<u64> = match self.groups[g].config.auto_offset_reset {
             AutoOffsetReset::Latest | AutoOffsetReset::ByDuration(_) if out_of_range => {
                 (0..topic.partition_count()).map(|p| self.auto_reset_position(g, p)).collect()
@@ -452,11 +446,11 @@ impl Sim {
             },
             settings.records_per_poll,
         );
-        let consumer = self.consumers[c].id;
+        let consumer = self.consumers[c].id();
         // A stalled member, or one that left on its poll timeout, may still hold
         // a copy its group gave away.
         let overlap =
-            self.consumers.iter().any(|x| x.group == g && (x.is_stalled() || x.out_of_group().is_some()));
+            self.consumers.iter().any(|x| x.group() == g && (x.is_stalled() || x.out_of_group().is_some()));
         let mut fetched_any = false;
         for step in plan {
             match step {
@@ -487,18 +481,17 @@ impl Sim {
                 }
             }
         }
+        self.consumers[c].handle_poll_returned(fetched_any);
         if !fetched_any {
-            self.consumers[c].step = LoopStep::Poll;
             return;
         }
-        self.consumers[c].step = LoopStep::Handle;
         if settings.group_commits() && settings.commit == CommitMode::Before {
             self.commit(c);
         }
     }
 
     pub(super) fn handle_some(&mut self, c: usize) {
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         let settings = self.groups[g].settings;
         for _ in 0..settings.handle_per_tick {
             let Some(fetched) = self.consumers[c].poll_record() else { break };
@@ -519,16 +512,14 @@ impl Sim {
                 self.commit_record(c, fetched.partition, fetched.offset + 1);
             }
         }
-        if !self.consumers[c].batch.is_empty() {
-            self.consumers[c].step = LoopStep::Handle;
-        }
+        self.consumers[c].handle_batch_pending();
     }
 
     /// One record through the group's observer (is it new to the group?),
     /// its application, and the bridge when the application bridges.
     pub(super) fn handle_record(&mut self, c: usize, fetched: &Fetched) {
-        let g = self.consumers[c].group;
-        let consumer = self.consumers[c].id;
+        let g = self.consumers[c].group();
+        let consumer = self.consumers[c].id();
         let first = self.observers[g].handle_delivered(fetched);
         let idempotent = self.groups[g].settings.idempotent;
         let handled = self.apps[g].handle_record(self.now, consumer, fetched, first, idempotent);
@@ -567,10 +558,10 @@ impl Sim {
 
     pub(super) fn commit_if_batch_done(&mut self, c: usize) {
         let consumer = &self.consumers[c];
-        if !(consumer.alive() && consumer.batch.is_empty() && consumer.uncommitted) {
+        if !(consumer.alive() && consumer.batch_is_empty() && consumer.uncommitted()) {
             return;
         }
-        let settings = self.groups[consumer.group].settings;
+        let settings = self.groups[consumer.group()].settings;
         if self.fault_at_commit(c) {
             return;
         }
@@ -590,15 +581,14 @@ impl Sim {
         } else {
             false
         };
-        self.consumers[c].uncommitted = false;
         // The loop's next line: the commit after the batch, or back to poll.
-        self.consumers[c].step = if commits { LoopStep::Commit } else { LoopStep::Poll };
+        self.consumers[c].handle_batch_end(commits);
     }
 
     /// `close()`: commit-after has committed at the batch end already;
     /// auto-commit commits on close.
     fn commit_on_close(&mut self, c: usize) {
-        let settings = self.groups[self.consumers[c].group].settings;
+        let settings = self.groups[self.consumers[c].group()].settings;
         if !settings.group_commits() {
             return self.commit_if_batch_done(c);
         }
@@ -619,15 +609,15 @@ impl Sim {
     /// eager one commits before it rejoins and fetches nothing until it is assigned.
     fn rejoining(&self, c: usize) -> bool {
         let consumer = &self.consumers[c];
-        consumer.joined
-            && self.coordinators[consumer.group].state() == crate::broker::GroupState::PreparingRebalance
+        consumer.joined()
+            && self.coordinators[consumer.group()].state() == crate::broker::GroupState::PreparingRebalance
     }
 
     /// The commit failed without a request: what it would have written stays
     /// uncommitted until the member's next commit, after the rebalance.
     fn refuse_commit(&mut self, c: usize, offsets: Vec<(u32, u64)>) {
-        self.consumers[c].uncommitted = false;
-        let consumer = self.consumers[c].id;
+        self.consumers[c].handle_commit_failed();
+        let consumer = self.consumers[c].id();
         self.emit(Event::CommitRefused { tick: self.now, consumer, offsets });
     }
 
@@ -640,13 +630,13 @@ impl Sim {
         if self.rejoining(c) {
             return self.refuse_commit(c, offsets);
         }
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         for &(p, offset) in &offsets {
             self.set_committed(g, p, offset);
         }
-        self.consumers[c].uncommitted = false;
+        self.consumers[c].handle_committed();
         self.observers[g].commit_requests += 1;
-        let consumer = self.consumers[c].id;
+        let consumer = self.consumers[c].id();
         self.emit(Event::Committed { tick: self.now, consumer, offsets });
     }
 
@@ -658,11 +648,11 @@ impl Sim {
         if self.rejoining(c) {
             return self.refuse_commit(c, vec![(partition, offset)]);
         }
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         self.set_committed(g, partition, offset);
-        self.consumers[c].uncommitted = false;
+        self.consumers[c].handle_committed();
         self.observers[g].commit_requests += 1;
-        let consumer = self.consumers[c].id;
+        let consumer = self.consumers[c].id();
         self.emit(Event::Committed { tick: self.now, consumer, offsets: vec![(partition, offset)] });
     }
 
@@ -678,12 +668,12 @@ impl Sim {
     }
 
     fn leave(&mut self, c: usize) {
-        let g = self.consumers[c].group;
-        let is_static = self.consumers[c].instance_id.is_some();
+        let g = self.consumers[c].group();
+        let is_static = self.consumers[c].instance_id().is_some();
         // One that left on its poll timeout is no longer in the group: nothing to send.
         let in_group = self.consumers[c].out_of_group().is_none();
         let member_id = self.consumers[c].handle_leave();
-        let consumer = self.consumers[c].id;
+        let consumer = self.consumers[c].id();
         self.emit(Event::Left { tick: self.now, consumer, member_id: member_id.clone() });
         if in_group {
             self.send_leave(g, &member_id, is_static);
@@ -695,7 +685,7 @@ impl Sim {
         let mut c = 0;
         while c < self.consumers.len() {
             let consumer = &self.consumers[c];
-            if consumer.process == ConsumerState::Stopped && consumer.remove_after_leave {
+            if consumer.state() == ConsumerState::Stopped && consumer.remove_after_leave() {
                 self.remove_card(c);
             } else {
                 c += 1;
@@ -706,10 +696,10 @@ impl Sim {
     /// Fires an armed "killed after the ledger commit, before the offset
     /// commit" fault at the commit point; returns whether the consumer died.
     pub(super) fn fault_at_commit(&mut self, c: usize) -> bool {
-        if !std::mem::take(&mut self.consumers[c].kill_before_commit) {
+        if !self.consumers[c].poll_kill_before_commit() {
             return false;
         }
-        let consumer = self.consumers[c].id;
+        let consumer = self.consumers[c].id();
         self.emit(Event::KilledBeforeCommit { tick: self.now, consumer });
         self.crash(c);
         true
@@ -718,7 +708,7 @@ impl Sim {
     // ------------------------------------------------- consumer-side stores
 
     fn begin_checkpoint(&mut self, c: usize) {
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         let PositionModel::Consumer { write_ticks, .. } = self.groups[g].settings.position else {
             unreachable!("checkpoints belong to the consumer-side store model")
         };
@@ -732,9 +722,9 @@ impl Sim {
     /// Completes a due checkpoint; returns whether the consumer is free again.
     fn finish_checkpoint(&mut self, c: usize) -> bool {
         let Some(done) = self.consumers[c].finish_checkpoint(self.now) else {
-            return self.consumers[c].checkpoint.is_none();
+            return !self.consumers[c].writing_checkpoint();
         };
-        let consumer = self.consumers[c].id;
+        let consumer = self.consumers[c].id();
         self.emit(Event::Checkpointed { tick: self.now, consumer, positions: done.positions });
         true
     }
@@ -743,7 +733,7 @@ impl Sim {
     /// in-place write leaves a prefix of the new digits (how many reached
     /// the file before the crash: fewer than all, from the group's PRNG).
     fn abort_checkpoint(&mut self, c: usize) {
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         let writes = match self.groups[g].settings.position {
             PositionModel::Consumer { writes: CheckpointWrites::InPlace, .. } => CheckpointWrites::InPlace,
             _ => CheckpointWrites::Atomic,
@@ -752,7 +742,7 @@ impl Sim {
         let Some(torn) = self.consumers[c].abort_checkpoint(writes, |digits| rng.below(digits)) else {
             return;
         };
-        let consumer = self.consumers[c].id;
+        let consumer = self.consumers[c].id();
         if writes == CheckpointWrites::Atomic {
             self.emit(Event::CheckpointAbandoned { tick: self.now, consumer });
             return;
@@ -766,9 +756,9 @@ impl Sim {
     /// A consumer starts `partition` from `start`: records `resumedFrom` and
     /// what the split check makes of the gap to the last known position.
     pub(super) fn note_resume(&mut self, c: usize, partition: u32, start: u64) {
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         let settings = self.groups[g].settings;
-        let id = self.consumers[c].id;
+        let id = self.consumers[c].id();
         let policy = self.groups[g].config.auto_offset_reset;
         if settings.group_commits()
             && self.offsets[g].get(partition).is_none()
@@ -787,7 +777,7 @@ impl Sim {
             });
         }
         if !settings.group_commits() {
-            self.consumers[c].resumed_from[partition as usize] = Some(start);
+            self.consumers[c].handle_resumed(partition, start);
             let last_known = self.observers[g].handled_end[partition as usize];
             self.emit(Event::ResumedFrom {
                 tick: self.now,
@@ -813,12 +803,12 @@ impl Sim {
     /// A checkpoint restored from disk may be ahead of this run's log: it waits there.
     pub(super) fn start_position(&self, c: usize, partition: u32) -> u64 {
         let consumer = &self.consumers[c];
-        let g = consumer.group;
+        let g = consumer.group();
         if self.groups[g].settings.group_commits() {
             self.offsets[g].get(partition).unwrap_or_else(|| self.auto_reset_position(g, partition))
         } else {
             // booblik's own store: a consumer without a checkpoint starts at the beginning.
-            consumer.store[partition as usize].unwrap_or(self.topic.log_start(partition))
+            consumer.stored(partition).unwrap_or(self.topic.log_start(partition))
         }
     }
 

@@ -519,8 +519,8 @@ impl Sim {
             self.observers[g].handle_truncated(p, offset);
         }
         for c in 0..self.consumers.len() {
-            self.consumers[c].batch.retain(|f| f.partition != p || f.offset < offset);
-            let Some(at) = self.consumers[c].positions[p as usize] else { continue };
+            self.consumers[c].handle_truncated(p, offset);
+            let Some(at) = self.consumers[c].position(p) else { continue };
             if at > offset {
                 self.reset_position(c, p, at, offset);
             }

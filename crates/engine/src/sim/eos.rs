@@ -124,7 +124,7 @@ fn fenced(error: TxnError) -> bool {
 impl Sim {
     /// Whether consumer `c`'s application is the transactional one.
     pub(super) fn transactional(&self, c: usize) -> bool {
-        self.eos.as_ref().is_some_and(|eos| eos.group == self.consumers[c].group)
+        self.eos.as_ref().is_some_and(|eos| eos.group == self.consumers[c].group())
     }
 
     /// The `transactional.id` of consumer `c`: its group's name and its
@@ -132,8 +132,8 @@ impl Sim {
     /// old), else its client id.
     fn transactional_id(&self, c: usize) -> String {
         let consumer = &self.consumers[c];
-        let member = consumer.instance_id.clone().unwrap_or_else(|| consumer.id.to_string());
-        format!("{}-{member}", self.groups[consumer.group].config.name)
+        let member = consumer.instance_id().map(str::to_owned).unwrap_or_else(|| consumer.id().to_string());
+        format!("{}-{member}", self.groups[consumer.group()].config.name)
     }
 
     fn producer_index(&self, id: ConsumerId) -> Option<usize> {
@@ -144,7 +144,7 @@ impl Sim {
     /// transactional id, fencing an older instance (whose open transaction the
     /// coordinator aborts first; the call is retried once its markers are written).
     pub(super) fn eos_init(&mut self, c: usize) {
-        let id = self.consumers[c].id;
+        let id = self.consumers[c].id();
         let transactional_id = self.transactional_id(c);
         let now = self.now;
         let i = match self.producer_index(id) {
@@ -204,7 +204,7 @@ impl Sim {
     /// member's transaction (begun by the batch's first send). A fenced
     /// producer ends the member's process.
     pub(super) fn eos_write(&mut self, c: usize, fetched: &Fetched) {
-        let id = self.consumers[c].id;
+        let id = self.consumers[c].id();
         let now = self.now;
         let Some(i) = self.producer_index(id) else { unreachable!("a started member has its producer") };
         let partitions = self.eos.as_ref().expect("transactional").payouts.partition_count();
@@ -254,8 +254,8 @@ impl Sim {
     /// The end of a batch: `sendOffsetsToTransaction` with the positions and
     /// the group's metadata, then `commitTransaction()`.
     pub(super) fn eos_commit(&mut self, c: usize) {
-        let id = self.consumers[c].id;
-        let g = self.consumers[c].group;
+        let id = self.consumers[c].id();
+        let g = self.consumers[c].group();
         let now = self.now;
         let Some(i) = self.producer_index(id) else { unreachable!("a started member has its producer") };
         let offsets = self.consumers[c].poll_commit();
@@ -263,8 +263,7 @@ impl Sim {
         // member learns the new one then: it is stale only once the coordinator
         // no longer knows it. Kafka does not refuse a transactional commit
         // during a rebalance (`ClassicGroup.validateOffsetCommit`).
-        let current =
-            self.consumers[c].member_id.as_deref().is_some_and(|m| self.coordinators[g].member(m).is_some());
+        let current = self.consumers[c].member_id().is_some_and(|m| self.coordinators[g].member(m).is_some());
         let group_generation = self.coordinators[g].epoch();
         let generations = Generations {
             member: if current { group_generation } else { group_generation.wrapping_sub(1) },
@@ -287,7 +286,7 @@ impl Sim {
                 producer.producer = Some(next);
                 producer.in_transaction = false;
                 eos.counters.committed_transactions += 1;
-                self.consumers[c].uncommitted = false;
+                self.consumers[c].handle_committed();
                 self.observers[g].commit_requests += 1;
                 self.route_txn_outputs();
                 emit_txn!(self, Event::TxnCommitted { tick: now, consumer: id, epoch: next.epoch, offsets });
@@ -303,7 +302,7 @@ impl Sim {
     /// `abortTransaction()`, then the member seeks back to its group's
     /// committed offsets so that the batch is processed again.
     fn eos_abort(&mut self, c: usize, reason: &'static str) {
-        let id = self.consumers[c].id;
+        let id = self.consumers[c].id();
         let now = self.now;
         let i = self.producer_index(id).expect("a started member has its producer");
         let eos = self.eos.as_mut().expect("transactional");
@@ -320,10 +319,10 @@ impl Sim {
             emit_txn!(self, Event::TxnAborted { tick: now, transactional_id, reason });
         }
         self.abandon_batch(c);
-        self.consumers[c].uncommitted = false;
-        for p in self.consumers[c].assigned.clone() {
+        self.consumers[c].handle_batch_dropped();
+        for p in self.consumers[c].assigned().to_vec() {
             let committed = self.start_position(c, p);
-            if let Some(at) = self.consumers[c].positions[p as usize]
+            if let Some(at) = self.consumers[c].position(p)
                 && at != committed
             {
                 self.reset_position(c, p, at, committed);
@@ -343,7 +342,7 @@ impl Sim {
     /// without committing; a member its group still knows is removed when
     /// its session runs out).
     fn end_fenced_producer(&mut self, c: usize, error: &'static str) {
-        let id = self.consumers[c].id;
+        let id = self.consumers[c].id();
         let now = self.now;
         let eos = self.eos.as_mut().expect("transactional");
         eos.counters.fenced_writes += 1;
@@ -360,12 +359,11 @@ impl Sim {
     /// committed, and a member its group still knows is removed when its
     /// session runs out.
     fn end_application(&mut self, c: usize) {
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         let now = self.now;
         self.abandon_batch(c);
-        self.consumers[c].uncommitted = false;
-        let known =
-            self.consumers[c].member_id.as_deref().is_some_and(|m| self.coordinators[g].member(m).is_some());
+        self.consumers[c].handle_batch_dropped();
+        let known = self.consumers[c].member_id().is_some_and(|m| self.coordinators[g].member(m).is_some());
         let member_id = self.consumers[c].handle_crash(now);
         if known {
             let expires_at = now + self.groups[g].config.session_timeout_ticks;
@@ -456,7 +454,7 @@ impl Sim {
         }
         for producer in &eos.producers {
             assert!(
-                self.consumers.iter().all(|c| c.id != producer.consumer || c.group == eos.group),
+                self.consumers.iter().all(|c| c.id() != producer.consumer || c.group() == eos.group),
                 "only the transactional group's members have transactional producers"
             );
         }
@@ -488,7 +486,7 @@ impl Sim {
         // An id the coordinator has not seen yet (initTransactions not sent) is `Empty` to it.
         let coordinator_state =
             eos.coordinator.describe(&p.transactional_id).map_or("Empty", |(state, _, _)| state.name());
-        let c = self.consumers.iter().find(|x| x.id == id);
+        let c = self.consumers.iter().find(|x| x.id() == id);
         Some(crate::view::TxnProducerView {
             consumer: p.consumer,
             transactional_id: p.transactional_id.clone(),
@@ -496,7 +494,7 @@ impl Sim {
             epoch: p.producer.map(|pid| pid.epoch),
             in_transaction: p.in_transaction,
             fenced: p.fenced,
-            running: c.is_some_and(|c| c.alive() && c.process != ConsumerState::Stopped),
+            running: c.is_some_and(|c| c.alive() && c.state() != ConsumerState::Stopped),
             coordinator_state,
         })
     }

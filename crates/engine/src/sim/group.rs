@@ -45,8 +45,8 @@ impl Sim {
         if !self.coordinators[g].handle_rebalance_trigger() {
             return;
         }
-        for consumer in self.consumers.iter_mut().filter(|c| c.group == g && c.member_id.is_some()) {
-            consumer.joined = false;
+        for consumer in self.consumers.iter_mut().filter(|c| c.group() == g && c.member_id().is_some()) {
+            consumer.handle_rebalance_started();
         }
         self.emit(Event::RebalanceStarted { tick: self.now, group: g as u32, reason });
     }
@@ -56,7 +56,7 @@ impl Sim {
     pub(super) fn expire_offsets(&mut self, g: usize) {
         let Some(retention) = self.groups[g].config.offsets_retention_ticks else { return };
         let empty = self.coordinators[g].state() == crate::broker::GroupState::Empty
-            && self.consumers.iter().all(|c| c.group != g || c.member_id.is_none());
+            && self.consumers.iter().all(|c| c.group() != g || c.member_id().is_none());
         self.offsets[g].handle_group_empty(self.now, empty);
         let expired = self.offsets[g].poll_expired(self.now, retention);
         if !expired.is_empty() {
@@ -94,8 +94,8 @@ impl Sim {
         };
         if self.groups[g].config.metadata_max_age_ticks.is_some() {
             let leader = self.coordinators[g].leader();
-            for consumer in self.consumers.iter_mut().filter(|c| c.group == g) {
-                consumer.handle_assignment_snapshot((leader == Some(consumer.id)).then_some(partitions));
+            for consumer in self.consumers.iter_mut().filter(|c| c.group() == g) {
+                consumer.handle_assignment_snapshot((leader == Some(consumer.id())).then_some(partitions));
             }
         }
         let cooperative = assignor.cooperative();
@@ -105,7 +105,7 @@ impl Sim {
             let c = self.consumer_index(consumer_id).expect("a member's consumer exists");
             if cooperative {
                 // Applied at the member's next poll; it keeps consuming what it keeps.
-                self.consumers[c].pending_assignment = Some(partitions.clone());
+                self.consumers[c].handle_cooperative_assignment(partitions.clone());
                 assignment.push((consumer_id, partitions));
                 continue;
             }
@@ -137,7 +137,7 @@ impl Sim {
     fn leader_metadata(&self, g: usize) -> Option<u32> {
         self.groups[g].config.metadata_max_age_ticks?;
         let leader = self.coordinators[g].leader()?;
-        self.consumers.iter().find(|c| c.id == leader)?.known_partitions()
+        self.consumers.iter().find(|c| c.id() == leader)?.known_partitions()
     }
 
     /// `metadata.max.age.ms`, in a classic member's `poll()`: its client
@@ -145,11 +145,11 @@ impl Sim {
     /// whose metadata no longer matches what it assigned rejoins, which
     /// starts a rebalance. Until then, added partitions have no owner.
     pub(super) fn refresh_metadata(&mut self, c: usize) {
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         let Some(age) = self.groups[g].config.metadata_max_age_ticks else { return };
         let partitions = self.topic.partition_count();
         self.consumers[c].handle_metadata_tick(self.now, age, partitions);
-        let leads = self.coordinators[g].leader() == Some(self.consumers[c].id);
+        let leads = self.coordinators[g].leader() == Some(self.consumers[c].id());
         if leads
             && self.consumers[c].metadata_changed_since_assignment()
             && self.coordinators[g].state() == GroupState::Stable
@@ -162,10 +162,10 @@ impl Sim {
     /// assignment drops (a member that revoked anything rejoins, so a second
     /// rebalance hands it on) and start what it adds from the committed offset.
     pub(super) fn apply_pending_assignment(&mut self, c: usize) {
-        let Some(new) = self.consumers[c].pending_assignment.take() else { return };
-        let g = self.consumers[c].group;
+        let Some(new) = self.consumers[c].poll_pending_assignment() else { return };
+        let g = self.consumers[c].group();
         let settings = self.groups[g].settings;
-        let old = &self.consumers[c].assigned;
+        let old = self.consumers[c].assigned();
         let revokes = old.iter().any(|p| !new.contains(p));
         let changed = *old != new;
         let consumer_protocol = self.protocol(g) == GroupProtocol::Consumer;
@@ -176,7 +176,7 @@ impl Sim {
             // at a cooperative revocation: it committed at its JoinGroup.
             self.commit(c);
         }
-        let old = &self.consumers[c].assigned;
+        let old = self.consumers[c].assigned();
         let starts: Vec<(u32, u64)> =
             new.iter().filter(|p| !old.contains(p)).map(|&p| (p, self.start_position(c, p))).collect();
         self.consumers[c].apply_assignment(new, &starts);
@@ -189,7 +189,9 @@ impl Sim {
         }
         if consumer_protocol {
             // Owned partitions changed: the next heartbeat goes now.
-            self.consumers[c].heartbeat_now |= changed;
+            if changed {
+                self.consumers[c].handle_owned_partitions_changed();
+            }
         } else if revokes {
             self.begin_rebalance(g, RebalanceReason::PartitionsRevoked);
         }
@@ -204,12 +206,12 @@ impl Sim {
             GroupProtocol::Classic => {}
         }
         let preparing = self.coordinators[g].state() == GroupState::PreparingRebalance;
-        let handing_over = self.consumers.iter().any(|c| c.group == g && c.pending_assignment.is_some());
+        let handing_over = self.consumers.iter().any(|c| c.group() == g && c.has_pending_assignment());
         if self.coordinators[g].is_empty() || !(preparing || handing_over) {
             return;
         }
         let cooperative = self.groups[g].settings.assignor.cooperative();
-        self.count_unconsumed_partitions(g, |c| cooperative || !preparing || !c.joined);
+        self.count_unconsumed_partitions(g, |c| cooperative || !preparing || !c.joined());
     }
 
     /// Adds to group `g`'s stopped partition-ticks the partitions no running
@@ -218,9 +220,9 @@ impl Sim {
         let stopped = (0..self.topic.partition_count())
             .filter(|p| {
                 !self.consumers.iter().any(|c| {
-                    c.group == g
-                        && matches!(c.process, ConsumerState::Running | ConsumerState::Paused)
-                        && c.assigned.contains(p)
+                    c.group() == g
+                        && matches!(c.state(), ConsumerState::Running | ConsumerState::Paused)
+                        && c.assigned().contains(p)
                         && works(c)
                 })
             })
@@ -295,12 +297,12 @@ impl Sim {
         let restart: Vec<ConsumerId> = self
             .consumers
             .iter()
-            .filter(|c| c.group == g && c.process != ConsumerState::Stopped)
-            .map(|c| c.id)
+            .filter(|c| c.group() == g && c.state() != ConsumerState::Stopped)
+            .map(|c| c.id())
             .collect();
         for c in 0..self.consumers.len() {
-            if self.consumers[c].group == g
-                && matches!(self.consumers[c].process, ConsumerState::Running | ConsumerState::Paused)
+            if self.consumers[c].group() == g
+                && matches!(self.consumers[c].state(), ConsumerState::Running | ConsumerState::Paused)
             {
                 self.begin_stop(c, false);
             }
@@ -342,19 +344,23 @@ impl Sim {
             return Err(InputError::RestartPending);
         }
         let mut queue: VecDeque<ConsumerId> = if consumers.is_empty() {
-            self.consumers.iter().filter(|c| c.group == g && c.member_id.is_some()).map(|c| c.id).collect()
+            self.consumers
+                .iter()
+                .filter(|c| c.group() == g && c.member_id().is_some())
+                .map(|c| c.id())
+                .collect()
         } else {
             consumers.into_iter().collect()
         };
         for &id in &queue {
             let c = self.consumer_index(id)?;
-            if self.consumers[c].group != g {
+            if self.consumers[c].group() != g {
                 return Err(InputError::NotInGroup {
                     consumer: id,
                     group: self.groups[g].config.name.clone(),
                 });
             }
-            if !matches!(self.consumers[c].process, ConsumerState::Running | ConsumerState::Paused) {
+            if !matches!(self.consumers[c].state(), ConsumerState::Running | ConsumerState::Paused) {
                 return Err(self.wrong_state(c, "running or paused"));
             }
         }
@@ -374,10 +380,10 @@ impl Sim {
                 let Ok(c) = self.consumer_index(id) else {
                     return; // removed: the update ends
                 };
-                if self.consumers[c].process == ConsumerState::Stopped {
+                if self.consumers[c].state() == ConsumerState::Stopped {
                     rolling.phase = RollingPhase::Starting(id);
                     self.start_consumer(id);
-                } else if !matches!(self.consumers[c].process, ConsumerState::Stopping { .. }) {
+                } else if !matches!(self.consumers[c].state(), ConsumerState::Stopping { .. }) {
                     // It crashed on the way out: the update goes on without it.
                     rolling.phase = RollingPhase::Starting(id);
                 }
@@ -390,7 +396,7 @@ impl Sim {
                     rolling.phase = match self.consumer_index(next) {
                         Ok(c)
                             if matches!(
-                                self.consumers[c].process,
+                                self.consumers[c].state(),
                                 ConsumerState::Running | ConsumerState::Paused
                             ) =>
                         {
@@ -428,8 +434,8 @@ impl Sim {
         let position = match self.groups[g].settings.position {
             PositionModel::Group => self.offsets[g].get(partition),
             PositionModel::Consumer { .. } => holder
-                .and_then(|id| self.consumers.iter().find(|c| c.id == id))
-                .and_then(|c| c.store.get(partition as usize).copied().flatten()),
+                .and_then(|id| self.consumers.iter().find(|c| c.id() == id))
+                .and_then(|c| c.stored(partition)),
         };
         (holder, position)
     }

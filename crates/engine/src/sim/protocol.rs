@@ -131,10 +131,10 @@ impl Sim {
     pub(super) fn join_request(&self, c: usize) -> (String, ConsumerId, String, Option<String>) {
         let consumer = &self.consumers[c];
         (
-            consumer.member_id.clone().expect("a started consumer"),
-            consumer.id,
-            consumer.host.clone(),
-            consumer.instance_id.clone(),
+            consumer.member_id().expect("a started consumer").to_owned(),
+            consumer.id(),
+            consumer.host().to_owned(),
+            consumer.instance_id().map(str::to_owned),
         )
     }
 
@@ -142,7 +142,7 @@ impl Sim {
     /// member whose instance id is held by a member that has not left is
     /// refused, and the consumer ends (`UNRELEASED_INSTANCE_ID` is fatal).
     pub(super) fn join_consumer_group(&mut self, c: usize) {
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         let (member_id, id, host, instance_id) = self.join_request(c);
         let (assignor, partitions) = (self.groups[g].config.remote_assignor, self.topic.partition_count());
         let replaces = instance_id.as_deref().and_then(|i| self.coordinators[g].static_member(i)).is_some();
@@ -177,14 +177,14 @@ impl Sim {
     /// Consumer protocol: a heartbeat when one is due, or at once after the
     /// member changed what it owns (its acknowledgement).
     pub(super) fn heartbeat_if_due(&mut self, c: usize) {
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         let interval = self.groups[g].config.heartbeat_interval_ticks;
         if !self.consumers[c].poll_heartbeat_due(self.now, interval) {
             return; // not due, or out of the group until its next poll
         }
         let consumer = &self.consumers[c];
-        let member_id = consumer.member_id.clone().expect("a live member heartbeats");
-        let owned = consumer.assigned.clone();
+        let member_id = consumer.member_id().expect("a live member heartbeats").to_owned();
+        let owned = consumer.assigned().to_vec();
         let (assignor, partitions) = (self.groups[g].config.remote_assignor, self.topic.partition_count());
         let reply = self.with_coordinator(g, RebalanceReason::MemberJoined, |co| {
             co.handle_consumer_heartbeat(&member_id, &owned, assignor, partitions)
@@ -216,8 +216,7 @@ impl Sim {
             // The rebalance timeout is the member's `max.poll.interval.ms`: its
             // own poll timer, started no later, has run out too, so the client
             // knows at once.
-            let holder =
-                self.consumers.iter().position(|x| x.member_id.as_deref() == Some(&member.member_id));
+            let holder = self.consumers.iter().position(|x| x.member_id() == Some(member.member_id.as_str()));
             if let Some(c) = holder.filter(|&c| self.consumers[c].alive()) {
                 self.rejoin_after_fence(c);
             }
@@ -230,27 +229,24 @@ impl Sim {
     /// member that woke), its application finishes it first and its commits
     /// fail; it joins again at its next poll.
     fn rejoin_after_fence(&mut self, c: usize) {
-        let running = matches!(self.consumers[c].process, ConsumerState::Running | ConsumerState::Paused);
-        if running && !self.consumers[c].batch.is_empty() {
+        let running = matches!(self.consumers[c].state(), ConsumerState::Running | ConsumerState::Paused);
+        if running && !self.consumers[c].batch_is_empty() {
             // The records poll() returned are in the application's hands: it goes on
             // with them, its commits fail, and it joins again at its next poll.
             let consumer = &mut self.consumers[c];
             consumer.handle_out_of_group(crate::client::OutOfGroup::Fenced);
-            let member_id = consumer.member_id.clone().expect("a fenced consumer was a member");
-            let id = consumer.id;
+            let member_id = consumer.member_id().expect("a fenced consumer was a member").to_owned();
+            let id = consumer.id();
             self.emit(Event::Fenced { tick: self.now, consumer: id, member_id, error: "UNKNOWN_MEMBER_ID" });
             return;
         }
         self.abandon_batch(c);
         let consumer = &mut self.consumers[c];
-        consumer.apply_assignment(Vec::new(), &[]);
-        consumer.pending_assignment = None;
-        consumer.member_epoch = 0;
-        consumer.uncommitted = false;
-        let member_id = consumer.member_id.clone().expect("a fenced consumer was a member");
-        let id = consumer.id;
+        consumer.handle_fenced();
+        let member_id = consumer.member_id().expect("a fenced consumer was a member").to_owned();
+        let id = consumer.id();
         self.emit(Event::Fenced { tick: self.now, consumer: id, member_id, error: "UNKNOWN_MEMBER_ID" });
-        if matches!(self.consumers[c].process, ConsumerState::Running | ConsumerState::Paused) {
+        if matches!(self.consumers[c].state(), ConsumerState::Running | ConsumerState::Paused) {
             self.join_consumer_group(c);
         }
     }
@@ -262,7 +258,7 @@ impl Sim {
         self.abandon_batch(c);
         let now = self.now;
         let member_id = self.consumers[c].handle_crash(now);
-        let consumer = self.consumers[c].id;
+        let consumer = self.consumers[c].id();
         self.emit(Event::Fenced { tick: now, consumer, member_id, error });
     }
 
@@ -270,15 +266,13 @@ impl Sim {
     /// instance's place and keeps the partitions, with no rebalance; the
     /// incarnation it replaced, if still running, is fenced.
     pub(super) fn join_classic_group(&mut self, c: usize) {
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         let (member_id, id, host, instance_id) = self.join_request(c);
         match self.coordinators[g].handle_join_group(member_id.clone(), id, host, instance_id.clone()) {
             Joined::New => self.begin_rebalance(g, crate::event::RebalanceReason::MemberJoined),
             Joined::Replaced { assignment, fenced } => {
                 if let Some(old) = fenced {
-                    if let Some(o) =
-                        self.consumers.iter().position(|x| x.member_id.as_deref() == Some(old.as_str()))
-                    {
+                    if let Some(o) = self.consumers.iter().position(|x| x.member_id() == Some(old.as_str())) {
                         self.end_fenced(o, "FENCED_INSTANCE_ID");
                     }
                 }

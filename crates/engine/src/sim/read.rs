@@ -204,7 +204,7 @@ impl Sim {
             metrics: self.metrics_of(g),
             committed: (0..partitions).map(|p| self.committed_line(g, p)).collect(),
             lag: (0..partitions).map(|p| self.held_position(g, p).1.map(|_| self.lag_of(g, p))).collect(),
-            consumers: self.consumers.iter().filter(|c| c.group == g).map(|c| c.id).collect(),
+            consumers: self.consumers.iter().filter(|c| c.group() == g).map(|c| c.id()).collect(),
             restart_pending: self.groups[g].pending_restart.is_some(),
             protocol: self.groups[g].config.protocol,
             group_epoch: self.coordinators[g].group_epoch(),
@@ -215,25 +215,26 @@ impl Sim {
 
     fn consumer_view(&self, c: usize) -> ConsumerView {
         let consumer = &self.consumers[c];
-        let g = consumer.group;
+        let shown = consumer.snapshot();
+        let g = consumer.group();
         let coordinator = &self.coordinators[g];
-        let member = consumer.member_id.as_deref().and_then(|id| coordinator.member(id));
-        let ghost = coordinator.ghost_of(consumer.id);
-        let state = consumer.state();
+        let member = shown.member_id.and_then(|id| coordinator.member(id));
+        let ghost = coordinator.ghost_of(shown.id);
+        let state = shown.state;
         ConsumerView {
-            id: consumer.id,
+            id: shown.id,
             group: self.groups[g].config.name.clone(),
-            member_id: consumer.member_id.clone(),
+            member_id: shown.member_id.map(str::to_owned),
             state,
             idle_spare: matches!(state, ConsumerState::Running | ConsumerState::Paused)
                 && coordinator.state() == GroupState::Stable
                 && member.is_some_and(|m| m.assignment.is_empty()),
-            partitions: match consumer.process {
+            partitions: match state {
                 ConsumerState::Crashed => ghost.map(|m| m.assignment.clone()).unwrap_or_default(),
-                _ => consumer.assigned.clone(),
+                _ => shown.assigned.to_vec(),
             },
             // The card draws the first few; a batch may hold thousands.
-            in_flight: consumer
+            in_flight: shown
                 .batch
                 .iter()
                 .take(IN_FLIGHT_SHOWN_MAX)
@@ -244,15 +245,15 @@ impl Sim {
                     subject: f.subject,
                 })
                 .collect(),
-            in_flight_count: consumer.batch.len() as u32,
-            handled: consumer.handled,
-            step: consumer.step,
+            in_flight_count: shown.batch.len() as u32,
+            handled: shown.handled,
+            step: shown.step,
             session_expires_at: ghost.and_then(|m| m.expires_at),
             session_timer: ghost.and_then(|m| m.expires_at).map(|at| SessionTimerView {
                 left_ticks: at.saturating_sub(self.now),
                 session_timeout_ticks: self.groups[g].config.session_timeout_ticks,
             }),
-            auto_commit_in_ticks: match (self.groups[g].settings.commit, consumer.process) {
+            auto_commit_in_ticks: match (self.groups[g].settings.commit, state) {
                 (CommitMode::Auto { .. }, ConsumerState::Running | ConsumerState::Paused)
                     if self.groups[g].settings.group_commits() =>
                 {
@@ -260,12 +261,12 @@ impl Sim {
                 }
                 _ => None,
             },
-            crashed_at: consumer.crashed_at,
-            crashed_during: consumer.crashed_during,
-            resumed_from: indexed(&consumer.resumed_from),
-            stored: indexed(&consumer.store),
-            writing_checkpoint: consumer.checkpoint.is_some(),
-            instance_id: consumer.instance_id.clone(),
+            crashed_at: shown.crashed_at,
+            crashed_during: shown.crashed_during,
+            resumed_from: indexed(shown.resumed_from),
+            stored: indexed(shown.store),
+            writing_checkpoint: shown.writing_checkpoint,
+            instance_id: shown.instance_id.map(str::to_owned),
             reconciliation: (self.protocol(g) == crate::config::GroupProtocol::Consumer)
                 .then_some(member)
                 .flatten()
@@ -276,10 +277,10 @@ impl Sim {
                     revoking: m.pending_revocation.clone(),
                     target: m.target.clone(),
                 }),
-            transaction: self.txn_producer_view(consumer.id),
+            transaction: self.txn_producer_view(shown.id),
             poll_timer: (self.protocol(g) != crate::config::GroupProtocol::Share
                 && matches!(state, ConsumerState::Running | ConsumerState::Paused)
-                && !consumer.batch.is_empty()
+                && !shown.batch.is_empty()
                 && consumer.out_of_group().is_none())
             .then(|| PollTimerView {
                 since_poll_ticks: consumer.since_poll(self.now),
@@ -302,8 +303,8 @@ impl Sim {
                     None => owner.and_then(|m| {
                         self.consumers
                             .iter()
-                            .find(|c| c.member_id.as_deref() == Some(m.member_id.as_str()))
-                            .and_then(|c| c.positions[p as usize])
+                            .find(|c| c.member_id() == Some(m.member_id.as_str()))
+                            .and_then(|c| c.position(p))
                     }),
                 };
                 let held = self.held_position(0, p).1;
@@ -496,6 +497,7 @@ impl Sim {
     pub fn stats(&self) -> Vec<ConsumerStats> {
         let mut out = Vec::new();
         for consumer in &self.consumers {
+            let consumer = consumer.snapshot();
             for p in 0..self.partition_count() {
                 let i = p as usize;
                 let owned = consumer.assigned.contains(&p);
@@ -511,7 +513,6 @@ impl Sim {
                     stored: consumer.store[i],
                     last_checkpoint_tick: consumer
                         .last_checkpoint
-                        .as_ref()
                         .filter(|c| c.positions.iter().any(|&(q, _)| q == p))
                         .map(|c| c.tick),
                 });
@@ -529,7 +530,7 @@ impl Sim {
     /// The consumers of group `g`, in card order.
     #[must_use]
     pub fn consumers_of(&self, g: usize) -> Vec<ConsumerId> {
-        self.consumers.iter().filter(|c| c.group == g).map(|c| c.id).collect()
+        self.consumers.iter().filter(|c| c.group() == g).map(|c| c.id()).collect()
     }
 }
 

@@ -17,7 +17,7 @@ use crate::client::Fetched;
 use crate::config::{AcknowledgementMode, ShareAutoOffsetReset};
 use crate::event::{Event, RebalanceReason};
 use crate::input::ConsumerId;
-use crate::view::{ConsumerState, LoopStep};
+use crate::view::ConsumerState;
 
 impl Sim {
     /// Share group `g`'s share-partition of `partition`, once a member has read it.
@@ -49,7 +49,7 @@ impl Sim {
 
     /// The first `ShareGroupHeartbeat` (member epoch 0).
     pub(super) fn join_share_group(&mut self, c: usize) {
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         let (member_id, id, host, _) = self.join_request(c);
         let (partitions, now) = (self.topic.partition_count(), self.now);
         let reply = self.with_coordinator(g, RebalanceReason::MemberJoined, |co| {
@@ -62,13 +62,13 @@ impl Sim {
     /// A heartbeat when one is due; the assignment it brings is taken at
     /// once (nothing to revoke: partitions are shared).
     fn share_heartbeat_if_due(&mut self, c: usize) {
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         let interval = self.groups[g].config.heartbeat_interval_ticks;
         if !self.consumers[c].poll_heartbeat_due(self.now, interval) {
             return;
         }
         let consumer = &self.consumers[c];
-        let member_id = consumer.member_id.clone().expect("a live member heartbeats");
+        let member_id = consumer.member_id().expect("a live member heartbeats").to_owned();
         let (partitions, now) = (self.topic.partition_count(), self.now);
         let reply = self.with_coordinator(g, RebalanceReason::MemberJoined, |co| {
             co.handle_share_heartbeat(&member_id, partitions, now)
@@ -77,7 +77,7 @@ impl Sim {
             Some(reply) => self.consumers[c].handle_heartbeat_answer(reply.member_epoch, reply.assignment),
             None => {
                 // Its session ran out (UNKNOWN_MEMBER_ID): join again.
-                let id = self.consumers[c].id;
+                let id = self.consumers[c].id();
                 self.emit(Event::Fenced {
                     tick: self.now,
                     consumer: id,
@@ -91,21 +91,19 @@ impl Sim {
 
     /// One tick of a share consumer's loop.
     pub(super) fn step_share_consumer(&mut self, c: usize) {
-        match self.consumers[c].process {
+        match self.consumers[c].state() {
             ConsumerState::Crashed | ConsumerState::Stopped => {}
             ConsumerState::Running | ConsumerState::Paused => {
                 self.share_heartbeat_if_due(c);
-                if let Some(assignment) = self.consumers[c].pending_assignment.take() {
+                if let Some(assignment) = self.consumers[c].poll_pending_assignment() {
                     self.consumers[c].apply_assignment(assignment, &[]);
                 }
-                if self.consumers[c].process == ConsumerState::Paused {
+                if self.consumers[c].state() == ConsumerState::Paused {
                     // Stalled: it holds its records and handles nothing.
-                    if !self.consumers[c].batch.is_empty() {
-                        self.consumers[c].step = LoopStep::Handle;
-                    }
+                    self.consumers[c].handle_batch_pending();
                     return;
                 }
-                if self.consumers[c].batch.is_empty() && !self.share_poll(c) {
+                if self.consumers[c].batch_is_empty() && !self.share_poll(c) {
                     return; // killed at the acknowledgement point
                 }
                 self.share_handle_some(c);
@@ -113,7 +111,7 @@ impl Sim {
             ConsumerState::Stopping { deadline, .. } => {
                 self.share_heartbeat_if_due(c);
                 self.share_handle_some(c);
-                if self.consumers[c].batch.is_empty() {
+                if self.consumers[c].batch_is_empty() {
                     // close() after commitSync(): the acknowledgements go now.
                     if self.send_share_acks(c).is_none() {
                         return;
@@ -121,7 +119,7 @@ impl Sim {
                     self.share_leave(c);
                 } else if self.now >= deadline {
                     let abandoned = self.abandon_batch(c);
-                    let consumer = self.consumers[c].id;
+                    let consumer = self.consumers[c].id();
                     self.emit(Event::ShutdownDeadlinePassed { tick: self.now, consumer, abandoned });
                     if self.send_share_acks(c).is_some() {
                         self.share_leave(c);
@@ -140,9 +138,9 @@ impl Sim {
         let Some(released) = self.send_share_acks(c) else {
             return false;
         };
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         let now = self.now;
-        let id = self.consumers[c].id;
+        let id = self.consumers[c].id();
         let mut remaining = self.groups[g].settings.records_per_poll;
         let order = self.consumers[c].share_fetch_order();
         let mut fetched_any = false;
@@ -189,11 +187,11 @@ impl Sim {
                 records.push((a.offset, a.delivery_count));
             }
             if self.groups[g].config.acknowledgement_mode == AcknowledgementMode::Implicit {
-                self.consumers[c].last_poll.extend(acquired.iter().map(|a| (p, a.offset)));
+                self.consumers[c].handle_share_polled(acquired.iter().map(|a| (p, a.offset)));
             }
             self.emit(Event::Acquired { tick: now, consumer: id, partition: p, records });
         }
-        self.consumers[c].step = if fetched_any { LoopStep::Handle } else { LoopStep::Poll };
+        self.consumers[c].handle_poll_returned(fetched_any);
         true
     }
 
@@ -201,7 +199,7 @@ impl Sim {
     /// application acknowledges each: accept when handled, release when the
     /// handler failed. In implicit mode it acknowledges nothing itself.
     fn share_handle_some(&mut self, c: usize) {
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         let explicit = self.groups[g].config.acknowledgement_mode == AcknowledgementMode::Explicit;
         for _ in 0..self.groups[g].settings.handle_per_tick {
             let Some(fetched) = self.consumers[c].poll_record() else { break };
@@ -213,19 +211,18 @@ impl Sim {
                 AcknowledgeType::Accept
             };
             if explicit {
-                self.consumers[c].acks.push((fetched.partition, fetched.offset, kind));
+                self.consumers[c].handle_acknowledged(fetched.partition, fetched.offset, kind);
             }
         }
-        self.consumers[c].step =
-            if self.consumers[c].batch.is_empty() { LoopStep::Poll } else { LoopStep::Handle };
+        self.consumers[c].handle_share_tick_handled();
     }
 
     /// The handler failed on `fetched` (a poison record): nothing took effect.
     pub(super) fn fail_record(&mut self, c: usize, fetched: &Fetched) {
-        let g = self.consumers[c].group;
+        let g = self.consumers[c].group();
         self.observers[g].handle_failed(fetched);
         self.apps[g].counters.failed += 1;
-        let consumer = self.consumers[c].id;
+        let consumer = self.consumers[c].id();
         self.emit(Event::HandlerFailed {
             tick: self.now,
             consumer,
@@ -241,9 +238,7 @@ impl Sim {
     /// transition for the rest of the request), or `None` if an armed kill
     /// fired here.
     fn send_share_acks(&mut self, c: usize) -> Option<Vec<(u32, u64)>> {
-        let consumer = &mut self.consumers[c];
-        let mut acks = std::mem::take(&mut consumer.acks);
-        acks.extend(consumer.last_poll.drain(..).map(|(p, o)| (p, o, AcknowledgeType::Accept)));
+        let acks = self.consumers[c].poll_acknowledgements();
         let mut released = Vec::new();
         if acks.is_empty() {
             return Some(released);
@@ -251,8 +246,8 @@ impl Sim {
         if self.fault_at_commit(c) {
             return None;
         }
-        let g = self.consumers[c].group;
-        let id = self.consumers[c].id;
+        let g = self.consumers[c].group();
+        let id = self.consumers[c].id();
         let now = self.now;
         // One event per partition and kind, in the order acknowledged.
         let mut i = 0;
@@ -308,8 +303,8 @@ impl Sim {
     /// `close()`: the leave heartbeat (epoch -1), and the broker gives back
     /// whatever the member still holds.
     fn share_leave(&mut self, c: usize) {
-        let g = self.consumers[c].group;
-        let id = self.consumers[c].id;
+        let g = self.consumers[c].group();
+        let id = self.consumers[c].id();
         self.release_share_member(g, id);
         let member_id = self.consumers[c].handle_leave();
         self.emit(Event::Left { tick: self.now, consumer: id, member_id: member_id.clone() });
