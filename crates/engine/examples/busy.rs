@@ -13,7 +13,12 @@ fn main() {
         seed: 5,
         partitions: 12,
         producer: ProducerConfig { key_count: 1_000, ..ProducerConfig::default() },
-        groups: vec![GroupConfig { consumers: 6, records_per_poll: 500, handle_per_tick: 100, ..GroupConfig::default() }],
+        groups: vec![GroupConfig {
+            consumers: 6,
+            records_per_poll: 500,
+            handle_per_tick: 100,
+            ..GroupConfig::default()
+        }],
         ..Config::default()
     })
     .expect("valid");
