@@ -70,7 +70,11 @@ pub fn clock_counters(m: &Metrics) -> Vec<Counter> {
     let c = |key, metric: Metric, value| Counter { key, label: metric.label(), value, alarm: true };
     let mut shown = Vec::new();
     if m.members_left_poll_timeout > 0 || m.commit_failed > 0 {
-        shown.push(c("members-left-poll-timeout", Metric::MembersLeftPollTimeout, m.members_left_poll_timeout));
+        shown.push(c(
+            "members-left-poll-timeout",
+            Metric::MembersLeftPollTimeout,
+            m.members_left_poll_timeout,
+        ));
         shown.push(c("commit-failed", Metric::CommitFailed, m.commit_failed));
     }
     if m.skipped_by_reset > 0 {

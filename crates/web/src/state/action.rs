@@ -126,7 +126,12 @@ impl Panel {
         // whatever the chapter: the reader is told to press it.
         let needs_operations = scenario.timeline.iter().any(|t| {
             t.learner
-                && matches!(t.input, Input::AddPartitions { .. } | Input::RollingUpdate { .. } | Input::KillBeforeCommit { .. })
+                && matches!(
+                    t.input,
+                    Input::AddPartitions { .. }
+                        | Input::RollingUpdate { .. }
+                        | Input::KillBeforeCommit { .. }
+                )
         });
         if needs_operations {
             return Some(Panel::Operations);
