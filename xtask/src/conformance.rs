@@ -86,6 +86,32 @@ pub struct Options {
     /// The seed of the generated assignor cases, and of every scenario when given; `None`: the
     /// assignors' from the clock (printed), each scenario its own.
     pub seed: Option<u64>,
+    /// `--only PROGRAM`: run that comparison program alone (and only the broker it needs).
+    pub only: Option<String>,
+}
+
+/// The comparison programs, in the order they run: what `--only` takes.
+pub const PROGRAMS: [&str; 8] = [
+    "Assignors",
+    "Scenarios",
+    "ShareGroups",
+    "Kafka4Groups",
+    "Transactions",
+    "Delivery",
+    "FreeRunning",
+    "Replication",
+];
+/// The programs that run on the single broker.
+const SINGLE_BROKER: [&str; 5] = ["Scenarios", "ShareGroups", "Kafka4Groups", "Transactions", "Delivery"];
+
+impl Options {
+    /// Why `program` does not run: another was chosen with `--only`.
+    fn left_out(&self, program: &str) -> Option<String> {
+        match &self.only {
+            Some(only) if only != program => Some(format!("--only {only}")),
+            _ => None,
+        }
+    }
 }
 
 /// Runs the harness; `setup` also ensures Java and Maven are installed (`cargo xtask test` has
@@ -125,7 +151,7 @@ pub fn run(ctx: &Ctx, options: &Options, setup: bool) -> Result {
     let mut programs: Vec<ProgramRun> = Vec::new();
     // The assignors need no broker.
     let assignors = dir.join("assignors.json");
-    match missing_source(ctx, "Assignors") {
+    match options.left_out("Assignors").or_else(|| missing_source(ctx, "Assignors")) {
         Some(why) => skip(&mut programs, "Assignors", why),
         None => {
             let cases = ASSIGNOR_CASES.to_string();
@@ -136,56 +162,62 @@ pub fn run(ctx: &Ctx, options: &Options, setup: bool) -> Result {
     }
 
     let scenarios = dir.join("scenarios.json");
+    let single_left_out = SINGLE_BROKER.iter().all(|program| options.left_out(program).is_some());
     match missing_source(ctx, "Scenarios") {
         Some(why) => skip(&mut programs, "Scenarios", why),
+        None if single_left_out => {
+            for program in SINGLE_BROKER {
+                skip(&mut programs, program, options.left_out(program).unwrap_or_default());
+            }
+        }
         None => {
+            // Each program's outcome; `None`: not run (left out, or its source is missing).
+            let mut scenarios_outcome = None;
             let mut share_groups = None;
             let mut kafka4_groups = None;
-            let transactions_missing = missing_source(ctx, "Transactions");
             let mut transactions = None;
             let mut delivery = None;
             let mut broker = None;
             let started = step("start the broker", || {
-                broker = Some(Broker::start(&java, &dir)?);
+                broker = Some(Broker::start(&java, &dir, BrokerKind::Single)?);
                 Ok(())
             });
-            let outcome = match (started, broker.as_mut()) {
+            let wanted =
+                |program: &str| options.left_out(program).or_else(|| missing_source(ctx, program)).is_none();
+            let outcome: Result = match (started, broker.as_mut()) {
                 (Ok(()), Some(broker)) => {
                     let bootstrap = format!("127.0.0.1:{}", broker.port);
-                    let mut args = vec!["--bootstrap", &bootstrap, "--offsetlab", &offsetlab_arg];
-                    // Each scenario runs with its own seed (the one its story is told with)
-                    // unless a seed is given: a clock seed would change the stories run to run.
-                    if options.seed.is_some() {
-                        args.extend(["--seed", &seed_arg]);
+                    if wanted("Scenarios") {
+                        let mut args = vec!["--bootstrap", &bootstrap, "--offsetlab", &offsetlab_arg];
+                        // Each scenario runs with its own seed (the one its story is told with)
+                        // unless a seed is given: a clock seed would change the stories run to run.
+                        if options.seed.is_some() {
+                            args.extend(["--seed", &seed_arg]);
+                        }
+                        if options.subset {
+                            args.push("--subset");
+                        }
+                        args.push("--out");
+                        scenarios_outcome = Some(comparison(&java, "Scenarios", &args, &scenarios, deadline));
                     }
-                    if options.subset {
-                        args.push("--subset");
-                    }
-                    args.push("--out");
-                    let outcome = comparison(&java, "Scenarios", &args, &scenarios, deadline);
                     // The share-group built-ins, on the same broker.
-                    share_groups = Some(match missing_source(ctx, "ShareGroups") {
-                        Some(why) => Err(why),
-                        None => {
-                            let args = ["--bootstrap", &bootstrap, "--offsetlab", &offsetlab_arg, "--out"];
-                            comparison(&java, "ShareGroups", &args, &dir.join("share-groups.json"), deadline)
-                        }
-                    });
+                    if wanted("ShareGroups") {
+                        let args = ["--bootstrap", &bootstrap, "--offsetlab", &offsetlab_arg, "--out"];
+                        let out = dir.join("share-groups.json");
+                        share_groups = Some(comparison(&java, "ShareGroups", &args, &out, deadline));
+                    }
                     // The consumer-protocol and static-member built-ins, on the same broker.
-                    kafka4_groups = Some(match missing_source(ctx, "Kafka4Groups") {
-                        Some(why) => Err(why),
-                        None => {
-                            let mut args = vec!["--bootstrap", &bootstrap, "--offsetlab", &offsetlab_arg];
-                            if options.subset {
-                                args.push("--subset");
-                            }
-                            args.push("--out");
-                            let out = dir.join("kafka4-groups.json");
-                            comparison(&java, "Kafka4Groups", &args, &out, deadline)
+                    if wanted("Kafka4Groups") {
+                        let mut args = vec!["--bootstrap", &bootstrap, "--offsetlab", &offsetlab_arg];
+                        if options.subset {
+                            args.push("--subset");
                         }
-                    });
+                        args.push("--out");
+                        let out = dir.join("kafka4-groups.json");
+                        kafka4_groups = Some(comparison(&java, "Kafka4Groups", &args, &out, deadline));
+                    }
                     // The exactly-once built-ins, on the same broker (both stories in the subset).
-                    if transactions_missing.is_none() {
+                    if wanted("Transactions") {
                         let mut args = vec!["--bootstrap", &bootstrap, "--offsetlab", &offsetlab_arg];
                         if options.seed.is_some() {
                             args.extend(["--seed", &seed_arg]);
@@ -196,59 +228,71 @@ pub fn run(ctx: &Ctx, options: &Options, setup: bool) -> Result {
                     }
                     // The producer's lost request and lost acknowledgement, through the fault
                     // proxy in front of the broker's FAULTY listener.
-                    delivery = Some(match missing_source(ctx, "Delivery") {
-                        Some(why) => Err(why),
-                        None => {
-                            let proxy = broker.ports.proxy.to_string();
-                            let upstream = broker.ports.faulty.to_string();
-                            let args = [
-                                "--bootstrap",
-                                &bootstrap,
-                                "--proxy",
-                                &proxy,
-                                "--upstream",
-                                &upstream,
-                                "--offsetlab",
-                                &offsetlab_arg,
-                                "--out",
-                            ];
-                            comparison(&java, "Delivery", &args, &dir.join("delivery.json"), deadline)
-                        }
-                    });
+                    if wanted("Delivery") {
+                        let proxy = broker.ports.proxy.to_string();
+                        let upstream = broker.ports.faulty.to_string();
+                        let args = [
+                            "--bootstrap",
+                            &bootstrap,
+                            "--proxy",
+                            &proxy,
+                            "--upstream",
+                            &upstream,
+                            "--offsetlab",
+                            &offsetlab_arg,
+                            "--out",
+                        ];
+                        delivery =
+                            Some(comparison(&java, "Delivery", &args, &dir.join("delivery.json"), deadline));
+                    }
                     // Stopped here, not only by the guard, to time it and to notice a broker
                     // that died during the comparison.
-                    match broker.stop() {
-                        Ok(()) => outcome,
-                        Err(why) => outcome.and(Err(why)),
-                    }
+                    broker.stop()
                 }
                 (Err(why), _) => Err(why),
                 (Ok(()), None) => Err("the broker did not start".to_owned()),
             };
             drop(broker);
-            record(&mut files, &mut programs, "Scenarios", outcome);
-            match share_groups {
-                Some(outcome) => record(&mut files, &mut programs, "ShareGroups", outcome),
-                None => skip(&mut programs, "ShareGroups", "the broker did not run".to_owned()),
-            }
-            match kafka4_groups {
-                Some(outcome) => record(&mut files, &mut programs, "Kafka4Groups", outcome),
-                None => skip(&mut programs, "Kafka4Groups", "the broker did not run".to_owned()),
-            }
-            match (transactions_missing, transactions) {
-                (Some(why), _) => skip(&mut programs, "Transactions", why),
-                (None, Some(outcome)) => record(&mut files, &mut programs, "Transactions", outcome),
-                (None, None) => skip(&mut programs, "Transactions", "the broker did not run".to_owned()),
-            }
-            match delivery {
-                Some(outcome) => record(&mut files, &mut programs, "Delivery", outcome),
-                None => skip(&mut programs, "Delivery", "the broker did not run".to_owned()),
+            let outcomes = [
+                ("Scenarios", scenarios_outcome),
+                ("ShareGroups", share_groups),
+                ("Kafka4Groups", kafka4_groups),
+                ("Transactions", transactions),
+                ("Delivery", delivery),
+            ];
+            // The broker's failure (to start, or found dead at its stop) is the first program's.
+            let mut broker_error = outcome.err();
+            for (program, ran) in outcomes {
+                if let Some(why) = options.left_out(program).or_else(|| missing_source(ctx, program)) {
+                    skip(&mut programs, program, why);
+                    continue;
+                }
+                let result = match (ran, broker_error.take()) {
+                    (Some(result), Some(why)) => result.and(Err(why)),
+                    (Some(result), None) => result,
+                    (None, Some(why)) => Err(why),
+                    (None, None) => {
+                        skip(&mut programs, program, "the broker did not run".to_owned());
+                        continue;
+                    }
+                };
+                record(&mut files, &mut programs, program, result);
             }
         }
     }
 
+    // The free-running stories, on a broker of their own (its group settings differ from the
+    // single broker's), once that one has stopped.
+    match options.left_out("FreeRunning").or_else(|| missing_source(ctx, "FreeRunning")) {
+        Some(why) => skip(&mut programs, "FreeRunning", why),
+        None => {
+            let outcome = free_running(&java, &dir, &offsetlab_arg, options.subset, deadline);
+            record(&mut files, &mut programs, "FreeRunning", outcome);
+        }
+    }
+
     // The replication stories on a three-node cluster, once the single broker has stopped.
-    match missing_source(ctx, "Replication") {
+    match options.left_out("Replication").or_else(|| missing_source(ctx, "Replication")) {
         Some(why) => skip(&mut programs, "Replication", why),
         None => {
             let outcome = cluster::replication(&java, &dir, &offsetlab_arg, deadline);
@@ -392,6 +436,16 @@ impl<'a> Java<'a> {
 
     /// `java <jvm options> -cp … <main>`, SIGTERMed by the kernel if xtask dies.
     fn cmd(&self, jvm: &[&str], own_classes: bool, main: &str) -> Command {
+        self.cmd_logged(jvm, own_classes, main, &self.log4j)
+    }
+
+    /// The free-running broker's and program's log4j2 configuration.
+    fn free_running_log4j(&self) -> PathBuf {
+        self.ctx.root.join("conformance").join("log4j2-free-running.properties")
+    }
+
+    /// [`Java::cmd`] with the log4j2 configuration `log4j`.
+    fn cmd_logged(&self, jvm: &[&str], own_classes: bool, main: &str, log4j: &Path) -> Command {
         let mut cmd = if self.setpriv {
             let mut cmd = self.ctx.cmd("setpriv");
             cmd.args(["--pdeathsig", "TERM", "--", "java"]);
@@ -400,7 +454,7 @@ impl<'a> Java<'a> {
             self.ctx.cmd("java")
         };
         cmd.args(jvm)
-            .arg(format!("-Dlog4j2.configurationFile={}", self.log4j.display()))
+            .arg(format!("-Dlog4j2.configurationFile={}", log4j.display()))
             .arg("-cp")
             .arg(if own_classes { &self.classpath } else { &self.kafka_classpath })
             .arg(main)
@@ -418,9 +472,21 @@ fn comparison(
     out: &Path,
     deadline: Instant,
 ) -> std::result::Result<Vec<Entry>, String> {
+    comparison_logged(java, class, args, out, deadline, &java.log4j)
+}
+
+/// [`comparison`] with the log4j2 configuration `log4j`.
+fn comparison_logged(
+    java: &Java,
+    class: &str,
+    args: &[&str],
+    out: &Path,
+    deadline: Instant,
+    log4j: &Path,
+) -> std::result::Result<Vec<Entry>, String> {
     let mut result = Err(String::new());
     let _ = step(&format!("{class} (comparison)"), || {
-        result = run_comparison(java, class, args, out, deadline);
+        result = run_comparison(java, class, args, out, deadline, log4j);
         result.as_ref().map(|_| ()).map_err(Clone::clone)
     });
     result
@@ -432,12 +498,13 @@ fn run_comparison(
     args: &[&str],
     out: &Path,
     deadline: Instant,
+    log4j: &Path,
 ) -> std::result::Result<Vec<Entry>, String> {
     let shown = relative(java.ctx, out);
     if out.exists() {
         fs::remove_file(out).map_err(|e| format!("cannot remove the old {shown}: {e}"))?;
     }
-    let mut cmd = java.cmd(&PROGRAM_HEAP, true, &format!("{PACKAGE}.{class}"));
+    let mut cmd = java.cmd_logged(&PROGRAM_HEAP, true, &format!("{PACKAGE}.{class}"), log4j);
     cmd.args(args).arg(out);
     let line = format!("java … {PACKAGE}.{class} {} {}", args.join(" "), out.display());
     if Instant::now() >= deadline {
@@ -557,6 +624,99 @@ transaction.abort.timed.out.transaction.cleanup.interval.ms=1000
     )
 }
 
+/// The free-running broker's group settings that differ from the single broker's, which
+/// FreeRunning is told: no initial rebalance delay (no built-in it tells sets one), sessions and
+/// heartbeats as short as a few of its 100 ms ticks, and offsets of an empty group kept for the
+/// least Kafka allows, one minute, checked every second (for `offsets-expired`).
+pub const FREE_RUNNING_SETTINGS: [(&str, &str); 6] = [
+    ("group.initial.rebalance.delay.ms", "0"),
+    ("group.min.session.timeout.ms", "100"),
+    ("group.consumer.min.session.timeout.ms", "100"),
+    ("group.consumer.min.heartbeat.interval.ms", "50"),
+    ("offsets.retention.minutes", "1"),
+    ("offsets.retention.check.interval.ms", "1000"),
+];
+
+/// The free-running broker's configuration: the single broker's, with [`FREE_RUNNING_SETTINGS`]
+/// in place of its values (added when it has none).
+pub fn free_running_properties(ports: &BrokerPorts, log_dir: &Path) -> String {
+    let mut text = String::new();
+    let mut left: Vec<(&str, &str)> = FREE_RUNNING_SETTINGS.to_vec();
+    for line in server_properties(ports, log_dir).lines() {
+        let key = line.split('=').next().unwrap_or_default();
+        match left.iter().position(|(k, _)| *k == key && !line.starts_with('#')) {
+            Some(at) => {
+                let (k, v) = left.remove(at);
+                text.push_str(&format!("{k}={v}\n"));
+            }
+            None => {
+                text.push_str(line);
+                text.push('\n');
+            }
+        }
+    }
+    if !left.is_empty() {
+        text.push_str("# The free-running stories' group settings.\n");
+        for (k, v) in left {
+            text.push_str(&format!("{k}={v}\n"));
+        }
+    }
+    text
+}
+
+/// The value of `key` in [`FREE_RUNNING_SETTINGS`].
+fn free_running_setting(key: &str) -> &'static str {
+    FREE_RUNNING_SETTINGS.iter().find(|(k, _)| *k == key).map(|(_, v)| *v).unwrap_or("")
+}
+
+/// Starts the free-running broker, runs `FreeRunning` on it and stops it.
+fn free_running(
+    java: &Java,
+    dir: &Path,
+    offsetlab: &str,
+    subset: bool,
+    deadline: Instant,
+) -> std::result::Result<Vec<Entry>, String> {
+    if Instant::now() >= deadline {
+        return Err("not started: the time limit for the comparisons had passed".to_owned());
+    }
+    let mut broker = None;
+    step("start the free-running broker", || {
+        broker = Some(Broker::start(java, dir, BrokerKind::FreeRunning)?);
+        Ok(())
+    })?;
+    let Some(mut broker) = broker else {
+        return Err("the free-running broker did not start".to_owned());
+    };
+    let bootstrap = format!("127.0.0.1:{}", broker.port);
+    let log = broker.log.display().to_string();
+    let delay = free_running_setting("group.initial.rebalance.delay.ms");
+    let minutes: u64 = free_running_setting("offsets.retention.minutes").parse().unwrap_or(1);
+    let retention = (minutes * 60_000).to_string();
+    let mut args = vec![
+        "--bootstrap",
+        &bootstrap,
+        "--offsetlab",
+        offsetlab,
+        "--broker-log",
+        &log,
+        "--initial-rebalance-delay-ms",
+        delay,
+        "--offsets-retention-ms",
+        &retention,
+    ];
+    if subset {
+        args.push("--subset");
+    }
+    args.push("--out");
+    let out = dir.join("free-running.json");
+    let outcome = comparison_logged(java, "FreeRunning", &args, &out, deadline, &java.free_running_log4j());
+    match broker.stop() {
+        Ok(()) => outcome,
+        Err(why) => outcome.and(Err(why)),
+    }
+}
+
 /// Runs Kafka's storage tool (`kafka-storage`) with `args`: what it printed.
 fn storage_tool(java: &Java, args: &[&str]) -> Result<String> {
     let mut cmd = java.cmd(&[], false, "kafka.tools.StorageTool");
@@ -569,6 +729,38 @@ fn storage_tool(java: &Java, args: &[&str]) -> Result<String> {
         return Err(format!("{line} failed ({}):\n{said}\n{}", output.status, err.trim()));
     }
     Ok(said)
+}
+
+/// Which single-node broker to start: the one most programs share, or FreeRunning's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BrokerKind {
+    Single,
+    FreeRunning,
+}
+
+impl BrokerKind {
+    /// Its log directory's folder under target/conformance/, and its output's file there.
+    fn paths(self) -> (&'static str, &'static str) {
+        match self {
+            BrokerKind::Single => ("kafka", "broker.log"),
+            BrokerKind::FreeRunning => ("free-running-kafka", "free-running-broker.log"),
+        }
+    }
+
+    fn properties(self, ports: &BrokerPorts, log_dir: &Path) -> String {
+        match self {
+            BrokerKind::Single => server_properties(ports, log_dir),
+            BrokerKind::FreeRunning => free_running_properties(ports, log_dir),
+        }
+    }
+
+    /// Its log4j2 configuration: FreeRunning reads the group coordinator's INFO lines.
+    fn log4j(self, java: &Java) -> PathBuf {
+        match self {
+            BrokerKind::Single => java.log4j.clone(),
+            BrokerKind::FreeRunning => java.free_running_log4j(),
+        }
+    }
 }
 
 /// A running broker, stopped when dropped.
@@ -584,8 +776,9 @@ struct Broker {
 impl Broker {
     /// Formats a fresh log directory, starts the broker and waits until it serves. On failure the
     /// broker (if it started) is stopped before returning, and the error has broker.log's tail.
-    fn start(java: &Java, dir: &Path) -> Result<Broker> {
-        let kafka = dir.join("kafka");
+    fn start(java: &Java, dir: &Path, kind: BrokerKind) -> Result<Broker> {
+        let (folder, log_name) = kind.paths();
+        let kafka = dir.join(folder);
         if kafka.exists() {
             fs::remove_dir_all(&kafka).map_err(|e| format!("cannot remove {}: {e}", kafka.display()))?;
         }
@@ -594,17 +787,17 @@ impl Broker {
         let ports = free_ports()?;
         let (port, controller_port) = (ports.broker, ports.controller);
         let properties = kafka.join("server.properties");
-        write(&properties, &server_properties(&ports, &logs))?;
+        write(&properties, &kind.properties(&ports, &logs))?;
 
         let cluster_id = storage_tool(java, &["random-uuid"])?;
         let config = properties.display().to_string();
         storage_tool(java, &["format", "-t", &cluster_id, "-c", &config])?;
         println!("formatted {} (cluster {cluster_id})", relative(java.ctx, &logs));
 
-        let log = dir.join("broker.log");
+        let log = dir.join(log_name);
         let out = File::create(&log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
         let err = out.try_clone().map_err(|e| format!("cannot share {}: {e}", log.display()))?;
-        let mut cmd = java.cmd(&BROKER_HEAP, false, "kafka.Kafka");
+        let mut cmd = java.cmd_logged(&BROKER_HEAP, false, "kafka.Kafka", &kind.log4j(java));
         cmd.arg(&properties).stdout(out).stderr(err);
         let started = Instant::now();
         let child =
@@ -776,6 +969,28 @@ mod tests {
         "#]]
         .assert_eq(&text);
         assert!(!text.contains("0.0.0.0") && !text.contains("localhost"));
+    }
+
+    #[test]
+    fn the_free_running_broker_differs_only_in_its_group_settings() {
+        let ports = BrokerPorts { broker: 40001, controller: 40002, faulty: 40003, proxy: 40004 };
+        let dir = Path::new("/tmp/conformance/free-running-kafka/logs");
+        let single = server_properties(&ports, dir);
+        let free = free_running_properties(&ports, dir);
+        for (key, value) in FREE_RUNNING_SETTINGS {
+            let lines: Vec<&str> = free.lines().filter(|l| l.split('=').next() == Some(key)).collect();
+            assert_eq!(lines, [format!("{key}={value}")], "{key}");
+        }
+        let settings: Vec<&str> = FREE_RUNNING_SETTINGS.iter().map(|(k, _)| *k).collect();
+        let rest = |text: &str| -> Vec<String> {
+            text.lines()
+                .filter(|l| !settings.contains(&l.split('=').next().unwrap_or_default()))
+                .filter(|l| !l.starts_with("# The free-running"))
+                .map(str::to_owned)
+                .collect()
+        };
+        assert_eq!(rest(&free), rest(&single));
+        assert_eq!(free_running_setting("offsets.retention.minutes"), "1");
     }
 
     #[test]

@@ -37,18 +37,21 @@ commands:
                        end-to-end tests and the conformance subset
   setup                only install the tools the machine lacks (Java 17 and Maven included)
                        and build the conformance Maven project
-  conformance [--subset] [--seed N]
+  conformance [--subset] [--seed N] [--only PROGRAM]
                        set up Java and Maven, build offsetlab and the conformance project,
                        then compare offsetlab with Apache Kafka (the version conformance/pom.xml
                        pins): the assignors, then the scenarios against a single-node KRaft
                        broker started on 127.0.0.1 for the run and stopped after it, then the
+                       free-running stories against a broker of their own, then the
                        replication stories against a three-node KRaft cluster, likewise. Writes
                        target/conformance/report.json and report.md (broker output:
                        target/conformance/broker.log and cluster/nodeN.log); fails if an
                        entry is different or a comparison program fails. --subset: the short
                        scenario set
                        (8 minutes at most; cargo xtask test runs it); --seed: the seed
-                       (default: from the clock, printed)
+                       (default: from the clock, printed); --only: one comparison program
+                       (Assignors, Scenarios, ShareGroups, Kafka4Groups, Transactions,
+                       Delivery, FreeRunning, Replication) and only the broker it needs
   bench-page [MODE…]   set up the tools, build the release page and measure it in headless
                        Chromium at the highest speed; modes (default busy):
                          busy       busy-group, frame rate over 10 s
@@ -101,6 +104,21 @@ fn parse(args: &[String]) -> Result<Command, String> {
         }
         "conformance" => {
             let subset = take("--subset");
+            let only = match flags.iter().position(|f| *f == "--only") {
+                None => None,
+                Some(at) => {
+                    let choices = conformance::PROGRAMS.join(", ");
+                    let value = flags
+                        .get(at + 1)
+                        .ok_or_else(|| format!("--only needs a program: one of {choices}"))?;
+                    if !conformance::PROGRAMS.contains(value) {
+                        return Err(format!("--only takes one of {choices}, not `{value}`"));
+                    }
+                    let only = (*value).to_owned();
+                    flags.drain(at..at + 2);
+                    Some(only)
+                }
+            };
             let seed = match flags.iter().position(|f| *f == "--seed") {
                 None => None,
                 Some(at) => {
@@ -112,7 +130,7 @@ fn parse(args: &[String]) -> Result<Command, String> {
                     Some(seed)
                 }
             };
-            Command::Conformance(conformance::Options { subset, seed })
+            Command::Conformance(conformance::Options { subset, seed, only })
         }
         "help" | "-h" | "--help" => Command::Help,
         other => return Err(format!("unknown command `{other}`")),
@@ -194,12 +212,21 @@ mod tests {
 
     #[test]
     fn parses_conformance() {
-        let conformance = |subset, seed| Ok(Command::Conformance(conformance::Options { subset, seed }));
+        let conformance =
+            |subset, seed| Ok(Command::Conformance(conformance::Options { subset, seed, only: None }));
         assert_eq!(parse(&args(&["conformance"])), conformance(false, None));
         assert_eq!(parse(&args(&["conformance", "--subset"])), conformance(true, None));
         assert_eq!(parse(&args(&["conformance", "--seed", "42"])), conformance(false, Some(42)));
         assert_eq!(parse(&args(&["conformance", "--seed", "7", "--subset"])), conformance(true, Some(7)));
         assert_eq!(parse(&args(&["conformance", "--subset", "--seed", "0"])), conformance(true, Some(0)));
+        assert_eq!(
+            parse(&args(&["conformance", "--subset", "--only", "FreeRunning"])),
+            Ok(Command::Conformance(conformance::Options {
+                subset: true,
+                seed: None,
+                only: Some("FreeRunning".to_owned())
+            }))
+        );
     }
 
     #[test]
@@ -221,6 +248,10 @@ mod tests {
             Err("unknown option `--full` for `conformance`".to_owned())
         );
         assert!(parse(&args(&["test", "--subset"])).is_err());
+        assert!(parse(&args(&["conformance", "--only"])).unwrap_err().starts_with("--only needs a program"));
+        assert!(
+            parse(&args(&["conformance", "--only", "Free"])).unwrap_err().starts_with("--only takes one of")
+        );
     }
 
     #[test]

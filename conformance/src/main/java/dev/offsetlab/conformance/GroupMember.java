@@ -89,7 +89,7 @@ public final class GroupMember {
    * Loads the client's classes before saying ready (a consumer with no group, made and closed): a
    * restart then joins within its session in a fraction of the time a cold JVM takes.
    */
-  private static void warmUp(String bootstrap) {
+  static void warmUp(String bootstrap) {
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());

@@ -1032,7 +1032,7 @@ public final class Scenarios implements AutoCloseable {
     }
   }
 
-  private static String assignorClass(String name) {
+  static String assignorClass(String name) {
     return switch (name) {
       case "range" -> "org.apache.kafka.clients.consumer.RangeAssignor";
       case "roundrobin" -> "org.apache.kafka.clients.consumer.RoundRobinAssignor";

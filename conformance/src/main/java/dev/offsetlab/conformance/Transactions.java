@@ -854,7 +854,7 @@ public final class Transactions {
     }
   }
 
-  private static boolean onPath(String program) {
+  static boolean onPath(String program) {
     String path = System.getenv("PATH");
     if (path == null) return false;
     for (String dir : path.split(File.pathSeparator)) {
