@@ -1,5 +1,7 @@
-//! `cargo xtask conformance [--subset] [--seed N]`: offsetlab against a real Apache Kafka (the
-//! version conformance/pom.xml pins), on 127.0.0.1 only.
+//! `cargo xtask conformance [--subset] [--seed N] [--only PROGRAM]`: offsetlab against a real
+//! Apache Kafka (the version conformance/pom.xml pins), on 127.0.0.1 only. `--only` runs one
+//! comparison program of [`PROGRAMS`] (and starts only the broker it needs); the report then
+//! lists the others as not run.
 //!
 //! 1. The conformance Maven project is built (setup: Java ≥ 17 and Maven; then
 //!    `mvn package dependency:build-classpath`, incremental) and so is the release `offsetlab`.
@@ -24,6 +26,15 @@
 //!    proxy of its own on 127.0.0.1, in front of the broker's second listener (FAULTY, which
 //!    advertises the proxy's port: [`BrokerPorts`]); together about ten seconds.
 //! 5. The broker is stopped.
+//! 5b. A second single-node broker starts, the free-running one ([`BrokerKind::FreeRunning`]:
+//!    target/conformance/free-running-kafka/, output in free-running-broker.log, its group
+//!    coordinator logging at INFO by conformance/log4j2-free-running.properties), with
+//!    [`FREE_RUNNING_SETTINGS`] in place of the single broker's (no initial rebalance delay,
+//!    short minimum sessions and heartbeats, offsets retention 1 minute checked every second),
+//!    which `dev.offsetlab.conformance.FreeRunning` is told. It tells built-ins in real time,
+//!    100 ms a tick, each consumer a JVM running its own poll loop, three runs per story
+//!    (`slow-handler-poll-timeout` and `new-group-latest-skips` in the subset: about 45 s), and
+//!    the broker is stopped.
 //! 6. A three-node KRaft cluster starts ([`cluster`]: three combined broker+controller nodes with
 //!    small heaps, on free loopback ports, log directories under target/conformance/cluster/,
 //!    each node's output in cluster/nodeN.log) and `dev.offsetlab.conformance.Replication` tells
@@ -625,11 +636,14 @@ transaction.abort.timed.out.transaction.cleanup.interval.ms=1000
 }
 
 /// The free-running broker's group settings that differ from the single broker's, which
-/// FreeRunning is told: no initial rebalance delay (no built-in it tells sets one), sessions and
-/// heartbeats as short as a few of its 100 ms ticks, and offsets of an empty group kept for the
-/// least Kafka allows, one minute, checked every second (for `offsets-expired`).
+/// FreeRunning is told: an initial rebalance delay of half of one of its 100 ms ticks (the model
+/// completes a rebalance a tick after it starts, gathering every join of that tick; Kafka's
+/// `InitialDelayedJoin` waits its delay, then once more as members joined during it, so joins sent
+/// at one moment make one generation within about a tick; no built-in it tells sets a longer
+/// delay), sessions and heartbeats as short as a few ticks, and offsets of an empty group kept for
+/// the least Kafka allows, one minute, checked every second (`offsets-expired`).
 pub const FREE_RUNNING_SETTINGS: [(&str, &str); 6] = [
-    ("group.initial.rebalance.delay.ms", "0"),
+    ("group.initial.rebalance.delay.ms", "50"),
     ("group.min.session.timeout.ms", "100"),
     ("group.consumer.min.session.timeout.ms", "100"),
     ("group.consumer.min.heartbeat.interval.ms", "50"),

@@ -17,6 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeSet;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -42,10 +43,12 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * commit after handling ({@code after}); with {@code auto}, Kafka's auto-commit does it.
  *
  * <p>Calling contract: says {@code {"ready": true}} once warm, then reads one line {@code {"op":
- * "start", group, client_id, protocol ("classic"|"consumer"), assignor?, session_timeout_ms?,
+ * "prepare", group, client_id, protocol ("classic"|"consumer"), assignor?, session_timeout_ms?,
  * heartbeat_interval_ms? (classic), max_poll_interval_ms, max_poll_records, records_per_poll,
  * auto_offset_reset, commit ("after"|"before"|"each-record"|"auto"), auto_commit_interval_ms?,
- * handle_ms, metadata_max_age_ms}}. Between polls it reads {@code {"op": "records_per_poll",
+ * handle_ms, metadata_max_age_ms}}: it makes its {@code KafkaConsumer}, finds the topic and the
+ * group's coordinator, says {@code prepared}, and waits for one more line ({@code {"op":
+ * "go"}}: the story's moment it starts), says {@code go}, subscribes and polls. Between polls it reads {@code {"op": "records_per_poll",
  * "records": N}} and {@code {"op": "close"}} (finish the batch, {@code close()}: its commit and
  * LeaveGroup). It writes one JSON line per thing that happened: {@code assigned|revoked|lost
  * {partitions, generation, member_id}} from its rebalance listener; {@code reset {partition,
@@ -116,6 +119,16 @@ public final class FreeConsumer {
     int perPoll = start.path("records_per_poll").asInt();
     Duration pollTimeout = Duration.ofMillis(start.path("poll_ms").asLong(50));
     consumer = new KafkaConsumer<>(props);
+    // Made ready ahead, as a process that has started: the topic's metadata and the group's
+    // coordinator found (an OffsetFetch outside the group). It joins when told to go.
+    consumer.partitionsFor(topic);
+    consumer.committed(Set.of(new TopicPartition(topic, 0)), Duration.ofSeconds(10));
+    emit(json.createObjectNode().put("event", "prepared"));
+    String go = in.readLine();
+    if (go == null) {
+      return;
+    }
+    emit(json.createObjectNode().put("event", "go"));
     consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
       @Override
       public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
@@ -124,8 +137,9 @@ public final class FreeConsumer {
 
       @Override
       public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-        said("assigned", partitions);
+        // Said once the partitions have their positions: the driver's clock waits for it.
         resets(partitions);
+        said("assigned", partitions);
       }
 
       @Override

@@ -61,9 +61,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * LeaveGroup), stalled (its JVM stopped with SIGSTOP for the mapped time, heartbeats included, as
  * the model freezes the process), and the records per poll changed (the application takes at most
  * that many from a poll). The clock: the records of tick 0 are written, the consumers of tick 0
- * started, and tick 1 is the moment Kafka's group first has each of them assigned and every
- * partition owned (the model completes its first rebalance at tick 1): JVM start-up and the first
- * join are not story time. A story whose group starts empty starts its clock at once.
+ * started (on the consumer protocol one at a time, each once the one before is a member, so
+ * the coordinator's join order is the model's), and tick 1 is the moment each of them has had its
+ * first assignment from Kafka, its partitions' positions known (the model completes its first
+ * rebalance at tick 1): JVM start-up and the first join are not story time. A story whose group starts empty starts its clock at once.
  *
  * <p>Each story runs {@link #RUNS} times, on a topic and group of its own each time, and each run
  * is compared with the model by {@link #STORIES}: the one table of what each story claims,
@@ -381,7 +382,11 @@ public final class FreeRunning {
     entry.put("name", story.name + " (free-running)");
     entry.put("kind", "scenario");
     JsonNode group = model.path("config").path("groups").get(0);
-    long delayMs = group.path("initial_rebalance_delay_ticks").asLong() * TICK_MS;
+    // The model completes a rebalance a tick after it starts at the earliest, gathering every
+    // join of that tick. Kafka's InitialDelayedJoin waits its delay, then once more since members
+    // joined meanwhile: half a tick makes the joins of one moment one generation within a tick.
+    long ticks = group.path("initial_rebalance_delay_ticks").asLong();
+    long delayMs = ticks == 0 ? TICK_MS / 2 : ticks * TICK_MS;
     if (delayMs != initialDelayMs) {
       entry.put("result", "out-of-scope");
       entry.put("cases", 0);
@@ -615,7 +620,34 @@ public final class FreeRunning {
           sends.computeIfAbsent(e.path("tick").asInt(), k -> new ArrayList<>()).add(e);
         }
       }
+      // Every consumer process of the story, in the order they start, made ready ahead.
+      List<String> names = new ArrayList<>();
+      for (int i = 1; i <= group.path("consumers").asInt(); i++) {
+        names.add("c" + i);
+      }
+      int added = group.path("consumers").asInt();
+      for (List<JsonNode> tick : inputs.values()) {
+        for (JsonNode input : tick) {
+          switch (input.path("do").asText()) {
+            case "add-consumer" -> names.add("c" + ++added);
+            case "start" -> names.add(input.path("consumer").asText());
+            default -> {}
+          }
+        }
+      }
+      if (names.size() != processes) {
+        throw new IOException(story.name + ": " + names.size() + " consumer starts planned, " + processes + " counted");
+      }
       warm.addAll(spawn(processes));
+      for (int i = 0; i < warm.size(); i++) {
+        prepare(warm.get(i), names.get(i));
+      }
+      waitFor("the consumers to be prepared", SETTLE_TIMEOUT_MS, () -> warm.stream().allMatch(j -> j.said("prepared") || !j.alive()));
+      for (Jvm jvm : warm) {
+        if (!jvm.alive()) {
+          throw new IOException("a consumer JVM exited before it was ready; see " + jvm.log);
+        }
+      }
       Properties props = new Properties();
       props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
       props.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -631,6 +663,13 @@ public final class FreeRunning {
       long begin = System.currentTimeMillis();
       for (int i = 1; i <= initial; i++) {
         start("c" + i);
+        if (protocol.equals("consumer")) {
+          // One at a time, each once the one before is a member: the coordinator's join order is
+          // then the model's (the first member takes every partition; a later one waits for
+          // them). A classic group's initial delay gathers them in one generation instead.
+          Jvm jvm = last("c" + i);
+          waitFor("c" + i + "'s first assignment", SETTLE_TIMEOUT_MS, () -> jvm.said("assigned"));
+        }
       }
       int nextConsumer = initial + 1;
       if (initial > 0) {
@@ -716,15 +755,21 @@ public final class FreeRunning {
       return jvms.get(jvms.size() - 1);
     }
 
-    /** A warm JVM becomes consumer `name` of the group. */
+    /** The next prepared JVM, consumer `name`, starts: it joins the group. */
     void start(String name) throws Exception {
-      if (warm.isEmpty()) {
-        warm.addAll(spawn(1));
+      if (warm.isEmpty() || !warm.get(0).name.equals(name)) {
+        throw new IOException(story.name + ": " + name + " starts, but the next prepared consumer is " + (warm.isEmpty() ? "none" : warm.get(0).name));
       }
       Jvm jvm = warm.remove(0);
-      jvm.name = name;
       consumers.computeIfAbsent(name, k -> new ArrayList<>()).add(jvm);
-      ObjectNode start = JSON.createObjectNode().put("op", "start");
+      jvm.goAt = System.currentTimeMillis();
+      jvm.send(JSON.createObjectNode().put("op", "go"));
+    }
+
+    /** A warm JVM becomes consumer `name` of the group, made ready to start. */
+    void prepare(Jvm jvm, String name) throws Exception {
+      jvm.name = name;
+      ObjectNode start = JSON.createObjectNode().put("op", "prepare");
       start.put("group", groupName);
       start.put("client_id", name);
       start.put("protocol", group.path("protocol").asText("classic"));
@@ -752,23 +797,12 @@ public final class FreeRunning {
       jvm.send(start);
     }
 
-    /** Every consumer started so far is assigned, and every partition owned. */
+    /**
+     * Every consumer started so far is a member: it has had its first assignment (a classic
+     * generation, or a consumer-protocol epoch, whose partitions may still be on their way).
+     */
     boolean formed() {
-      int partitions = config.path("partitions").asInt();
-      Set<Integer> owned = new TreeSet<>();
-      for (List<Jvm> jvms : consumers.values()) {
-        Jvm jvm = jvms.get(jvms.size() - 1);
-        List<JsonNode> events = jvm.events();
-        if (events.stream().noneMatch(e -> e.path("event").asText().equals("assigned"))) {
-          return false;
-        }
-        Set<Integer> mine = ListenerEvents.owned(events);
-        if (mine.isEmpty() && consumers.size() <= partitions) {
-          return false;
-        }
-        owned.addAll(mine);
-      }
-      return owned.size() == partitions;
+      return consumers.values().stream().allMatch(jvms -> jvms.get(jvms.size() - 1).said("assigned"));
     }
 
     void send(List<JsonNode> records) throws Exception {
@@ -891,6 +925,21 @@ public final class FreeRunning {
         notes.add("the group formed " + formedMs + " ms after its consumers started");
       }
       notes.add("the last tick fell " + endedLateMs + " ms late");
+      List<String> joins = new ArrayList<>();
+      StringBuilder dump = new StringBuilder();
+      for (Map.Entry<String, List<Jvm>> c : consumers.entrySet()) {
+        for (Jvm jvm : c.getValue()) {
+          joins.add(c.getKey() + " " + jvm.joinMs());
+          for (JsonNode e : jvm.events()) {
+            ObjectNode line = ((ObjectNode) e).deepCopy();
+            line.put("consumer", c.getKey());
+            line.put("ms", e.path("at").asLong() - originMs);
+            dump.append(JSON.writeValueAsString(line)).append('\n');
+          }
+        }
+      }
+      notes.add("ms from start to first assignment: " + String.join(", ", joins));
+      Files.writeString(logs.resolve(groupName + ".events.jsonl"), dump.toString());
       if (!removed.isEmpty()) {
         notes.add(removed.size() + " removal(s) at the rebalance timeout (" + removed.get(0) + ")");
       }
@@ -995,6 +1044,8 @@ public final class FreeRunning {
     private final Writer in;
     private final List<JsonNode> events = Collections.synchronizedList(new ArrayList<>());
     String name = "(warm)";
+    /** When it was told to go (ms since the epoch). */
+    long goAt;
 
     private Jvm(Process process, Path log) {
       this.process = process;
@@ -1037,6 +1088,15 @@ public final class FreeRunning {
 
     boolean ready() {
       return events().stream().anyMatch(e -> e.path("ready").asBoolean(false));
+    }
+
+    boolean said(String event) {
+      return events().stream().anyMatch(e -> e.path("event").asText().equals(event));
+    }
+
+    /** From its go to its first assignment, in ms; -1 if it has none. */
+    long joinMs() {
+      return events().stream().filter(e -> e.path("event").asText().equals("assigned")).mapToLong(e -> e.path("at").asLong() - goAt).findFirst().orElse(-1);
     }
 
     boolean alive() {
