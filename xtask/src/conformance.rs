@@ -26,23 +26,23 @@
 //!    proxy of its own on 127.0.0.1, in front of the broker's second listener (FAULTY, which
 //!    advertises the proxy's port: [`BrokerPorts`]); together about ten seconds.
 //! 5. The broker is stopped.
-//! 5b. A second single-node broker starts, the free-running one ([`BrokerKind::FreeRunning`]:
+//! 6. A second single-node broker starts, the free-running one ([`BrokerKind::FreeRunning`]:
 //!    target/conformance/free-running-kafka/, output in free-running-broker.log, its group
 //!    coordinator logging at INFO by conformance/log4j2-free-running.properties), with
-//!    [`FREE_RUNNING_SETTINGS`] in place of the single broker's (no initial rebalance delay,
+//!    [`FREE_RUNNING_SETTINGS`] in place of the single broker's (an initial rebalance delay of 50 ms,
 //!    short minimum sessions and heartbeats, offsets retention 1 minute checked every second),
 //!    which `dev.offsetlab.conformance.FreeRunning` is told. It tells built-ins in real time,
 //!    100 ms a tick, each consumer a JVM running its own poll loop, three runs per story
 //!    (`slow-handler-poll-timeout` and `new-group-latest-skips` in the subset: about 45 s), and
 //!    the broker is stopped.
-//! 6. A three-node KRaft cluster starts ([`cluster`]: three combined broker+controller nodes with
+//! 7. A three-node KRaft cluster starts ([`cluster`]: three combined broker+controller nodes with
 //!    small heaps, on free loopback ports, log directories under target/conformance/cluster/,
 //!    each node's output in cluster/nodeN.log) and `dev.offsetlab.conformance.Replication` tells
 //!    the replication stories on it, `acks1-leader-crash` then `acks-all-survives` (the same in
 //!    the subset: together about a minute and a half), pausing the followers and killing the
 //!    leader by the pids the harness gives it; the node a story killed is started again before
 //!    the next. The cluster is stopped.
-//! 7. The programs' entries are merged into target/conformance/report.json and report.md and
+//! 8. The programs' entries are merged into target/conformance/report.json and report.md and
 //!    printed.
 //!
 //! The comparisons together, the cluster phase included, are bounded by [`FULL_LIMIT`]
