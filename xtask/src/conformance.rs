@@ -29,11 +29,12 @@
 //! 6. A second single-node broker starts, the free-running one ([`BrokerKind::FreeRunning`]:
 //!    target/conformance/free-running-kafka/, output in free-running-broker.log, its group
 //!    coordinator logging at INFO by conformance/log4j2-free-running.properties), with
-//!    [`FREE_RUNNING_SETTINGS`] in place of the single broker's (an initial rebalance delay of 50 ms,
+//!    [`FREE_RUNNING_SETTINGS`] in place of the single broker's (an initial rebalance delay of 30 ms,
 //!    short minimum sessions and heartbeats, offsets retention 1 minute checked every second),
 //!    which `dev.offsetlab.conformance.FreeRunning` is told. It tells built-ins in real time,
-//!    100 ms a tick, each consumer a JVM running its own poll loop, three runs per story
-//!    (`slow-handler-poll-timeout` and `new-group-latest-skips` in the subset: about 45 s), and
+//!    150 ms a tick, each consumer a JVM running its own poll loop, three runs per story
+//!    (`slow-handler-poll-timeout` and `new-group-latest-skips` in the subset: about a minute),
+//!    and
 //!    the broker is stopped.
 //! 7. A three-node KRaft cluster starts ([`cluster`]: three combined broker+controller nodes with
 //!    small heaps, on free loopback ports, log directories under target/conformance/cluster/,
@@ -79,7 +80,7 @@ mod cluster;
 /// How long the broker may take from its start until it serves.
 pub const READY_LIMIT: Duration = Duration::from_secs(90);
 /// How long the comparison programs may take together, in a full run (the free-running stories
-/// alone take about nine minutes: ten stories, three runs each, `offsets-expired`'s 80 s).
+/// alone take about seven and a half: ten stories, three runs each, `offsets-expired`'s 80 s).
 pub const FULL_LIMIT: Duration = Duration::from_secs(30 * 60);
 /// …and with `--subset`, which `cargo xtask test` runs: it must stay under 10 minutes overall.
 pub const SUBSET_LIMIT: Duration = Duration::from_secs(8 * 60);
@@ -637,14 +638,15 @@ transaction.abort.timed.out.transaction.cleanup.interval.ms=1000
 }
 
 /// The free-running broker's group settings that differ from the single broker's, which
-/// FreeRunning is told: an initial rebalance delay of half of one of its 100 ms ticks (the model
+/// FreeRunning is told: an initial rebalance delay of a fifth of one of its 150 ms ticks (the model
 /// completes a rebalance a tick after it starts, gathering every join of that tick; Kafka's
 /// `InitialDelayedJoin` waits its delay, then once more as members joined during it, so joins sent
-/// at one moment make one generation within about a tick; no built-in it tells sets a longer
-/// delay), sessions and heartbeats as short as a few ticks, and offsets of an empty group kept for
-/// the least Kafka allows, one minute, checked every second (`offsets-expired`).
+/// at one moment, which reach the coordinator within a few ms, make one generation; no built-in it
+/// tells sets a delay of its own), sessions and heartbeats as short as a few ticks, and offsets of
+/// an empty group kept for the least Kafka allows, one minute, checked every second
+/// (`offsets-expired`).
 pub const FREE_RUNNING_SETTINGS: [(&str, &str); 6] = [
-    ("group.initial.rebalance.delay.ms", "50"),
+    ("group.initial.rebalance.delay.ms", "30"),
     ("group.min.session.timeout.ms", "100"),
     ("group.consumer.min.session.timeout.ms", "100"),
     ("group.consumer.min.heartbeat.interval.ms", "50"),

@@ -64,7 +64,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * started (on the consumer protocol one at a time, each once the one before is a member, so
  * the coordinator's join order is the model's), and tick 1 is the moment each of them has had its
  * first assignment from Kafka, its partitions' positions known (the model completes its first
- * rebalance at tick 1): JVM start-up and the first join are not story time. A story whose group starts empty starts its clock at once.
+ * rebalance at tick 1): JVM start-up and the first join are not story time. A story whose group
+ * starts empty starts its clock at once. The broker's initial rebalance delay is a fifth of a tick
+ * (the model gathers every join of a tick in one rebalance; Kafka's InitialDelayedJoin waits its
+ * delay twice when members join during it, which gathers the joins of one moment). {@code offsets-expired} stretches the ticks its group is
+ * empty so that its retention lasts the broker's least, one minute.
  *
  * <p>Each story runs {@link #RUNS} times, on a topic and group of its own each time, and each run
  * is compared with the model by {@link #STORIES}: the one table of what each story claims,
@@ -79,7 +83,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  */
 public final class FreeRunning {
   /** One tick of the model on Kafka's clocks, in milliseconds: the one mapping. */
-  static final long TICK_MS = 100;
+  static final long TICK_MS = 150;
   /** Each story's runs. */
   static final int RUNS = 3;
 
@@ -384,9 +388,9 @@ public final class FreeRunning {
     JsonNode group = model.path("config").path("groups").get(0);
     // The model completes a rebalance a tick after it starts at the earliest, gathering every
     // join of that tick. Kafka's InitialDelayedJoin waits its delay, then once more since members
-    // joined meanwhile: half a tick makes the joins of one moment one generation within a tick.
+    // joined meanwhile: a fifth of a tick makes the joins of one moment one generation.
     long ticks = group.path("initial_rebalance_delay_ticks").asLong();
-    long delayMs = ticks == 0 ? TICK_MS / 2 : ticks * TICK_MS;
+    long delayMs = ticks == 0 ? TICK_MS / 5 : ticks * TICK_MS;
     if (delayMs != initialDelayMs) {
       entry.put("result", "out-of-scope");
       entry.put("cases", 0);
@@ -394,34 +398,34 @@ public final class FreeRunning {
       return entry;
     }
     Map<String, Object> modelValues = modelCounters(model);
-    List<Run> done = new ArrayList<>();
     List<Run> all = new ArrayList<>();
     for (int r = 1; r <= runs; r++) {
       all.add(new Run(story, model, scenario, r));
     }
+    // Every run's consumer JVMs start together, before any run is told. From this thread: the
+    // kernel signals a JVM started through `setpriv --pdeathsig` when the thread that started it
+    // ends.
+    for (Run run : all) {
+      run.setUpCatching();
+    }
+    for (Run run : all) {
+      run.prepareCatching();
+    }
     if (story.together) {
       // The runs at once, each on its own topic and group: the story is long (its empty
       // stretch), and nothing in it is shorter than a second.
-      List<Thread> threads = new ArrayList<>();
-      for (Run run : all) {
-        Thread t = new Thread(run::playCatching, story.name + "-run-" + run.number);
-        threads.add(t);
-        t.start();
-      }
-      for (Thread t : threads) {
-        t.join();
-      }
+      together(all, Run::tellCatching);
     } else {
       for (Run run : all) {
-        run.playCatching();
+        run.tellCatching();
       }
     }
     for (Run run : all) {
       if (run.failure != null) {
         throw new IOException(story.name + " run " + run.number + " failed: " + run.failure, run.failure);
       }
-      done.add(run);
     }
+    List<Run> done = all;
     // Claim by claim, run by run.
     List<String> differences = new ArrayList<>();
     StringBuilder table = new StringBuilder();
@@ -448,11 +452,13 @@ public final class FreeRunning {
       }
       table.append('\n');
     }
-    table.append(String.format("%-28s %-18s %-14s", "(shown) delivered", "", modelValues.get("delivered")));
-    for (Run run : done) {
-      table.append(String.format(" %-14s", run.counters.get("delivered")));
+    if (story.claims.stream().noneMatch(c -> c.counter.equals("delivered"))) {
+      table.append(String.format("%-28s %-18s %-14s", "delivered", "(shown)", modelValues.get("delivered")));
+      for (Run run : done) {
+        table.append(String.format(" %-14s", run.counters.get("delivered")));
+      }
+      table.append('\n');
     }
-    table.append('\n');
     for (Run run : done) {
       table.append("run ").append(run.number).append(": ").append(run.notes()).append('\n');
     }
@@ -465,11 +471,8 @@ public final class FreeRunning {
         differences.isEmpty()
             ? how + ": " + story.claims.size() + " claims × " + runs + " runs agree (" + summary(story, modelValues, done) + ")"
             : how + ": " + differences.size() + " of " + cases + " differ; first: " + differences.get(0));
-    for (int i = 1; i < differences.size(); i++) {
-      table.append("  ≠ ").append(differences.get(i)).append('\n');
-    }
-    if (!differences.isEmpty()) {
-      table.append("  ≠ ").append(differences.get(0)).append('\n');
+    for (String difference : differences) {
+      table.append("  ≠ ").append(difference).append('\n');
     }
     entry.put("table", table.toString());
     return entry;
@@ -487,6 +490,19 @@ public final class FreeRunning {
       }
     }
     return out.toString();
+  }
+
+  /** `step` for each run, each in a thread of its own, all at once. */
+  private static void together(List<Run> runs, java.util.function.Consumer<Run> step) throws InterruptedException {
+    List<Thread> threads = new ArrayList<>();
+    for (Run run : runs) {
+      Thread t = new Thread(() -> step.accept(run), run.story.name + "-run-" + run.number);
+      threads.add(t);
+      t.start();
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
   }
 
   /** A tick's length inside the story's stretch: its group's offsets retention is the broker's. */
@@ -567,9 +583,39 @@ public final class FreeRunning {
       this.slowTick = slowTickMs(story, model);
     }
 
-    void playCatching() {
+    /** {@link #setUp}; a failure is kept, and the run's JVMs killed. */
+    void setUpCatching() {
       try {
-        play();
+        setUp();
+      } catch (Exception e) {
+        failure = e;
+        cleanUp();
+      }
+    }
+
+    /** {@link #prepareAll} once set up; a failure is kept, and the run's JVMs killed. */
+    void prepareCatching() {
+      if (failure != null) {
+        return;
+      }
+      try {
+        prepareAll();
+      } catch (Exception e) {
+        failure = e;
+        cleanUp();
+      }
+    }
+
+    /** Every consumer of the run, in the order they start. */
+    final List<String> names = new ArrayList<>();
+
+    /** {@link #tell} once set up; the run's JVMs killed after, whatever happened. */
+    void tellCatching() {
+      if (failure != null) {
+        return;
+      }
+      try {
+        tell();
       } catch (Exception e) {
         failure = e;
       } finally {
@@ -577,13 +623,19 @@ public final class FreeRunning {
       }
     }
 
+    /** The timeline's inputs by tick, the model's sends by tick, and the story's last tick. */
+    final TreeMap<Integer, List<JsonNode>> inputs = new TreeMap<>();
+    final TreeMap<Integer, List<JsonNode>> sends = new TreeMap<>();
+    int ticks;
+
     /** When tick `t` falls, in ms after the origin. */
     long at(int t) {
       int slow = Math.max(0, Math.min(t, story.slowTo) - story.slowFrom);
       return t * TICK_MS + slow * (slowTick - TICK_MS);
     }
 
-    void play() throws Exception {
+    /** The topic, the group's settings, the timeline, and every consumer JVM of the run started. */
+    void setUp() throws Exception {
       admin.createTopics(List.of(new NewTopic(topic, config.path("partitions").asInt(), (short) 1))).all().get(30, TimeUnit.SECONDS);
       String protocol = group.path("protocol").asText("classic");
       if (protocol.equals("consumer")) {
@@ -595,7 +647,6 @@ public final class FreeRunning {
             .all().get(30, TimeUnit.SECONDS);
       }
       // The timeline: what the scenario says, at its ticks.
-      TreeMap<Integer, List<JsonNode>> inputs = new TreeMap<>();
       int processes = group.path("consumers").asInt();
       recordsPerPoll = Math.max(1, group.path("records_per_poll").asInt(1));
       maxPollRecords = recordsPerPoll;
@@ -613,15 +664,13 @@ public final class FreeRunning {
         }
         inputs.computeIfAbsent(item.path("tick").asInt(), k -> new ArrayList<>()).add(input);
       }
-      TreeMap<Integer, List<JsonNode>> sends = new TreeMap<>();
-      int ticks = model.path("tick").asInt();
+      ticks = model.path("tick").asInt();
       for (JsonNode e : model.path("events")) {
         if (e.path("event").asText().equals("produced") && e.path("tick").asInt() < ticks) {
           sends.computeIfAbsent(e.path("tick").asInt(), k -> new ArrayList<>()).add(e);
         }
       }
       // Every consumer process of the story, in the order they start, made ready ahead.
-      List<String> names = new ArrayList<>();
       for (int i = 1; i <= group.path("consumers").asInt(); i++) {
         names.add("c" + i);
       }
@@ -638,7 +687,17 @@ public final class FreeRunning {
       if (names.size() != processes) {
         throw new IOException(story.name + ": " + names.size() + " consumer starts planned, " + processes + " counted");
       }
-      warm.addAll(spawn(processes));
+      warm.addAll(launch(processes));
+    }
+
+    /** Once its JVMs are up, each is told which consumer it is and made ready to start. */
+    void prepareAll() throws Exception {
+      waitFor("the consumer JVMs to start", SETTLE_TIMEOUT_MS, () -> warm.stream().allMatch(j -> j.ready() || !j.alive()));
+      for (Jvm jvm : warm) {
+        if (!jvm.alive()) {
+          throw new IOException("a consumer JVM exited at start; see " + jvm.log);
+        }
+      }
       for (int i = 0; i < warm.size(); i++) {
         prepare(warm.get(i), names.get(i));
       }
@@ -648,6 +707,11 @@ public final class FreeRunning {
           throw new IOException("a consumer JVM exited before it was ready; see " + jvm.log);
         }
       }
+    }
+
+    /** The story in real time, then Kafka's counters. */
+    void tell() throws Exception {
+      String protocol = group.path("protocol").asText("classic");
       Properties props = new Properties();
       props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
       props.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -952,21 +1016,15 @@ public final class FreeRunning {
       return String.join("; ", notes);
     }
 
-    List<Jvm> spawn(int count) throws Exception {
+    /** Starts `count` consumer JVMs, not waiting for them. */
+    List<Jvm> launch(int count) throws Exception {
       List<Jvm> jvms = new ArrayList<>();
       for (int i = 0; i < count; i++) {
-        int index = consumers.values().stream().mapToInt(List::size).sum() + warm.size() + jvms.size() + 1;
-        Path log = logs.resolve(groupName + "-jvm" + index + ".log");
+        Path log = logs.resolve(groupName + "-jvm" + (i + 1) + ".log");
         Files.deleteIfExists(log);
         Jvm jvm = Jvm.start(setpriv, bootstrap, topic, log);
         started.add(jvm);
         jvms.add(jvm);
-      }
-      waitFor("the consumer JVMs to start", SETTLE_TIMEOUT_MS, () -> jvms.stream().allMatch(j -> j.ready() || !j.alive()));
-      for (Jvm jvm : jvms) {
-        if (!jvm.alive()) {
-          throw new IOException("a consumer JVM exited at start; see " + jvm.log);
-        }
       }
       return jvms;
     }
