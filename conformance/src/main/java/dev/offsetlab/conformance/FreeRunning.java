@@ -171,7 +171,7 @@ public final class FreeRunning {
    * org.apache.kafka.clients.consumer.CommitFailedException}s), {@code commits} (commits that
    * succeeded; the model's {@code commit_requests}), {@code members_left_poll_timeout} (the
    * client's "consumer poll timeout has expired"), {@code generation} (the last generation a
-   * member was assigned in; the group epoch on the consumer protocol), {@code offsets_expired}
+   * member was assigned in, by time; the group epoch on the consumer protocol), {@code offsets_expired}
    * (1 when the group had no committed offset left when its consumers started again), and the
    * members that left on their poll timeout ({@code left_on_poll_timeout}) or whose session
    * expired ({@code session_expired}: the coordinator's log). Bounds: the story's mechanism below,
@@ -904,6 +904,7 @@ public final class FreeRunning {
       long commitFailed = 0;
       long commits = 0;
       long generation = 0;
+      long lastAssignedAt = 0;
       long pollTimeouts = 0;
       Set<String> pollTimeoutMembers = new TreeSet<>();
       Map<String, String> memberIds = new HashMap<>();
@@ -921,7 +922,12 @@ public final class FreeRunning {
               case "commit-failed" -> commitFailed++;
               case "committed" -> commits++;
               case "assigned", "revoked" -> {
-                generation = Math.max(generation, e.path("generation").asLong());
+                // The generation of the last assignment: a group Kafka deleted and made again
+                // counts from 1 again.
+                if (e.path("event").asText().equals("assigned") && e.path("at").asLong() >= lastAssignedAt) {
+                  lastAssignedAt = e.path("at").asLong();
+                  generation = e.path("generation").asLong();
+                }
                 memberIds.put(e.path("member_id").asText(), c.getKey());
               }
               case "reset" -> resets.merge(e.path("partition").asInt(), e.path("position").asLong(), Math::max);
