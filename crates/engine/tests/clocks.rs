@@ -497,7 +497,10 @@ fn describe_says_what_kafkas_tool_says_at_each_moment_of_the_clocks() {
     let rows: Vec<&str> = empty.lines().skip(3).collect();
     assert_eq!(rows.len(), 3, "{empty}");
     assert!(rows.iter().all(|r| r.split_whitespace().skip(6).all(|c| c == "-")), "no consumer: {empty}");
-    // Once the offsets expired, nothing is left to print but the warning.
+    // Once the offsets expired, the model keeps the empty group, so only the
+    // warning is left. Kafka 4.4 deletes such a group (docs/conformance.md's
+    // known difference, seen free-running): its tool then says the group does
+    // not exist. This checks the model as it is until it deletes the group too.
     let expired = describe_at("offsets-expired", 40);
     assert_eq!(expired, "Consumer group 'demo' has no active members.\n\n", "{expired}");
 }
