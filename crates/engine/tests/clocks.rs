@@ -30,6 +30,13 @@ fn one_key(group: GroupConfig, partitions: u32) -> Sim {
     Sim::new(config).expect("valid config")
 }
 
+/// Built-in `name`'s final counters with its group's config changed by `change`.
+fn metrics_with(name: &str, change: impl FnOnce(&mut GroupConfig)) -> offsetlab_engine::Metrics {
+    let mut scenario = offsetlab_engine::builtin(name).expect("built-in");
+    change(&mut scenario.config.groups[0]);
+    scenario.run(None, None).expect("runs").metrics()
+}
+
 /// Two classic members, one partition each; a poll returns up to 20 records
 /// and the handler takes a tick each; max.poll.interval is 12 ticks.
 fn slow_group(static_members: bool) -> Sim {
@@ -278,7 +285,6 @@ fn a_stalled_kip848_member_is_fenced_when_its_session_runs_out() {
 /// it all, `by_duration` starts at the first record produced within the duration.
 #[test]
 fn auto_offset_reset_decides_where_a_new_group_starts() {
-    let scenario = offsetlab_engine::builtin("new-group-latest-skips").unwrap();
     let (sim, events) = events_of("new-group-latest-skips");
     let m = sim.metrics();
     assert_eq!((m.produced, m.skipped_by_reset, m.never_processed, m.delivered), (42, 30, 30, 12), "{m:?}");
@@ -290,11 +296,7 @@ fn auto_offset_reset_decides_where_a_new_group_starts() {
         })
         .sum();
     assert_eq!(skipped, 30, "each partition's start says what it skipped");
-    let with = |reset: AutoOffsetReset| {
-        let mut s = scenario.clone();
-        s.config.groups[0].auto_offset_reset = reset;
-        s.run(None, None).unwrap().metrics()
-    };
+    let with = |reset| metrics_with("new-group-latest-skips", |g| g.auto_offset_reset = reset);
     let m = with(AutoOffsetReset::Earliest);
     assert_eq!((m.skipped_by_reset, m.never_processed, m.delivered), (0, 0, 42), "{m:?}");
     // Sent at tick 0: produced more than 4 ticks before the group starts at tick 6.
@@ -382,12 +384,11 @@ fn an_empty_groups_offsets_expire_and_the_reset_decides_what_happens() {
     assert_eq!(*tick, 37, "20 ticks after the group became empty at tick 17");
     let m = sim.metrics();
     assert_eq!((m.skipped_by_reset, m.duplicates, m.delivered), (12, 0, 24), "{m:?}");
-    let scenario = offsetlab_engine::builtin("offsets-expired").unwrap();
-    let with = |retention: Option<u64>, reset: AutoOffsetReset| {
-        let mut s = scenario.clone();
-        s.config.groups[0].offsets_retention_ticks = retention;
-        s.config.groups[0].auto_offset_reset = reset;
-        s.run(None, None).unwrap().metrics()
+    let with = |retention, reset| {
+        metrics_with("offsets-expired", |g| {
+            g.offsets_retention_ticks = retention;
+            g.auto_offset_reset = reset;
+        })
     };
     let m = with(Some(20), AutoOffsetReset::Earliest);
     assert_eq!((m.skipped_by_reset, m.duplicates, m.delivered), (0, 18, 54), "earliest replays: {m:?}");
@@ -419,12 +420,11 @@ fn partitions_added_wait_for_the_leaders_metadata_refresh_and_latest_skips_what_
     let m = sim.metrics();
     assert_eq!((m.skipped_by_reset, m.never_processed), (10, 10), "{m:?}");
 
-    let scenario = offsetlab_engine::builtin("partitions-added-latest-skips").unwrap();
-    let with = |age: Option<u64>, reset: AutoOffsetReset| {
-        let mut s = scenario.clone();
-        s.config.groups[0].metadata_max_age_ticks = age;
-        s.config.groups[0].auto_offset_reset = reset;
-        s.run(None, None).unwrap().metrics()
+    let with = |age, reset| {
+        metrics_with("partitions-added-latest-skips", |g| {
+            g.metadata_max_age_ticks = age;
+            g.auto_offset_reset = reset;
+        })
     };
     let m = with(Some(30), AutoOffsetReset::Earliest);
     assert_eq!((m.skipped_by_reset, m.never_processed), (0, 0), "earliest reads P3 from its start: {m:?}");
@@ -434,10 +434,9 @@ fn partitions_added_wait_for_the_leaders_metadata_refresh_and_latest_skips_what_
 
 #[test]
 fn a_consumer_protocol_group_sees_added_partitions_at_once_whatever_its_metadata_age() {
-    let scenario = offsetlab_engine::builtin("partitions-added-latest-skips").unwrap();
-    let mut s = scenario.clone();
-    s.config.groups[0].protocol = offsetlab_engine::GroupProtocol::Consumer;
-    let m = s.run(None, None).unwrap().metrics();
+    let m = metrics_with("partitions-added-latest-skips", |g| {
+        g.protocol = offsetlab_engine::GroupProtocol::Consumer
+    });
     assert!(m.skipped_by_reset < 3, "the coordinator's own metadata: {m:?}");
 }
 
