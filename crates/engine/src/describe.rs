@@ -80,6 +80,9 @@ pub fn describe_offsets(sim: &Sim, g: usize, verbose: bool) -> String {
     if sim.group_setup(g).0.protocol == GroupProtocol::Share {
         return share::offsets(sim, g, verbose);
     }
+    if !sim.group_exists(g) {
+        return not_found(sim.group_name(g));
+    }
     let group = sim.group_name(g);
     let coordinator = sim.coordinator(g);
     let mut members: Vec<_> = coordinator.members().iter().filter(|m| !m.assignment.is_empty()).collect();
@@ -139,6 +142,17 @@ pub fn describe_offsets(sim: &Sim, g: usize, verbose: bool) -> String {
         table.write(&mut out, End::Plain);
     }
     out
+}
+
+/// What Kafka 4.4's tool prints for a group the broker does not know:
+/// `DescribeGroups` answers `GROUP_ID_NOT_FOUND` (KIP-1043), the Admin
+/// client fails with `GroupIdNotFoundException`, and the command prints the
+/// failure (then its stack trace, to stderr, left out here).
+fn not_found(group: &str) -> String {
+    format!(
+        "Error: Executing consumer group command failed due to \
+         org.apache.kafka.common.errors.GroupIdNotFoundException: Group {group} not found.\n"
+    )
 }
 
 /// What Kafka prints to stderr before a group's table: its state's warning
@@ -278,6 +292,9 @@ pub fn describe_members(sim: &Sim, g: usize, verbose: bool) -> String {
     if sim.group_setup(g).0.protocol == GroupProtocol::Share {
         return share::members(sim, g, verbose);
     }
+    if !sim.group_exists(g) {
+        return not_found(sim.group_name(g));
+    }
     let coordinator = sim.coordinator(g);
     let consumer_protocol = sim.group_setup(g).0.protocol == GroupProtocol::Consumer;
     let rows: Vec<MemberRow> = by_member_id(coordinator.members())
@@ -358,6 +375,9 @@ fn members_table(group: &str, state: GroupState, members: &[MemberRow], verbose:
 pub fn describe_state(sim: &Sim, g: usize, verbose: bool) -> String {
     if sim.group_setup(g).0.protocol == GroupProtocol::Share {
         return share::state(sim, g, verbose);
+    }
+    if !sim.group_exists(g) {
+        return not_found(sim.group_name(g));
     }
     let coordinator = sim.coordinator(g);
     let (config, settings) = sim.group_setup(g);

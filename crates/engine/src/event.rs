@@ -116,6 +116,13 @@ pub enum Event {
         group: u32,
         offsets: Vec<(u32, u64)>,
     },
+    /// The empty group had no committed offset left after `offsets.retention`,
+    /// and the coordinator deleted it (Kafka's `cleanupGroupMetadata`): the
+    /// next consumer that starts creates it anew, at generation 1.
+    GroupDeleted {
+        tick: Tick,
+        group: u32,
+    },
     /// A consumer starts a partition its group has no committed offset for:
     /// `auto.offset.reset` (`policy`) puts it at `to`; `skipped` records
     /// before it, never handled by the group, it will never read.
@@ -688,6 +695,9 @@ impl Event {
                  that starts again has no committed offset, and auto.offset.reset decides where it begins.",
                 offsets_text(offsets)
             ),
+            Event::GroupDeleted { .. } => "The group was empty and had no committed offset left, so the coordinator \
+                 deleted it: a consumer that starts again creates it anew, at generation 1."
+                .to_string(),
             Event::NoOffset { consumer, partition, error, .. } => format!(
                 "{consumer}'s poll() threw {error} for P{partition} (auto.offset.reset=none): its application stopped."
             ),
@@ -899,6 +909,7 @@ impl Event {
             | Event::PositionReset { tick, .. }
             | Event::ResetPosition { tick, .. }
             | Event::OffsetsExpired { tick, .. }
+            | Event::GroupDeleted { tick, .. }
             | Event::NoOffset { tick, .. }
             | Event::Paused { tick, .. }
             | Event::Resumed { tick, .. }
@@ -1016,6 +1027,10 @@ impl Event {
                     h.word(u64::from(p));
                     h.word(o);
                 }
+            }
+            Event::GroupDeleted { group, .. } => {
+                h.word(63);
+                h.word(u64::from(*group));
             }
             Event::NoOffset { consumer, partition, .. } => {
                 h.word(61);

@@ -382,6 +382,21 @@ fn an_empty_groups_offsets_expire_and_the_reset_decides_what_happens() {
         .collect();
     let [(tick, 3)] = expired.as_slice() else { panic!("{expired:?}") };
     assert_eq!(*tick, 37, "20 ticks after the group became empty at tick 17");
+    // No offset left: the coordinator deletes the group, and the restarted
+    // consumers create it anew, at generation 1 (it was at 2 before).
+    let deleted: Vec<u64> =
+        events.iter().filter(|e| matches!(e, Event::GroupDeleted { .. })).map(Event::tick).collect();
+    assert_eq!(deleted, [37], "{deleted:?}");
+    let generations: Vec<u32> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::RebalanceCompleted { generation, .. } => Some(*generation),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(generations.first(), Some(&1), "{generations:?}");
+    assert_eq!(generations.last(), Some(&1), "a new group starts at generation 1: {generations:?}");
+    assert_eq!(sim.metrics().generation, 1);
     let m = sim.metrics();
     assert_eq!((m.skipped_by_reset, m.duplicates, m.delivered), (12, 0, 24), "{m:?}");
     let with = |retention, reset| {
@@ -496,10 +511,13 @@ fn describe_says_what_kafkas_tool_says_at_each_moment_of_the_clocks() {
     let rows: Vec<&str> = empty.lines().skip(3).collect();
     assert_eq!(rows.len(), 3, "{empty}");
     assert!(rows.iter().all(|r| r.split_whitespace().skip(6).all(|c| c == "-")), "no consumer: {empty}");
-    // Once the offsets expired, the model keeps the empty group, so only the
-    // warning is left. Kafka 4.4 deletes such a group (docs/conformance.md's
-    // known difference, seen free-running): its tool then says the group does
-    // not exist. This checks the model as it is until it deletes the group too.
+    // Once the offsets expired, Kafka deletes the empty group: its tool then
+    // fails to find it (KIP-1043's GROUP_ID_NOT_FOUND).
     let expired = describe_at("offsets-expired", 40);
-    assert_eq!(expired, "Consumer group 'demo' has no active members.\n\n", "{expired}");
+    assert_eq!(
+        expired,
+        "Error: Executing consumer group command failed due to \
+         org.apache.kafka.common.errors.GroupIdNotFoundException: Group demo not found.\n",
+        "{expired}"
+    );
 }

@@ -354,7 +354,7 @@ fn run(config: &Config, steps: &[(u8, Input)]) -> Sim {
     let mut sim = Sim::new(config.clone()).expect("valid");
     let mut next_offset: BTreeMap<u32, u64> = BTreeMap::new();
     let mut keyed_home: BTreeMap<u32, u32> = BTreeMap::new();
-    let mut generation_owner: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    let mut generation_owner: BTreeMap<(u32, u32), Vec<u32>> = BTreeMap::new();
     let mut drain = |sim: &mut Sim| {
         while let Some(event) = sim.poll_event() {
             match event {
@@ -375,13 +375,15 @@ fn run(config: &Config, steps: &[(u8, Input)]) -> Sim {
                     let expected = next_offset.entry(partition).or_insert(0);
                     *expected = (*expected).min(end);
                 }
-                Event::RebalanceCompleted { generation, assignment, .. } => {
+                // A deleted group starts its generations again.
+                Event::GroupDeleted { group, .. } => generation_owner.retain(|&(g, _), _| g != group),
+                Event::RebalanceCompleted { group, generation, assignment, .. } => {
                     let mut owned: Vec<u32> = assignment.iter().flat_map(|(_, p)| p.clone()).collect();
                     owned.sort_unstable();
                     let before = owned.len();
                     owned.dedup();
                     assert_eq!(before, owned.len(), "one owner per partition in generation {generation}");
-                    assert!(generation_owner.insert(generation, owned).is_none(), "generations are new");
+                    assert!(generation_owner.insert((group, generation), owned).is_none(), "generations are new");
                 }
                 _ => {}
             }

@@ -241,6 +241,24 @@ impl Coordinator {
         self.initial_join = None;
         false
     }
+
+    /// The group was deleted (Kafka's `cleanupGroupMetadata` removes an
+    /// empty group whose committed offsets all expired): the next member
+    /// creates it anew, at generation (group epoch) 0, its first join
+    /// delayed again.
+    pub fn handle_group_deleted(&mut self) {
+        assert!(self.members.is_empty() && self.state == GroupState::Empty, "only an empty group is deleted");
+        let partitions = self.owners.len() as u32;
+        *self = Coordinator::new(self.protocol, partitions);
+    }
+
+    /// Whether the coordinator knows the group: it has had members since it
+    /// was created or last deleted. (A group known only by its committed
+    /// offsets exists too; the caller knows those.)
+    pub fn has_history(&self) -> bool {
+        !self.members.is_empty() || self.generation > 0 || self.group_epoch > 0
+    }
+
     pub fn state(&self) -> GroupState {
         self.state
     }

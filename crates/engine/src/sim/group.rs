@@ -52,15 +52,23 @@ impl Sim {
     }
 
     /// `offsets.retention`: a group without members loses its committed
-    /// offsets once it has been empty that long.
+    /// offsets once it has been empty that long, and with them the group.
     pub(super) fn expire_offsets(&mut self, g: usize) {
         let Some(retention) = self.groups[g].config.offsets_retention_ticks else { return };
         let empty = self.coordinators[g].state() == crate::broker::GroupState::Empty
             && self.consumers.iter().all(|c| c.group() != g || c.member_id().is_none());
         self.offsets[g].handle_group_empty(self.now, empty);
-        let expired = self.offsets[g].poll_expired(self.now, retention);
+        let Some(expired) = self.offsets[g].poll_expired(self.now, retention) else { return };
+        // A group the coordinator never saw and that never committed does not exist yet.
+        let existed = self.coordinators[g].has_history() || !expired.is_empty();
         if !expired.is_empty() {
             self.emit(Event::OffsetsExpired { tick: self.now, group: g as u32, offsets: expired });
+        }
+        // No offset is left, so Kafka deletes the empty group (a share group's
+        // state lives in the share coordinator and is not retained this way).
+        if existed && self.protocol(g) != GroupProtocol::Share {
+            self.coordinators[g].handle_group_deleted();
+            self.emit(Event::GroupDeleted { tick: self.now, group: g as u32 });
         }
     }
 

@@ -52,6 +52,15 @@ impl Sim {
         self.offsets.get(g)?.get(partition)
     }
 
+    /// Whether the broker knows group `g`: it has had members since it was
+    /// created (or last deleted), or it has a committed offset. Before its
+    /// first member joins, and after `offsets.retention` deleted it, it does
+    /// not exist.
+    #[must_use]
+    pub fn group_exists(&self, g: usize) -> bool {
+        self.coordinators.get(g).is_some_and(|c| c.has_history()) || self.offsets.get(g).is_some_and(|o| o.any())
+    }
+
     /// The first group's committed offset for `partition`.
     #[must_use]
     pub fn committed(&self, partition: u32) -> Option<u64> {
