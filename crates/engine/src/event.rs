@@ -898,6 +898,59 @@ impl Event {
         })
     }
 
+    /// The consumer the event is about, if it is about one.
+    #[must_use]
+    pub fn consumer(&self) -> Option<ConsumerId> {
+        match self {
+            Event::Fetched { consumer, .. }
+            | Event::Handled { consumer, .. }
+            | Event::Committed { consumer, .. }
+            | Event::CommitRefused { consumer, .. }
+            | Event::MemberLeft { consumer, .. }
+            | Event::CommitFailed { consumer, .. }
+            | Event::Rejoined { consumer, .. }
+            | Event::ResetPosition { consumer, .. }
+            | Event::NoOffset { consumer, .. }
+            | Event::PositionReset { consumer, .. }
+            | Event::Paused { consumer, .. }
+            | Event::Resumed { consumer, .. }
+            | Event::Crashed { consumer, .. }
+            | Event::Stopping { consumer, .. }
+            | Event::ShutdownDeadlinePassed { consumer, .. }
+            | Event::Left { consumer, .. }
+            | Event::Started { consumer, .. }
+            | Event::Removed { consumer, .. }
+            | Event::SessionExpired { consumer, .. }
+            | Event::Checkpointed { consumer, .. }
+            | Event::CheckpointTorn { consumer, .. }
+            | Event::CheckpointAbandoned { consumer, .. }
+            | Event::ResumedFrom { consumer, .. }
+            | Event::KilledBeforeCommit { consumer, .. }
+            | Event::Reconciled { consumer, .. }
+            | Event::Fenced { consumer, .. }
+            | Event::StaticMemberReplaced { consumer, .. }
+            | Event::Acquired { consumer, .. }
+            | Event::Acknowledged { consumer, .. }
+            | Event::AcknowledgeRefused { consumer, .. }
+            | Event::LockExpired { consumer, .. }
+            | Event::Released { consumer, .. }
+            | Event::HandlerFailed { consumer, .. }
+            | Event::Stalled { consumer, .. }
+            | Event::Woke { consumer, .. } => Some(*consumer),
+            #[cfg(feature = "transactions")]
+            Event::TxnInitialized { consumer, .. } => Some(*consumer),
+            #[cfg(feature = "transactions")]
+            Event::TxnInitRefused { consumer, .. } => Some(*consumer),
+            #[cfg(feature = "transactions")]
+            Event::PayoutWritten { consumer, .. } => Some(*consumer),
+            #[cfg(feature = "transactions")]
+            Event::TxnCommitted { consumer, .. } => Some(*consumer),
+            #[cfg(feature = "transactions")]
+            Event::WriteFenced { consumer, .. } => Some(*consumer),
+            _ => None,
+        }
+    }
+
     #[must_use]
     pub fn tick(&self) -> Tick {
         match self {

@@ -24,9 +24,11 @@ mod config;
 mod delivery;
 mod describe;
 mod event;
+mod explain;
 mod guide;
 mod history;
 mod input;
+mod journal;
 pub mod limits;
 mod log;
 mod observe;
@@ -61,6 +63,7 @@ pub use describe::{
     DescribeView, describe, describe_group, describe_members, describe_offsets, describe_state, describe_view,
 };
 pub use event::{Event, PartitionMove, RebalanceReason, Tick, TraceHasher};
+pub use explain::{Anomaly, EXPLANATIONS_MAX, Explanation, Part, Report, StandardName, Step, explain_record, report};
 pub use guide::{Condition, GUIDE_STEPS_MAX, Guide, Metric, OUTCOME_CONDITIONS_MAX, Outcome, Topic};
 pub use history::{
     History, JournalEntry, ReplayError, SNAPSHOT_INTERVAL_TICKS, SNAPSHOT_TAIL_CHUNKS_MAX, SNAPSHOTS_MAX,

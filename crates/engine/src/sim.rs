@@ -16,6 +16,7 @@ use crate::event::{Event, RebalanceReason, Tick, TraceHasher};
 use crate::input::{ConsumerId, Input, InputError};
 use crate::limits;
 use crate::log::Record;
+use crate::journal::Journal;
 use crate::observe::GroupObserver;
 use crate::rng::Rng;
 use crate::view::ConsumerState;
@@ -141,6 +142,8 @@ pub struct Sim {
     apps: Vec<Application>,
     bridge: BridgeTopic,
     observers: Vec<GroupObserver>,
+    /// What the explanations of anomalies are built from (it watches).
+    journal: Journal,
     /// Per group, per partition: a share group's share-partition, once a
     /// member first reads the partition (empty for other groups).
     shares: Vec<Vec<Option<SharePartition>>>,
@@ -181,6 +184,7 @@ impl Sim {
             apps: vec![Application::default(); n],
             bridge: BridgeTopic::new(partitions),
             observers: vec![GroupObserver::new(partitions); n],
+            journal: Journal::new(n, partitions),
             shares: config
                 .groups
                 .iter()
@@ -258,6 +262,14 @@ impl Sim {
 
     fn emit(&mut self, event: Event) {
         event.hash_into(&mut self.trace);
+        // A commit's partitions are its group's: the journal keeps them per group.
+        let group = match &event {
+            Event::Committed { consumer, .. } | Event::Checkpointed { consumer, .. } => {
+                self.consumer_index(*consumer).ok().map(|c| self.consumers[c].group())
+            }
+            _ => None,
+        };
+        self.journal.handle_event(&event, group);
         if self.events.len() == limits::EVENTS_QUEUED_MAX {
             self.events.pop_front();
             self.events_dropped += 1;
@@ -738,6 +750,7 @@ impl Sim {
         let added = to - from;
         self.topic.add_partitions(added);
         self.bridge.add_partitions(added);
+        self.journal.add_partitions(added);
         if let Some(eos) = &mut self.eos {
             eos.payouts.add_partitions(added);
             eos.downstream.add_partitions(added);

@@ -1,7 +1,7 @@
 //! Property tests: thousands of random input sequences, every invariant checked after every step.
 #![cfg(not(target_arch = "wasm32"))]
 
-use offsetlab_engine::GroupConfig;
+use offsetlab_engine::{Anomaly, GroupConfig};
 use offsetlab_engine::{
     Acks, CheckpointWrites, ClusterConfig, CommitMode, Config, ConsumerId, DeliverySettings, Event, Input,
     KeylessStrategy, PositionModel, ProducerConfig, ResetSpec, Sim, limits,
@@ -351,12 +351,18 @@ fn classic_if_share(protocol: offsetlab_engine::GroupProtocol) -> offsetlab_engi
 
 /// Runs the sequence, checking invariants after every input and tick.
 fn run(config: &Config, steps: &[(u8, Input)]) -> Sim {
+    run_seeing(config, steps, |_| {})
+}
+
+/// [`run`], showing `seen` every event as it comes.
+fn run_seeing(config: &Config, steps: &[(u8, Input)], mut seen: impl FnMut(&Event)) -> Sim {
     let mut sim = Sim::new(config.clone()).expect("valid");
     let mut next_offset: BTreeMap<u32, u64> = BTreeMap::new();
     let mut keyed_home: BTreeMap<u32, u32> = BTreeMap::new();
     let mut generation_owner: BTreeMap<(u32, u32), Vec<u32>> = BTreeMap::new();
     let mut drain = |sim: &mut Sim| {
         while let Some(event) = sim.poll_event() {
+            seen(&event);
             match event {
                 Event::Produced { partition, offset, subject, keyed, .. } => {
                     let expected = next_offset.entry(partition).or_insert(0);
@@ -478,6 +484,65 @@ proptest! {
         let sim = run(&config, &steps);
         let m = sim.metrics();
         prop_assert_eq!(m.effects, m.distinct_handled, "{:?}", m);
+    }
+
+    /// Every counted anomaly has an explanation: a chain from a cause to
+    /// the record (its steps in tick order, ending where the record was
+    /// handled or passed), and the explained records are those the events
+    /// (duplicates, out of key order) and the marks (never processed) count.
+    #[test]
+    fn every_counted_anomaly_is_explained(
+        config in config(),
+        steps in prop::collection::vec((0u8..5, input()), 0..40),
+    ) {
+        let mut handled: Vec<(ConsumerId, u32, u64, bool, bool)> = Vec::new();
+        let mut removed = Vec::new();
+        let sim = run_seeing(&config, &steps, |e| match e {
+            Event::Handled { consumer, partition, offset, duplicate, out_of_key_order, .. } => {
+                handled.push((*consumer, *partition, *offset, *duplicate, *out_of_key_order));
+            }
+            Event::Removed { consumer, .. } => removed.push(*consumer),
+            _ => {}
+        });
+        for g in 0..sim.group_count() {
+            // A removed consumer's group is no longer known; with one group it is that one.
+            let mut members = sim.consumers_of(g);
+            if sim.group_count() == 1 {
+                members.extend(removed.iter().copied());
+            }
+            for anomaly in Anomaly::ALL {
+                let report = offsetlab_engine::report(&sim, g, anomaly);
+                // Never processed records retention deleted since are gone with their marks.
+                let deleted: u64 = sim.view().partitions.iter().map(|p| p.log_start).sum();
+                let retention = if anomaly == Anomaly::NeverProcessed { deleted } else { 0 };
+                let explained: u64 = report.causes.iter().map(|(_, n)| n).sum();
+                prop_assert_eq!(explained + report.unexplained, report.counted, "{:?} in group {}", anomaly, g);
+                prop_assert_eq!(
+                    report.explanations.len() as u64,
+                    explained.min(offsetlab_engine::EXPLANATIONS_MAX as u64),
+                    "the first ones listed"
+                );
+                prop_assert!(report.unexplained <= retention, "{:?}: {} unexplained", anomaly, report.unexplained);
+                for e in &report.explanations {
+                    let (first, last) = (e.steps.first().expect("a step"), e.steps.last().expect("a step"));
+                    prop_assert!(first.tick <= last.tick, "{}", e.sentence());
+                    prop_assert!(e.steps.windows(2).all(|w| w[0].tick <= w[1].tick), "{}", e.sentence());
+                }
+                let mut explained: Vec<(u32, u64)> = report.explanations.iter().map(|e| (e.partition, e.offset)).collect();
+                explained.sort_unstable();
+                let mut counted: Vec<(u32, u64)> = match anomaly {
+                    Anomaly::Duplicates => handled.iter().filter(|h| h.3 && members.contains(&h.0)).map(|h| (h.1, h.2)).collect(),
+                    Anomaly::OutOfKeyOrder => handled.iter().filter(|h| h.4 && members.contains(&h.0)).map(|h| (h.1, h.2)).collect(),
+                    Anomaly::NeverProcessed => (0..sim.view().partitions.len() as u32)
+                        .flat_map(|p| sim.records_of(g, p, 0, u32::MAX).into_iter().filter(|r| r.lost).map(move |r| (p, r.offset)))
+                        .collect(),
+                };
+                counted.sort_unstable();
+                if report.explanations.len() < offsetlab_engine::EXPLANATIONS_MAX {
+                    prop_assert_eq!(explained, counted, "{:?} in group {}", anomaly, g);
+                }
+            }
+        }
     }
 
     #[test]

@@ -46,6 +46,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("app", 3),
     ("bridge", 3),
     ("observe", 3),
+    ("journal", 3),
     // 4, the views: plain data the sim composes from the parts.
     ("view", 4),
     // 5, the router.
@@ -54,6 +55,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("guide", 6),
     ("scenario", 6),
     ("history", 6),
+    ("explain", 6),
     // 7, text in and out: the scenario format, links, built-ins, `--describe`.
     ("codec", 7),
     ("describe", 7),

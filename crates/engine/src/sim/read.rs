@@ -39,6 +39,19 @@ impl Sim {
     }
 
     /// Group `g`'s config and its live settings.
+    pub(crate) fn journal(&self) -> &crate::journal::Journal {
+        &self.journal
+    }
+
+    pub(crate) fn observer(&self, g: usize) -> &crate::observe::GroupObserver {
+        &self.observers[g]
+    }
+
+    /// The group consumer `id` belongs to.
+    pub(crate) fn group_of(&self, id: crate::input::ConsumerId) -> Option<usize> {
+        self.consumers.iter().find(|c| c.id() == id).map(|c| c.group())
+    }
+
     pub(crate) fn group_setup(
         &self,
         g: usize,

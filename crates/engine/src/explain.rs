@@ -1,0 +1,789 @@
+//! Why did that happen: each anomalous record explained by the chain of
+//! events that made it, from the cause to the effect, built from the
+//! journal (`journal.rs`) and the parts' plain data when asked. Nothing is
+//! computed while the simulation runs but the journal's bookkeeping.
+//!
+//! Each anomaly also carries its name in Jepsen's Kafka checker
+//! (`jepsen.tests.kafka`) where one exists. Jepsen checks each consumer
+//! process's polls; a group's reads here are checked as one reader's, so a
+//! record another member reads again after a rebalance is the group's
+//! `nonmonotonic-poll`.
+
+use crate::app::HandledRecord;
+use crate::config::CommitMode;
+use crate::event::{Event, Tick};
+use crate::input::ConsumerId;
+use crate::journal::{CommitFact, Handling};
+use crate::sim::Sim;
+use serde::Serialize;
+
+/// A member that left on its poll timeout before it committed.
+const POLL_TIMEOUT: &str = "it left on its poll timeout before committing";
+
+/// A frozen member that woke and handled the batch it held.
+const ZOMBIE: &str = "a zombie handled its old batch";
+
+/// Explanations one query returns at most; a counter's report counts the rest by cause.
+pub const EXPLANATIONS_MAX: usize = 200;
+
+/// An anomaly offsetlab counts, by the counter that counts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Anomaly {
+    /// `duplicates`: a record handled again by its group.
+    Duplicates,
+    /// `never_processed`: a record the group moved past unhandled.
+    NeverProcessed,
+    /// `out_of_key_order`: a record handled after a later record of its key.
+    OutOfKeyOrder,
+}
+
+/// A standard name for an anomaly and its one-line definition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct StandardName {
+    pub name: &'static str,
+    pub definition: &'static str,
+}
+
+impl Anomaly {
+    pub const ALL: [Anomaly; 3] = [Anomaly::Duplicates, Anomaly::NeverProcessed, Anomaly::OutOfKeyOrder];
+
+    /// The counter's name, as `run --json` and the page have it.
+    #[must_use]
+    pub fn counter(self) -> &'static str {
+        match self {
+            Anomaly::Duplicates => "duplicates",
+            Anomaly::NeverProcessed => "never_processed",
+            Anomaly::OutOfKeyOrder => "out_of_key_order",
+        }
+    }
+
+    /// The anomaly a counter counts (`skipped_by_reset` is part of never processed).
+    #[must_use]
+    pub fn from_counter(name: &str) -> Option<Anomaly> {
+        match name {
+            "skipped_by_reset" => Some(Anomaly::NeverProcessed),
+            _ => Anomaly::ALL.into_iter().find(|a| a.counter() == name),
+        }
+    }
+
+    /// What happened to the record, in words.
+    #[must_use]
+    pub fn words(self) -> &'static str {
+        match self {
+            Anomaly::Duplicates => "delivered twice",
+            Anomaly::NeverProcessed => "never processed",
+            Anomaly::OutOfKeyOrder => "out of key order",
+        }
+    }
+
+    /// Its name in Jepsen's Kafka checker, where it has one.
+    #[must_use]
+    pub fn standard_name(self) -> Option<StandardName> {
+        match self {
+            Anomaly::Duplicates => Some(StandardName {
+                name: "nonmonotonic-poll",
+                definition: "a read of a partition went back to an offset that had been read before",
+            }),
+            Anomaly::NeverProcessed => Some(StandardName {
+                name: "poll-skip",
+                definition: "reads of a partition jumped over offsets that hold records",
+            }),
+            // Jepsen orders each partition's offsets; key order across
+            // partitions is the application's, and has no name there.
+            Anomaly::OutOfKeyOrder => None,
+        }
+    }
+}
+
+/// What a step concerns, so the page can highlight it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "part", rename_all = "kebab-case")]
+pub enum Part {
+    Consumer { consumer: ConsumerId },
+    Group { group: u32 },
+    Record { partition: u32, offset: u64 },
+    /// A partition's committed offset.
+    Commit { partition: u32, offset: u64 },
+    Producer,
+    Topic,
+}
+
+/// One link of a chain: when, what it concerns, and what happened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Step {
+    pub tick: Tick,
+    pub part: Part,
+    pub text: String,
+}
+
+/// Why one record is an anomaly.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Explanation {
+    pub anomaly: Anomaly,
+    pub group: u32,
+    pub partition: u32,
+    pub offset: u64,
+    pub record_id: u64,
+    /// The kind of cause, short, for grouping a counter's records.
+    pub cause: &'static str,
+    /// From the cause to the effect, in tick order.
+    pub steps: Vec<Step>,
+}
+
+impl Explanation {
+    /// `P1@17 delivered twice — t13 c1 handled it …; t21 …`: the chain in one line.
+    #[must_use]
+    pub fn sentence(&self) -> String {
+        let steps: Vec<String> = self.steps.iter().map(|s| format!("t{} {}", s.tick, s.text)).collect();
+        format!("P{}@{} {} — {}", self.partition, self.offset, self.anomaly.words(), steps.join("; "))
+    }
+}
+
+/// A counter's records explained: the first [`EXPLANATIONS_MAX`], and every
+/// record the journal still knows, counted by cause.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report {
+    pub anomaly: Anomaly,
+    pub standard_name: Option<StandardName>,
+    /// What the counter says.
+    pub counted: u64,
+    pub explanations: Vec<Explanation>,
+    /// Records per cause (explained ones and those past the first few alike).
+    pub causes: Vec<(&'static str, u64)>,
+    /// Counted records the journal no longer holds (older than its bounds).
+    pub unexplained: u64,
+    /// Events the journal forgot, the oldest (a chain that needs them is shorter).
+    pub events_forgotten: u64,
+}
+
+/// Every record of group `g` that `anomaly` counts, explained.
+#[must_use]
+pub fn report(sim: &Sim, g: usize, anomaly: Anomaly) -> Report {
+    let metrics = sim.metrics_of(g);
+    let counted = match anomaly {
+        Anomaly::Duplicates => metrics.duplicates,
+        Anomaly::NeverProcessed => metrics.never_processed,
+        Anomaly::OutOfKeyOrder => metrics.out_of_key_order,
+    };
+    let all = explain_all(sim, g, anomaly);
+    let mut causes: Vec<(&'static str, u64)> = Vec::new();
+    for e in &all {
+        match causes.iter_mut().find(|(c, _)| *c == e.cause) {
+            Some((_, n)) => *n += 1,
+            None => causes.push((e.cause, 1)),
+        }
+    }
+    let unexplained = counted.saturating_sub(all.len() as u64);
+    let explanations = all.into_iter().take(EXPLANATIONS_MAX).collect();
+    Report {
+        anomaly,
+        standard_name: anomaly.standard_name(),
+        counted,
+        explanations,
+        causes,
+        unexplained,
+        events_forgotten: sim.journal().facts_dropped(),
+    }
+}
+
+/// Why the record at `partition`@`offset` is an anomaly for group `g`:
+/// one explanation per time it was counted (none for a record that is not).
+#[must_use]
+pub fn explain_record(sim: &Sim, g: usize, partition: u32, offset: u64) -> Vec<Explanation> {
+    Anomaly::ALL
+        .into_iter()
+        .flat_map(|a| explain_all(sim, g, a))
+        .filter(|e| e.partition == partition && e.offset == offset)
+        .collect()
+}
+
+fn explain_all(sim: &Sim, g: usize, anomaly: Anomaly) -> Vec<Explanation> {
+    let journal = sim.journal();
+    match anomaly {
+        Anomaly::Duplicates => {
+            let (handled, _) = journal.anomalies(g);
+            handled.filter(|h| h.duplicate).map(|h| duplicate(sim, g, h)).collect()
+        }
+        Anomaly::OutOfKeyOrder => {
+            let (handled, _) = journal.anomalies(g);
+            handled.filter(|h| h.out_of_key_order).map(|h| out_of_order(sim, g, h)).collect()
+        }
+        Anomaly::NeverProcessed => (0..sim.partition_count())
+            .flat_map(|p| {
+                let observer = sim.observer(g);
+                let lost: Vec<u64> = observer.lost_offsets(p).iter().copied().collect();
+                lost.into_iter().map(move |o| never_processed(sim, g, p, o))
+            })
+            .collect(),
+    }
+}
+
+/// The facts of the journal within `from..=to`, oldest first.
+fn facts_between(sim: &Sim, from: Tick, to: Tick) -> impl DoubleEndedIterator<Item = &Event> + '_ {
+    sim.journal().facts().filter(move |e| (from..=to).contains(&e.tick()))
+}
+
+fn concerns(event: &Event, consumer: ConsumerId) -> bool {
+    event.consumer() == Some(consumer)
+}
+
+/// The generation (or group epoch) group `g` was at, at `tick`.
+fn generation_at(sim: &Sim, g: usize, tick: Tick) -> Option<u32> {
+    sim.journal().facts().rev().find_map(|e| match e {
+        Event::RebalanceCompleted { tick: t, group, generation, .. } if *t <= tick && *group as usize == g => {
+            Some(*generation)
+        }
+        Event::GroupEpochBumped { tick: t, group, group_epoch, .. } if *t <= tick && *group as usize == g => {
+            Some(*group_epoch)
+        }
+        _ => None,
+    })
+}
+
+fn commit_words(sim: &Sim, g: usize) -> &'static str {
+    match sim.group_setup(g).1.commit {
+        CommitMode::After => "commit after",
+        CommitMode::Before => "commit before",
+        CommitMode::EachRecord => "commit each record",
+        CommitMode::Auto { .. } => "auto-commit",
+    }
+}
+
+fn handled_step(sim: &Sim, g: usize, run: &Handling, partition: u32, offset: u64, what: &str) -> Step {
+    let word = match sim.group_setup(g).0.protocol {
+        crate::config::GroupProtocol::Classic => "generation",
+        _ => "group epoch",
+    };
+    let generation = generation_at(sim, g, run.tick).map(|n| format!("{word} {n}, ")).unwrap_or_default();
+    Step {
+        tick: run.tick,
+        part: Part::Record { partition, offset },
+        text: format!("{} {what} ({generation}{})", run.consumer, commit_words(sim, g)),
+    }
+}
+
+fn fact_step(event: &Event) -> Step {
+    let part = match (event.consumer(), event) {
+        (Some(consumer), _) => Part::Consumer { consumer },
+        (
+            None,
+            Event::RebalanceStarted { group, .. }
+            | Event::RebalanceCompleted { group, .. }
+            | Event::OffsetsExpired { group, .. }
+            | Event::GroupDeleted { group, .. },
+        ) => Part::Group { group: *group },
+        _ => Part::Topic,
+    };
+    Step { tick: event.tick(), part, text: clause(event) }
+}
+
+/// An event as one clause of a chain: shorter than its announcement, which
+/// also says what follows (the chain's next steps say that).
+fn clause(event: &Event) -> String {
+    let partitions = |offsets: &[(u32, u64)]| -> String {
+        let list: Vec<String> = offsets.iter().map(|(p, o)| format!("P{p} up to {o}")).collect();
+        list.join(", ")
+    };
+    match event {
+        Event::RebalanceCompleted { generation, moved, .. } => {
+            let moves: Vec<String> = moved
+                .iter()
+                .filter_map(|m| m.to.map(|to| format!("P{} to {to}", m.partition)))
+                .collect();
+            if moves.is_empty() {
+                format!("generation {generation} began")
+            } else {
+                format!("generation {generation} gave {}", moves.join(", "))
+            }
+        }
+        Event::RebalanceStarted { .. } => trim_sentence(event.announcement().unwrap_or_default()),
+        Event::Crashed { consumer, .. } => format!("{consumer} crashed before committing"),
+        Event::KilledBeforeCommit { consumer, .. } => format!("{consumer} died between its effects and its commit"),
+        Event::SessionExpired { consumer, .. } => format!("{consumer}'s session expired"),
+        Event::MemberLeft { consumer, since_poll_ticks, .. } => format!(
+            "{consumer} left the group: {since_poll_ticks} ticks since its last poll, more than max.poll.interval"
+        ),
+        Event::CommitFailed { consumer, offsets, .. } => {
+            format!("{consumer}'s commit of {} failed: CommitFailedException", partitions(offsets))
+        }
+        Event::CommitRefused { consumer, offsets, .. } => {
+            format!("{consumer}'s commit of {} was refused: RebalanceInProgressException", partitions(offsets))
+        }
+        Event::Rejoined { consumer, lost, .. } => {
+            let lost: Vec<String> = lost.iter().map(|p| format!("P{p}")).collect();
+            format!("{consumer} joined again as a new member; its partitions ({}) were lost", lost.join(" "))
+        }
+        Event::Stalled { consumer, until, .. } => format!("{consumer}'s process froze until t{until}"),
+        Event::Woke { consumer, replaced: true, .. } => {
+            format!("{consumer} woke: its group no longer knew it, but it still held its batch")
+        }
+        Event::Woke { consumer, .. } => format!("{consumer} woke"),
+        Event::Fenced { consumer, error, .. } => format!("{consumer} was fenced ({error})"),
+        Event::OffsetsExpired { .. } => "the group's committed offsets expired (offsets.retention)".to_string(),
+        Event::GroupDeleted { .. } => "the coordinator deleted the empty group".to_string(),
+        Event::PartitionsAdded { from, to, .. } => format!("the topic grew from {from} to {to} partitions"),
+        Event::PositionReset { consumer, partition, from, to, .. } => {
+            format!("{consumer}'s position on P{partition} was reset from {from} to {to}")
+        }
+        Event::RetentionDeleted { partition, new_log_start, .. } => {
+            format!("retention deleted P{partition} up to {new_log_start}")
+        }
+        _ => trim_sentence(event.announcement().unwrap_or_else(|| format!("{event:?}"))),
+    }
+}
+
+/// An announcement ends with a full stop; a step is one clause of a chain.
+fn trim_sentence(text: String) -> String {
+    text.strip_suffix('.').map(str::to_string).unwrap_or(text)
+}
+
+/// Where the owner after a handover resumed: the committed offset and
+/// who wrote it, or the reset that placed it.
+fn resume_step(sim: &Sim, g: usize, partition: u32, consumer: ConsumerId, at: Tick) -> Option<Step> {
+    let reset = facts_between(sim, 0, at).filter(|e| concerns(e, consumer)).rev().find_map(|e| match e {
+        &Event::ResetPosition { partition: p, policy, to, .. } if p == partition => Some((e.tick(), policy, to)),
+        _ => None,
+    });
+    let commit: Option<&CommitFact> = sim.journal().commits(g, partition).rev().find(|c| c.tick <= at);
+    match (commit, reset) {
+        (Some(c), Some((t, _, _))) if c.tick > t => Some(committed_resume(partition, consumer, at, c)),
+        (_, Some((t, policy, to))) => Some(Step {
+            tick: t,
+            part: Part::Consumer { consumer },
+            text: format!("{consumer} found no committed offset for P{partition}: auto.offset.reset={policy} put it at {to}"),
+        }),
+        (Some(c), None) => Some(committed_resume(partition, consumer, at, c)),
+        (None, None) => None,
+    }
+}
+
+fn committed_resume(partition: u32, consumer: ConsumerId, at: Tick, c: &CommitFact) -> Step {
+    let by = match c.consumer {
+        Some(by) => format!("written by {by} at t{}", c.tick),
+        None => format!("set by a reset of the offsets at t{}", c.tick),
+    };
+    Step {
+        tick: at,
+        part: Part::Commit { partition, offset: c.offset },
+        text: format!("{consumer} resumed P{partition} at the committed offset {}, {by}", c.offset),
+    }
+}
+
+/// Delivered twice: who handled it before, the commit that did not happen
+/// (or the move back), the handover, and where the next reader resumed.
+fn duplicate(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
+    let (p, o) = (h.partition, h.offset);
+    let mut steps = Vec::new();
+    let mut cause = "read again";
+    let runs: Vec<&Handling> = sim.journal().handlings(g, p).filter(|r| r.from <= o && o < r.to).collect();
+    // This handling's run, and the one before it that handled the record.
+    let this = runs.iter().rposition(|r| r.consumer == h.consumer && r.tick == h.tick);
+    let before = this.and_then(|i| i.checked_sub(1)).map(|i| runs[i]);
+    let share = sim.group_setup(g).0.protocol == crate::config::GroupProtocol::Share;
+    if h.from_producer {
+        cause = "the producer wrote it twice";
+        steps.push(Step {
+            tick: h.produced_tick,
+            part: Part::Producer,
+            text: format!(
+                "the producer wrote record #{} a second time, at P{p}@{o}: a retry after a lost acknowledgement, \
+                 without idempotence",
+                h.record_id
+            ),
+        });
+    } else if let (Some(first), true) = (before, share) {
+        steps.push(handled_step(sim, g, first, p, o, "handled it"));
+        // A share group has no commit: the broker delivers a record again
+        // when its acquisition lock runs out or its holder leaves.
+        let given_back = facts_between(sim, 0, h.tick).rev().find(|e| match e {
+            Event::LockExpired { partition, offset, .. } => *partition == p && *offset == o,
+            Event::Released { partition, offsets, .. } => *partition == p && offsets.contains(&o),
+            _ => false,
+        });
+        cause = match given_back {
+            Some(Event::LockExpired { .. }) => "the acquisition lock expired",
+            Some(_) => "released when its holder left",
+            None => "delivered again",
+        };
+        steps.extend(given_back.map(fact_step));
+    } else if let Some(first) = before {
+        steps.push(handled_step(sim, g, first, p, o, "handled it"));
+        // The commit that did not happen, and the handover.
+        let mut handed_over: Option<Tick> = None;
+        let mut resumed = false;
+        for event in facts_between(sim, first.tick, h.tick) {
+            let relevant = match event {
+                Event::Crashed { consumer, .. } | Event::KilledBeforeCommit { consumer, .. } => {
+                    if *consumer == first.consumer && cause == "read again" {
+                        cause = "a crash before the commit";
+                    }
+                    *consumer == first.consumer
+                }
+                Event::CommitFailed { consumer, offsets, .. } | Event::CommitRefused { consumer, offsets, .. } => {
+                    let ours = *consumer == first.consumer && offsets.iter().any(|&(q, _)| q == p);
+                    if ours && matches!(cause, "read again" | POLL_TIMEOUT) {
+                        cause = match (event, cause) {
+                            (Event::CommitFailed { .. }, POLL_TIMEOUT) => "CommitFailedException after the poll timeout",
+                            (Event::CommitFailed { .. }, _) => "the commit failed (CommitFailedException)",
+                            _ => "the commit was refused (rebalance in progress)",
+                        };
+                    }
+                    ours
+                }
+                Event::MemberLeft { consumer, .. } | Event::SessionExpired { consumer, .. } => {
+                    let ours = *consumer == first.consumer;
+                    if ours && cause == "read again" {
+                        cause = if matches!(event, Event::MemberLeft { .. }) {
+                            POLL_TIMEOUT
+                        } else {
+                            "its session expired before it committed"
+                        };
+                    }
+                    ours
+                }
+                Event::ShutdownDeadlinePassed { consumer, .. } => {
+                    let ours = *consumer == first.consumer;
+                    if ours && cause == "read again" {
+                        cause = "it ran out of shutdown time before committing";
+                    }
+                    ours
+                }
+                Event::CheckpointTorn { consumer, partition, .. } => {
+                    let ours = *consumer == first.consumer && *partition == p;
+                    if ours {
+                        cause = "a torn checkpoint";
+                    }
+                    ours
+                }
+                Event::Fenced { consumer, .. } => *consumer == first.consumer,
+                Event::Stalled { consumer, .. } => {
+                    let ours = *consumer == first.consumer;
+                    if ours && cause == "read again" {
+                        cause = "its process froze before it committed";
+                    }
+                    ours
+                }
+                // A consumer-side store: where the restarted consumer resumed.
+                Event::ResumedFrom { consumer, partition, .. } => {
+                    let ours = *consumer == h.consumer && *partition == p;
+                    if ours {
+                        resumed = true;
+                        handed_over = Some(event.tick());
+                    }
+                    ours
+                }
+                // A restart of the same consumer, or a static member's return.
+                Event::Started { consumer, .. } | Event::StaticMemberReplaced { consumer, .. } => {
+                    let ours = *consumer == h.consumer;
+                    if ours && handed_over.is_none() {
+                        handed_over = Some(event.tick());
+                    }
+                    ours
+                }
+                Event::Woke { consumer, .. } => {
+                    // The second reader was frozen with the record in its batch.
+                    if *consumer == h.consumer && h.consumer != first.consumer {
+                        cause = ZOMBIE;
+                    }
+                    *consumer == first.consumer || *consumer == h.consumer
+                }
+                Event::Rejoined { consumer, lost, .. } => {
+                    let ours = *consumer == first.consumer && lost.contains(&p);
+                    if ours && *consumer == h.consumer {
+                        handed_over = Some(event.tick());
+                    }
+                    ours
+                }
+                Event::PositionReset { consumer, partition, to, .. } => {
+                    let back = *consumer == h.consumer && *partition == p && *to <= o;
+                    if back {
+                        cause = "the position was reset back";
+                    }
+                    back
+                }
+                Event::RebalanceCompleted { group, moved, generation, .. } => {
+                    if *group as usize == g && moved.iter().any(|m| m.partition == p && m.to == Some(h.consumer)) {
+                        handed_over = Some(event.tick());
+                        steps.push(Step {
+                            tick: event.tick(),
+                            part: Part::Group { group: *group },
+                            text: format!("generation {generation} gave P{p} to {}", h.consumer),
+                        });
+                    }
+                    false
+                }
+                // The consumer protocol: the member's assignment, reconciled.
+                Event::Reconciled { consumer, assignment, member_epoch, .. } => {
+                    if *consumer == h.consumer && assignment.contains(&p) {
+                        handed_over = Some(event.tick());
+                        steps.push(Step {
+                            tick: event.tick(),
+                            part: Part::Consumer { consumer: *consumer },
+                            text: format!("{consumer} was given P{p} at member epoch {member_epoch}"),
+                        });
+                    }
+                    false
+                }
+                _ => false,
+            };
+            if relevant {
+                steps.push(fact_step(event));
+            }
+        }
+        if cause == ZOMBIE {
+            // Its freeze came before the first handling: say when.
+            let stalled = facts_between(sim, 0, first.tick)
+                .rev()
+                .find(|e| concerns(e, h.consumer) && matches!(e, Event::Stalled { .. }));
+            if let Some(stalled) = stalled {
+                steps.push(fact_step(stalled));
+                // Its session ran out meanwhile and the partition went on.
+                for e in facts_between(sim, stalled.tick(), first.tick) {
+                    match e {
+                        Event::SessionExpired { consumer, .. } if *consumer == h.consumer => steps.push(fact_step(e)),
+                        Event::RebalanceCompleted { group, moved, generation, .. }
+                            if *group as usize == g
+                                && moved.iter().any(|m| m.partition == p && m.to == Some(first.consumer)) =>
+                        {
+                            steps.push(Step {
+                                tick: e.tick(),
+                                part: Part::Group { group: *group },
+                                text: format!("generation {generation} gave P{p} to {}", first.consumer),
+                            });
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        } else if cause == "read again" && handed_over.is_some() {
+            cause = "handed on before the commit";
+        }
+        if let (Some(at), false, false) = (handed_over, resumed, cause == ZOMBIE) {
+            let resume = resume_step(sim, g, p, h.consumer, at).unwrap_or_else(|| Step {
+                tick: at,
+                part: Part::Consumer { consumer: h.consumer },
+                text: format!(
+                    "{} found no committed offset for P{p} and started at the log start (auto.offset.reset=earliest)",
+                    h.consumer
+                ),
+            });
+            steps.push(resume);
+        }
+        // Nothing above made the group lose its place: did it move past the
+        // record, and then back (a zombie's commit, a reset of the offsets)?
+        if cause == "read again" {
+            let commits: Vec<&CommitFact> =
+                sim.journal().commits(g, p).filter(|c| c.tick >= first.tick && c.tick < h.tick).collect();
+            let past = commits.iter().rposition(|c| c.offset > o);
+            if let Some(back) = past.and_then(|i| commits[i + 1..].iter().find(|c| c.offset <= o)) {
+                cause = "the committed offset moved back";
+                let who = match back.consumer {
+                    Some(c) => format!("{c}'s commit"),
+                    None => "a reset of the offsets".to_string(),
+                };
+                steps.push(Step {
+                    tick: back.tick,
+                    part: Part::Commit { partition: p, offset: back.offset },
+                    text: format!("{who} moved P{p}'s committed offset back to {}", back.offset),
+                });
+            }
+        }
+    }
+    steps.push(Step {
+        tick: h.tick,
+        part: Part::Record { partition: p, offset: o },
+        text: format!("{} handled it again", h.consumer),
+    });
+    sort_steps(&mut steps);
+    Explanation {
+        anomaly: Anomaly::Duplicates,
+        group: g as u32,
+        partition: p,
+        offset: o,
+        record_id: h.record_id,
+        cause,
+        steps,
+    }
+}
+
+/// Never processed: the move past it (a commit ahead of the handling, a
+/// reset forwards, retention) and what made it final.
+fn never_processed(sim: &Sim, g: usize, p: u32, o: u64) -> Explanation {
+    let record = sim.records_of(g, p, o, 1).into_iter().next();
+    let record_id = record.as_ref().map_or(0, |r| r.record_id);
+    let mut steps = Vec::new();
+    if let Some(r) = &record {
+        steps.push(Step {
+            tick: r.produced_tick,
+            part: Part::Record { partition: p, offset: o },
+            text: format!("the producer wrote record #{} to P{p}@{o}", r.record_id),
+        });
+    }
+    let mut cause = "moved past unhandled";
+    let skipped = sim.observer(g).mark(p, o).is_some_and(|m| m.skipped);
+    let reset = sim.journal().facts().find(|e| match e {
+        Event::ResetPosition { partition, to, skipped, consumer, .. } => {
+            *partition == p && *to > o && *skipped > 0 && sim.group_of(*consumer) == Some(g)
+        }
+        _ => false,
+    });
+    if let (true, Some(reset)) = (skipped, reset) {
+        cause = "auto.offset.reset skipped it";
+        // Why the group had no committed offset to start from.
+        let before = facts_between(sim, 0, reset.tick()).filter(|e| match e {
+            Event::OffsetsExpired { group, .. } | Event::GroupDeleted { group, .. } => *group as usize == g,
+            Event::PartitionsAdded { from, .. } => p >= *from,
+            _ => false,
+        });
+        steps.extend(before.map(fact_step));
+        if let Event::ResetPosition { consumer, policy, to, .. } = reset {
+            steps.push(Step {
+                tick: reset.tick(),
+                part: Part::Consumer { consumer: *consumer },
+                text: format!(
+                    "{consumer} started P{p} with no committed offset: auto.offset.reset={policy} put it at {to}, past it"
+                ),
+            });
+        }
+    } else if let Some(archived) = sim.journal().facts().find(|e| match e {
+        Event::LockExpired { partition, offset, archived, .. } => *partition == p && *offset == o && *archived,
+        Event::Released { partition, archived, .. } | Event::Acknowledged { partition, archived, .. } => {
+            *partition == p && archived.contains(&o)
+        }
+        _ => false,
+    }) {
+        cause = "archived after its last delivery";
+        let failures = sim.journal().facts().filter(|e| {
+            matches!(e, Event::HandlerFailed { partition, offset, .. } if *partition == p && *offset == o)
+        });
+        steps.extend(failures.map(fact_step));
+        steps.push(fact_step(archived));
+    } else if let Some(ahead) = sim.journal().commits(g, p).find(|c| c.offset > o) {
+        let who = ahead.consumer;
+        cause = match sim.group_setup(g).1.commit {
+            CommitMode::Before => "committed before handling",
+            CommitMode::Auto { .. } => "auto-committed before handling",
+            _ => "committed past it unhandled",
+        };
+        let by = match who {
+            Some(c) => format!("{c} committed P{p} up to {} before handling it ({})", ahead.offset, commit_words(sim, g)),
+            None => format!("a reset of the offsets moved P{p} to {}, past it", ahead.offset),
+        };
+        steps.push(Step { tick: ahead.tick, part: Part::Commit { partition: p, offset: ahead.offset }, text: by });
+        if let Some(who) = who {
+            let end = facts_between(sim, ahead.tick, Tick::MAX).find(|e| {
+                concerns(e, who)
+                    && matches!(
+                        e,
+                        Event::Crashed { .. } | Event::KilledBeforeCommit { .. } | Event::ShutdownDeadlinePassed { .. }
+                    )
+            });
+            if let Some(end) = end {
+                cause = if cause == "auto-committed before handling" {
+                    "auto-commit ran ahead, then a crash"
+                } else {
+                    "a crash after a commit ahead of the handling"
+                };
+                steps.push(fact_step(end));
+            }
+        }
+    } else if let Some(deleted) = sim.journal().facts().find(|e| match e {
+        Event::RetentionDeleted { group, partition, new_log_start, .. } => {
+            *group as usize == g && *partition == p && *new_log_start > o
+        }
+        _ => false,
+    }) {
+        cause = "retention deleted it unread";
+        steps.push(fact_step(deleted));
+    }
+    sort_steps(&mut steps);
+    Explanation { anomaly: Anomaly::NeverProcessed, group: g as u32, partition: p, offset: o, record_id, cause, steps }
+}
+
+/// Out of key order: the later record of its key it came after, and why the
+/// two were not read in their order.
+fn out_of_order(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
+    let (p, o) = (h.partition, h.offset);
+    let mut steps = vec![Step {
+        tick: h.produced_tick,
+        part: Part::Record { partition: p, offset: o },
+        text: format!("the producer wrote user-{}'s record #{} to P{p}@{o}", h.subject, h.record_id),
+    }];
+    let mut cause = "read in another order";
+    let this = sim.records_of(g, p, o, 1).into_iter().next();
+    if let Some(at) = h.overtaken_by {
+        let later = sim.records_of(g, at.partition, at.offset, 1).into_iter().next();
+        if let Some(later) = &later {
+            steps.push(Step {
+                tick: later.produced_tick,
+                part: Part::Record { partition: at.partition, offset: at.offset },
+                text: format!(
+                    "the producer wrote user-{}'s later record #{} to P{}@{}",
+                    later.subject, later.record_id, at.partition, at.offset
+                ),
+            });
+        }
+        if let Some(run) =
+            sim.journal().handlings(g, at.partition).find(|r| r.from <= at.offset && at.offset < r.to)
+        {
+            steps.push(handled_step(sim, g, run, at.partition, at.offset, &format!("handled P{}@{} first", at.partition, at.offset)));
+        }
+        let keyless = this.as_ref().is_some_and(|r| !r.keyed) || later.as_ref().is_some_and(|r| !r.keyed);
+        if sim.group_setup(g).0.protocol == crate::config::GroupProtocol::Share {
+            cause = "a share group hands a partition to several consumers";
+            steps.push(Step {
+                tick: h.tick,
+                part: Part::Group { group: g as u32 },
+                text: format!(
+                    "a share group gives P{p}'s records to whichever member asks, several at once: no order by key"
+                ),
+            });
+        } else if h.from_producer {
+            cause = "a producer retry reordered the partition";
+            steps.push(Step {
+                tick: h.produced_tick,
+                part: Part::Producer,
+                text: format!(
+                    "the producer's retry wrote #{} after a batch sent later (more than one request in flight, \
+                     without idempotence)",
+                    h.record_id
+                ),
+            });
+        } else if at.partition != p && keyless {
+            cause = "no key: the records went to different partitions";
+            steps.push(Step {
+                tick: h.produced_tick,
+                part: Part::Producer,
+                text: format!(
+                    "without a key the producer put user-{}'s records on P{p} and P{}, which are read apart",
+                    h.subject, at.partition
+                ),
+            });
+        } else if at.partition != p {
+            let grown = later.as_ref().and_then(|later| {
+                facts_between(sim, h.produced_tick, later.produced_tick)
+                    .find(|e| matches!(e, Event::PartitionsAdded { .. }))
+            });
+            if let Some(grown) = grown {
+                cause = "partitions added: the key moved";
+                steps.push(fact_step(grown));
+            } else {
+                cause = "on different partitions";
+            }
+        }
+    }
+    steps.push(Step {
+        tick: h.tick,
+        part: Part::Record { partition: p, offset: o },
+        text: format!("{} handled P{p}@{o} after it", h.consumer),
+    });
+    sort_steps(&mut steps);
+    Explanation { anomaly: Anomaly::OutOfKeyOrder, group: g as u32, partition: p, offset: o, record_id: h.record_id, cause, steps }
+}
+
+/// Tick order; steps of one tick keep the order they were found in, which
+/// follows the cause.
+fn sort_steps(steps: &mut [Step]) {
+    crate::order::sort_stable_by(steps, |a, b| a.tick.cmp(&b.tick));
+}

@@ -1,0 +1,263 @@
+//! The journal: what the explanations of anomalies are built from
+//! (`explain.rs`). It keeps, bounded, the events that change who owns,
+//! commits or loses what (rebalances, crashes, failed commits, resets,
+//! elections, transactions), each group's accepted commits per partition,
+//! who handled which offsets (as runs, not record by record), and the
+//! handlings that were anomalies (a duplicate, a record out of key order).
+//!
+//! It watches: nothing in the model reads it to decide anything. Its chunks
+//! are shared copy-on-write with the snapshots of time travel, as the logs'
+//! are, so a snapshot costs the journal a chunk per list at most.
+
+use crate::app::HandledRecord;
+use crate::event::{Event, Tick};
+use crate::input::ConsumerId;
+use crate::limits;
+use crate::log::Chunks;
+
+/// One accepted commit of one partition: `offset` is the next to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommitFact {
+    pub tick: Tick,
+    /// Who committed (`None`: an administrator's reset of the offsets).
+    pub consumer: Option<ConsumerId>,
+    pub offset: u64,
+}
+
+/// A run of offsets `from..to` of one partition one consumer handled, one
+/// after the other, at `tick` (a run never spans ticks, so an explanation
+/// can say when each record was handled).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Handling {
+    pub consumer: ConsumerId,
+    pub from: u64,
+    pub to: u64,
+    pub tick: Tick,
+}
+
+/// One group's part of the journal.
+#[derive(Debug, Clone, Default)]
+struct GroupJournal {
+    /// Per partition, accepted commits, oldest first (bounded).
+    commits: Vec<Chunks<CommitFact>>,
+    /// Per partition, runs of handled offsets, oldest first (bounded).
+    handlings: Vec<Chunks<Handling>>,
+    /// Handlings that were a duplicate or out of key order, oldest first (bounded).
+    anomalies: Chunks<HandledRecord>,
+    anomalies_dropped: u64,
+}
+
+/// The journal of one simulation.
+///
+/// # Calling contract
+/// The `Sim` hands it every event it emits, with the group of the consumer
+/// the event concerns when there is one ([`Journal::handle_event`]), and every
+/// record an application handled ([`Journal::handle_handled`]); it adds
+/// partitions when the topic grows. Everything it keeps is bounded by
+/// `limits::JOURNAL_*`: past a bound the oldest entries go, and are counted.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Journal {
+    /// The events that are not about one record, oldest first (bounded).
+    facts: Chunks<Event>,
+    facts_dropped: u64,
+    groups: Vec<GroupJournal>,
+}
+
+impl Journal {
+    pub fn new(groups: usize, partitions: u32) -> Journal {
+        let mut journal = Journal { groups: vec![GroupJournal::default(); groups], ..Journal::default() };
+        journal.add_partitions(partitions);
+        journal
+    }
+
+    pub fn add_partitions(&mut self, added: u32) {
+        for group in &mut self.groups {
+            group.commits.extend((0..added).map(|_| Chunks::default()));
+            group.handlings.extend((0..added).map(|_| Chunks::default()));
+        }
+    }
+
+    /// Whether the journal keeps `event` as a fact: every event but those
+    /// about one record or one request, which come by the thousand and whose
+    /// story the handling runs and the commits tell.
+    fn keeps(event: &Event) -> bool {
+        !matches!(
+            event,
+            Event::Produced { .. }
+                | Event::Fetched { .. }
+                | Event::Handled { .. }
+                | Event::Committed { .. }
+                | Event::Checkpointed { .. }
+                | Event::Peeked { .. }
+                | Event::Bridged { .. }
+                | Event::Acquired { .. }
+                | Event::PayoutWritten { .. }
+                | Event::ProduceSent { .. }
+                | Event::ProduceAnswered { .. }
+                | Event::BatchAcknowledged { .. }
+                | Event::MarkerWritten { .. }
+        )
+    }
+
+    /// An event the `Sim` emitted; `group` is the group of the consumer it
+    /// concerns, if any.
+    pub fn handle_event(&mut self, event: &Event, group: Option<usize>) {
+        match event {
+            // A consumer-side store's checkpoint is the group's commit there.
+            Event::Committed { tick, consumer, offsets } | Event::Checkpointed { tick, consumer, positions: offsets } => {
+                let Some(g) = group else { return };
+                for &(partition, offset) in offsets {
+                    self.commit(g, partition, CommitFact { tick: *tick, consumer: Some(*consumer), offset });
+                }
+            }
+            Event::OffsetsReset { tick, group: g, offsets, .. } => {
+                for &(partition, offset) in offsets {
+                    self.commit(*g as usize, partition, CommitFact { tick: *tick, consumer: None, offset });
+                }
+                self.fact(event);
+            }
+            // A share group's acknowledgements come by the record; the
+            // archiving ones say why a record was never processed.
+            Event::Acknowledged { archived, .. } if archived.is_empty() => {}
+            _ if Self::keeps(event) => self.fact(event),
+            _ => {}
+        }
+    }
+
+    fn fact(&mut self, event: &Event) {
+        if self.facts.len() == limits::JOURNAL_FACTS_MAX {
+            self.facts.pop_front();
+            self.facts_dropped += 1;
+        }
+        self.facts.push_back(event.clone());
+    }
+
+    fn commit(&mut self, g: usize, partition: u32, fact: CommitFact) {
+        let Some(commits) = self.groups.get_mut(g).and_then(|j| j.commits.get_mut(partition as usize)) else {
+            return;
+        };
+        if commits.len() == limits::JOURNAL_COMMITS_MAX {
+            commits.pop_front();
+        }
+        commits.push_back(fact);
+    }
+
+    /// A record group `g`'s application handled.
+    pub fn handle_handled(&mut self, g: usize, handled: &HandledRecord) {
+        let journal = &mut self.groups[g];
+        let runs = &mut journal.handlings[handled.partition as usize];
+        let extends = runs.back().is_some_and(|run| {
+            run.consumer == handled.consumer && run.to == handled.offset && run.tick == handled.tick
+        });
+        if extends {
+            let last = runs.len() - 1;
+            runs.get_mut(last).expect("a last run").to += 1;
+        } else {
+            if runs.len() == limits::JOURNAL_HANDLINGS_MAX {
+                runs.pop_front();
+            }
+            runs.push_back(Handling {
+                consumer: handled.consumer,
+                from: handled.offset,
+                to: handled.offset + 1,
+                tick: handled.tick,
+            });
+        }
+        if handled.duplicate || handled.out_of_key_order {
+            if journal.anomalies.len() == limits::JOURNAL_ANOMALIES_MAX {
+                journal.anomalies.pop_front();
+                journal.anomalies_dropped += 1;
+            }
+            journal.anomalies.push_back(*handled);
+        }
+    }
+
+    /// The facts kept, oldest first.
+    pub fn facts(&self) -> impl DoubleEndedIterator<Item = &Event> + '_ {
+        both_ways(&self.facts)
+    }
+
+    /// Facts dropped past the bound (the oldest).
+    pub fn facts_dropped(&self) -> u64 {
+        self.facts_dropped
+    }
+
+    /// Group `g`'s accepted commits of `partition`, oldest first.
+    pub fn commits(&self, g: usize, partition: u32) -> impl DoubleEndedIterator<Item = &CommitFact> + '_ {
+        let commits = self.groups.get(g).and_then(|j| j.commits.get(partition as usize));
+        commits.into_iter().flat_map(both_ways)
+    }
+
+    /// Group `g`'s runs of handled offsets of `partition`, oldest first.
+    pub fn handlings(&self, g: usize, partition: u32) -> impl DoubleEndedIterator<Item = &Handling> + '_ {
+        let runs = self.groups.get(g).and_then(|j| j.handlings.get(partition as usize));
+        runs.into_iter().flat_map(both_ways)
+    }
+
+    /// Group `g`'s anomalous handlings kept, oldest first, and how many older ones went.
+    pub fn anomalies(&self, g: usize) -> (impl DoubleEndedIterator<Item = &HandledRecord> + '_, u64) {
+        let journal = self.groups.get(g);
+        (journal.into_iter().flat_map(|j| both_ways(&j.anomalies)), journal.map_or(0, |j| j.anomalies_dropped))
+    }
+}
+
+/// A list's items oldest first, which an explanation also walks newest first.
+fn both_ways<T: Clone>(items: &Chunks<T>) -> impl DoubleEndedIterator<Item = &T> + '_ {
+    (0..items.len()).map(move |i| items.get(i).expect("within the length"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    fn handled(consumer: u32, partition: u32, offset: u64, tick: Tick, duplicate: bool) -> HandledRecord {
+        HandledRecord {
+            tick,
+            consumer: ConsumerId(consumer),
+            partition,
+            offset,
+            record_id: offset,
+            subject: 0,
+            duplicate,
+            out_of_key_order: false,
+            overtaken_by: None,
+            from_producer: false,
+            effect: true,
+            produced_tick: 0,
+        }
+    }
+
+    #[test]
+    fn handlings_join_into_runs_and_anomalies_are_kept_apart() {
+        let mut journal = Journal::new(1, 2);
+        for offset in 0..4 {
+            journal.handle_handled(0, &handled(1, 0, offset, 3 + offset / 3, false));
+        }
+        journal.handle_handled(0, &handled(2, 0, 2, 9, true));
+        let runs: Vec<(u32, u64, u64, Tick)> =
+            journal.handlings(0, 0).map(|r| (r.consumer.0, r.from, r.to, r.tick)).collect();
+        assert_eq!(runs, [(1, 0, 3, 3), (1, 3, 4, 4), (2, 2, 3, 9)], "a run per consumer and tick");
+        let (anomalies, dropped) = journal.anomalies(0);
+        assert_eq!(anomalies.map(|h| (h.consumer.0, h.offset)).collect::<Vec<_>>(), [(2, 2)]);
+        assert_eq!(dropped, 0);
+    }
+
+    #[test]
+    fn commits_are_kept_per_partition_and_bounded() {
+        let mut journal = Journal::new(1, 1);
+        let committed = |tick: Tick, offset: u64| Event::Committed {
+            tick,
+            consumer: ConsumerId(1),
+            offsets: vec![(0, offset)],
+        };
+        for t in 0..limits::JOURNAL_COMMITS_MAX as u64 + 5 {
+            journal.handle_event(&committed(t, t + 1), Some(0));
+        }
+        assert_eq!(journal.commits(0, 0).count(), limits::JOURNAL_COMMITS_MAX);
+        assert_eq!(journal.commits(0, 0).next().map(|c| c.offset), Some(6), "the oldest went");
+        assert_eq!(journal.facts().count(), 0, "commits are not facts");
+    }
+}
