@@ -5,6 +5,7 @@
 //! exits 1 when the split check finds a violation.
 
 mod assign;
+mod explain;
 mod keys;
 mod run;
 
@@ -57,6 +58,14 @@ enum Command {
     /// --json, one JSON object. A scenario with a guide ends with its outcome check: `outcome: reproduced:
     /// WHAT IT SAYS` or `outcome: not reproduced (THE FIRST FAILING CONDITION)`.
     Run(RunArgs),
+    /// Explain each anomaly of a run: the chain of events from its cause to the record.
+    ///
+    /// Without --record or --anomaly, every counter above zero: its count,
+    /// its name in Jepsen's Kafka checker, the records by cause, then one line
+    /// per record, e.g. `P1@0 delivered twice — t2 c1 handled it (generation 1,
+    /// commit after); t3 c1 crashed before committing; …; t14 c2 handled it
+    /// again`. With --json, one JSON object: the reports per group.
+    Explain(ExplainArgs),
     /// Run a scenario headless, then booblik's split check: every record
     /// reached a consumer, and each partition's written records equal the
     /// position its consumer holds. Exits 1 on a violation, listing it.
@@ -180,10 +189,28 @@ struct RunArgs {
     /// (default), `--members` or `--state`, as Kafka 4.4 prints them.
     #[arg(long, value_enum, value_name = "VIEW", default_value_t = run::DescribeView::Offsets)]
     describe: run::DescribeView,
+    /// With --json: also explain every anomaly (`explanations`, as `explain --json` prints them).
+    #[arg(long, requires = "json", conflicts_with = "events")]
+    explain: bool,
     /// `--verbose` for the describe view: LEADER-EPOCH (offsets), the member
     /// and target epochs and assignments (members), the group epochs (state).
     #[arg(long, short)]
     verbose: bool,
+}
+
+#[derive(Debug, Args)]
+struct ExplainArgs {
+    #[command(flatten)]
+    run: ScenarioArgs,
+    /// One counter's records: duplicates, never_processed (or skipped_by_reset), out_of_key_order.
+    #[arg(long, value_name = "COUNTER", conflicts_with = "record")]
+    anomaly: Option<String>,
+    /// One record's explanations: PARTITION@OFFSET, like P1@17.
+    #[arg(long, value_name = "P@OFFSET")]
+    record: Option<String>,
+    /// List every record explained (at most 200 a counter), not the first 20.
+    #[arg(long)]
+    all: bool,
 }
 
 #[derive(Debug, Args)]
@@ -293,7 +320,7 @@ fn execute(command: Command) -> Result<Verdict, Failure> {
             writeln!(out, "{}", moved_summary(moved, keys.len() as u64))?;
         }
         Command::Run(args) => {
-            let RunArgs { run, offset_dir, guided, events, describe, verbose } = args;
+            let RunArgs { run, offset_dir, guided, events, describe, verbose, explain } = args;
             let ScenarioArgs { seed, ticks, json, .. } = run;
             let mut loaded = run::load(run.scenario())?;
             if guided {
@@ -311,10 +338,29 @@ fn execute(command: Command) -> Result<Verdict, Failure> {
                 None => run::run(loaded, seed, ticks)?,
             };
             outcome.describe = (describe, verbose);
+            if explain {
+                outcome.explanations = Some(explain::answer(&outcome.sim, explain::Query::All)?);
+            }
             if json {
                 writeln!(out, "{}", outcome.json())?;
             } else {
                 write!(out, "{}", outcome.text())?;
+            }
+        }
+        Command::Explain(args) => {
+            let query = explain::Query::parse(args.anomaly.as_deref(), args.record.as_deref())?;
+            let ScenarioArgs { seed, ticks, json, .. } = args.run;
+            let loaded = run::load(args.run.scenario())?;
+            let outcome = run::run(loaded, seed, ticks)?;
+            let answers = explain::answer(&outcome.sim, query)?;
+            if json {
+                let json = serde_json::to_string(&answers)
+                    .map_err(|e| Failure::new(format!("cannot write the explanations as JSON: {e}")))?;
+                writeln!(out, "{json}")?;
+            } else {
+                let listed =
+                    if args.all { offsetlab_engine::EXPLANATIONS_MAX } else { explain::LISTED_DEFAULT };
+                write!(out, "{}", explain::text(&answers, query, listed))?;
             }
         }
         Command::Check(args) => {

@@ -68,6 +68,8 @@ pub struct Outcome {
     pub guide_outcome: Option<Result<String, String>>,
     /// The describe view the output shows, and whether verbose.
     pub describe: (DescribeView, bool),
+    /// `--explain`: every anomaly explained, per group.
+    pub explanations: Option<Vec<crate::explain::GroupAnswer>>,
 }
 
 /// `kafka-consumer-groups --describe`'s views.
@@ -159,6 +161,7 @@ pub fn open(link: &str) -> Result<(Outcome, offsetlab_engine::Scenario), Failure
         resumed: None,
         guide_outcome,
         describe: (DescribeView::Offsets, false),
+        explanations: None,
     };
     Ok((outcome, history.to_scenario()))
 }
@@ -240,6 +243,7 @@ impl Outcome {
             resumed: None,
             guide_outcome,
             describe: (DescribeView::Offsets, false),
+            explanations: None,
         }
     }
     fn counters(&self, g: usize) -> [u64; 8] {
@@ -451,6 +455,7 @@ impl Outcome {
             }),
             config: events.map(|_| self.sim.config()),
             events,
+            explanations: self.explanations.as_deref(),
         };
         serde_json::to_string(&report).expect("strings and integers always serialize")
     }
@@ -488,6 +493,9 @@ struct JsonReport<'a> {
     config: Option<&'a offsetlab_engine::Config>,
     #[serde(skip_serializing_if = "Option::is_none")]
     events: Option<&'a [offsetlab_engine::Event]>,
+    /// `--explain` only: every anomaly explained, per group.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    explanations: Option<&'a [crate::explain::GroupAnswer]>,
 }
 
 /// `run --json`'s `transactions`.

@@ -820,3 +820,51 @@ fn run_prints_the_poll_timeouts_and_the_failed_commits() {
     // Without a poll timeout, the lines are not printed.
     assert!(!stdout_of(&["run", "--scenario", "crash-commit-after"]).contains("left on poll"));
 }
+
+// ------------------------------------------------------------------ explain
+
+#[test]
+fn explain_names_the_cause_of_each_duplicate_and_the_record_asked_about() {
+    let all = stdout_of(&["explain", "commit-on-timer"]);
+    assert!(all.starts_with("duplicates: 14 (Jepsen: nonmonotonic-poll, "), "{all}");
+    assert!(all.contains("  14 × a crash before the commit\n"), "{all}");
+    let record = stdout_of(&["explain", "--scenario", "commit-on-timer", "--record", "P0@3"]);
+    assert_eq!(record.lines().count(), 1, "{record}");
+    assert!(
+        record.starts_with("P0@3 delivered twice — t34 c1 handled it (generation 1, auto-commit); "),
+        "{record}"
+    );
+    assert!(record.contains("c2 resumed P0 at the committed offset 3, written by c1 at t27"), "{record}");
+    let none = stdout_of(&["explain", "commit-on-timer", "--record", "P1@0"]);
+    assert_eq!(none, "P1@0: no anomaly in group demo\n");
+    let quiet = stdout_of(&["explain", "rebalance-storm", "--anomaly", "out_of_key_order"]);
+    assert_eq!(quiet, "out_of_key_order: 0\n");
+}
+
+#[test]
+fn explain_json_lists_the_steps_and_run_adds_them_with_explain() {
+    let v: Value = serde_json::from_str(&stdout_of(&["explain", "crash-commit-before", "--json"])).unwrap();
+    let report = &v[0]["reports"][0];
+    assert_eq!(report["anomaly"], "never_processed");
+    assert_eq!(report["standard_name"]["name"], "poll-skip");
+    assert_eq!(report["counted"], 3);
+    let steps = report["explanations"][0]["steps"].as_array().unwrap();
+    assert_eq!(steps[1]["part"]["part"], "commit", "{steps:?}");
+    let run = run_json(&["crash-commit-before", "--explain"]);
+    assert_eq!(run["explanations"], v);
+    assert!(run_json(&["crash-commit-before"]).get("explanations").is_none());
+}
+
+#[test]
+fn explain_refuses_a_bad_record_or_counter_by_name() {
+    assert!(
+        failure_of(&["explain", "crash-commit-after", "--record", "P7@0"])
+            .contains("3 partitions (P0 to P2)")
+    );
+    assert!(failure_of(&["explain", "crash-commit-after", "--record", "seven"]).contains("PARTITION@OFFSET"));
+    let bad = failure_of(&["explain", "crash-commit-after", "--anomaly", "lag"]);
+    assert!(bad.contains("duplicates, never_processed, out_of_key_order"), "{bad}");
+    failure_of(&["explain", "crash-commit-after", "--anomaly", "duplicates", "--record", "P0@0"]);
+    failure_of(&["run", "crash-commit-after", "--explain"]);
+    failure_of(&["explain", "no-such-scenario"]);
+}

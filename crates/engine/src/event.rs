@@ -695,9 +695,11 @@ impl Event {
                  that starts again has no committed offset, and auto.offset.reset decides where it begins.",
                 offsets_text(offsets)
             ),
-            Event::GroupDeleted { .. } => "The group was empty and had no committed offset left, so the coordinator \
+            Event::GroupDeleted { .. } => {
+                "The group was empty and had no committed offset left, so the coordinator \
                  deleted it: a consumer that starts again creates it anew, at generation 1."
-                .to_string(),
+                    .to_string()
+            }
             Event::NoOffset { consumer, partition, error, .. } => format!(
                 "{consumer}'s poll() threw {error} for P{partition} (auto.offset.reset=none): its application stopped."
             ),

@@ -100,11 +100,21 @@ impl Anomaly {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "part", rename_all = "kebab-case")]
 pub enum Part {
-    Consumer { consumer: ConsumerId },
-    Group { group: u32 },
-    Record { partition: u32, offset: u64 },
+    Consumer {
+        consumer: ConsumerId,
+    },
+    Group {
+        group: u32,
+    },
+    Record {
+        partition: u32,
+        offset: u64,
+    },
     /// A partition's committed offset.
-    Commit { partition: u32, offset: u64 },
+    Commit {
+        partition: u32,
+        offset: u64,
+    },
     Producer,
     Topic,
 }
@@ -231,7 +241,9 @@ fn concerns(event: &Event, consumer: ConsumerId) -> bool {
 /// The generation (or group epoch) group `g` was at, at `tick`.
 fn generation_at(sim: &Sim, g: usize, tick: Tick) -> Option<u32> {
     sim.journal().facts().rev().find_map(|e| match e {
-        Event::RebalanceCompleted { tick: t, group, generation, .. } if *t <= tick && *group as usize == g => {
+        Event::RebalanceCompleted { tick: t, group, generation, .. }
+            if *t <= tick && *group as usize == g =>
+        {
             Some(*generation)
         }
         Event::GroupEpochBumped { tick: t, group, group_epoch, .. } if *t <= tick && *group as usize == g => {
@@ -287,10 +299,8 @@ fn clause(event: &Event) -> String {
     };
     match event {
         Event::RebalanceCompleted { generation, moved, .. } => {
-            let moves: Vec<String> = moved
-                .iter()
-                .filter_map(|m| m.to.map(|to| format!("P{} to {to}", m.partition)))
-                .collect();
+            let moves: Vec<String> =
+                moved.iter().filter_map(|m| m.to.map(|to| format!("P{} to {to}", m.partition))).collect();
             if moves.is_empty() {
                 format!("generation {generation} began")
             } else {
@@ -299,7 +309,9 @@ fn clause(event: &Event) -> String {
         }
         Event::RebalanceStarted { .. } => trim_sentence(event.announcement().unwrap_or_default()),
         Event::Crashed { consumer, .. } => format!("{consumer} crashed before committing"),
-        Event::KilledBeforeCommit { consumer, .. } => format!("{consumer} died between its effects and its commit"),
+        Event::KilledBeforeCommit { consumer, .. } => {
+            format!("{consumer} died between its effects and its commit")
+        }
         Event::SessionExpired { consumer, .. } => format!("{consumer}'s session expired"),
         Event::MemberLeft { consumer, since_poll_ticks, .. } => format!(
             "{consumer} left the group: {since_poll_ticks} ticks since its last poll, more than max.poll.interval"
@@ -308,7 +320,10 @@ fn clause(event: &Event) -> String {
             format!("{consumer}'s commit of {} failed: CommitFailedException", partitions(offsets))
         }
         Event::CommitRefused { consumer, offsets, .. } => {
-            format!("{consumer}'s commit of {} was refused: RebalanceInProgressException", partitions(offsets))
+            format!(
+                "{consumer}'s commit of {} was refused: RebalanceInProgressException",
+                partitions(offsets)
+            )
         }
         Event::Rejoined { consumer, lost, .. } => {
             let lost: Vec<String> = lost.iter().map(|p| format!("P{p}")).collect();
@@ -320,7 +335,9 @@ fn clause(event: &Event) -> String {
         }
         Event::Woke { consumer, .. } => format!("{consumer} woke"),
         Event::Fenced { consumer, error, .. } => format!("{consumer} was fenced ({error})"),
-        Event::OffsetsExpired { .. } => "the group's committed offsets expired (offsets.retention)".to_string(),
+        Event::OffsetsExpired { .. } => {
+            "the group's committed offsets expired (offsets.retention)".to_string()
+        }
         Event::GroupDeleted { .. } => "the coordinator deleted the empty group".to_string(),
         Event::PartitionsAdded { from, to, .. } => format!("the topic grew from {from} to {to} partitions"),
         Event::PositionReset { consumer, partition, from, to, .. } => {
@@ -342,7 +359,9 @@ fn trim_sentence(text: String) -> String {
 /// who wrote it, or the reset that placed it.
 fn resume_step(sim: &Sim, g: usize, partition: u32, consumer: ConsumerId, at: Tick) -> Option<Step> {
     let reset = facts_between(sim, 0, at).filter(|e| concerns(e, consumer)).rev().find_map(|e| match e {
-        &Event::ResetPosition { partition: p, policy, to, .. } if p == partition => Some((e.tick(), policy, to)),
+        &Event::ResetPosition { partition: p, policy, to, .. } if p == partition => {
+            Some((e.tick(), policy, to))
+        }
         _ => None,
     });
     let commit: Option<&CommitFact> = sim.journal().commits(g, partition).rev().find(|c| c.tick <= at);
@@ -351,7 +370,9 @@ fn resume_step(sim: &Sim, g: usize, partition: u32, consumer: ConsumerId, at: Ti
         (_, Some((t, policy, to))) => Some(Step {
             tick: t,
             part: Part::Consumer { consumer },
-            text: format!("{consumer} found no committed offset for P{partition}: auto.offset.reset={policy} put it at {to}"),
+            text: format!(
+                "{consumer} found no committed offset for P{partition}: auto.offset.reset={policy} put it at {to}"
+            ),
         }),
         (Some(c), None) => Some(committed_resume(partition, consumer, at, c)),
         (None, None) => None,
@@ -420,11 +441,14 @@ fn duplicate(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
                     }
                     *consumer == first.consumer
                 }
-                Event::CommitFailed { consumer, offsets, .. } | Event::CommitRefused { consumer, offsets, .. } => {
+                Event::CommitFailed { consumer, offsets, .. }
+                | Event::CommitRefused { consumer, offsets, .. } => {
                     let ours = *consumer == first.consumer && offsets.iter().any(|&(q, _)| q == p);
                     if ours && matches!(cause, "read again" | POLL_TIMEOUT) {
                         cause = match (event, cause) {
-                            (Event::CommitFailed { .. }, POLL_TIMEOUT) => "CommitFailedException after the poll timeout",
+                            (Event::CommitFailed { .. }, POLL_TIMEOUT) => {
+                                "CommitFailedException after the poll timeout"
+                            }
                             (Event::CommitFailed { .. }, _) => "the commit failed (CommitFailedException)",
                             _ => "the commit was refused (rebalance in progress)",
                         };
@@ -503,7 +527,9 @@ fn duplicate(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
                     back
                 }
                 Event::RebalanceCompleted { group, moved, generation, .. } => {
-                    if *group as usize == g && moved.iter().any(|m| m.partition == p && m.to == Some(h.consumer)) {
+                    if *group as usize == g
+                        && moved.iter().any(|m| m.partition == p && m.to == Some(h.consumer))
+                    {
                         handed_over = Some(event.tick());
                         steps.push(Step {
                             tick: event.tick(),
@@ -541,7 +567,9 @@ fn duplicate(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
                 // Its session ran out meanwhile and the partition went on.
                 for e in facts_between(sim, stalled.tick(), first.tick) {
                     match e {
-                        Event::SessionExpired { consumer, .. } if *consumer == h.consumer => steps.push(fact_step(e)),
+                        Event::SessionExpired { consumer, .. } if *consumer == h.consumer => {
+                            steps.push(fact_step(e))
+                        }
                         Event::RebalanceCompleted { group, moved, generation, .. }
                             if *group as usize == g
                                 && moved.iter().any(|m| m.partition == p && m.to == Some(first.consumer)) =>
@@ -647,7 +675,9 @@ fn never_processed(sim: &Sim, g: usize, p: u32, o: u64) -> Explanation {
             });
         }
     } else if let Some(archived) = sim.journal().facts().find(|e| match e {
-        Event::LockExpired { partition, offset, archived, .. } => *partition == p && *offset == o && *archived,
+        Event::LockExpired { partition, offset, archived, .. } => {
+            *partition == p && *offset == o && *archived
+        }
         Event::Released { partition, archived, .. } | Event::Acknowledged { partition, archived, .. } => {
             *partition == p && archived.contains(&o)
         }
@@ -667,16 +697,26 @@ fn never_processed(sim: &Sim, g: usize, p: u32, o: u64) -> Explanation {
             _ => "committed past it unhandled",
         };
         let by = match who {
-            Some(c) => format!("{c} committed P{p} up to {} before handling it ({})", ahead.offset, commit_words(sim, g)),
+            Some(c) => format!(
+                "{c} committed P{p} up to {} before handling it ({})",
+                ahead.offset,
+                commit_words(sim, g)
+            ),
             None => format!("a reset of the offsets moved P{p} to {}, past it", ahead.offset),
         };
-        steps.push(Step { tick: ahead.tick, part: Part::Commit { partition: p, offset: ahead.offset }, text: by });
+        steps.push(Step {
+            tick: ahead.tick,
+            part: Part::Commit { partition: p, offset: ahead.offset },
+            text: by,
+        });
         if let Some(who) = who {
             let end = facts_between(sim, ahead.tick, Tick::MAX).find(|e| {
                 concerns(e, who)
                     && matches!(
                         e,
-                        Event::Crashed { .. } | Event::KilledBeforeCommit { .. } | Event::ShutdownDeadlinePassed { .. }
+                        Event::Crashed { .. }
+                            | Event::KilledBeforeCommit { .. }
+                            | Event::ShutdownDeadlinePassed { .. }
                     )
             });
             if let Some(end) = end {
@@ -698,7 +738,15 @@ fn never_processed(sim: &Sim, g: usize, p: u32, o: u64) -> Explanation {
         steps.push(fact_step(deleted));
     }
     sort_steps(&mut steps);
-    Explanation { anomaly: Anomaly::NeverProcessed, group: g as u32, partition: p, offset: o, record_id, cause, steps }
+    Explanation {
+        anomaly: Anomaly::NeverProcessed,
+        group: g as u32,
+        partition: p,
+        offset: o,
+        record_id,
+        cause,
+        steps,
+    }
 }
 
 /// Out of key order: the later record of its key it came after, and why the
@@ -727,7 +775,14 @@ fn out_of_order(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
         if let Some(run) =
             sim.journal().handlings(g, at.partition).find(|r| r.from <= at.offset && at.offset < r.to)
         {
-            steps.push(handled_step(sim, g, run, at.partition, at.offset, &format!("handled P{}@{} first", at.partition, at.offset)));
+            steps.push(handled_step(
+                sim,
+                g,
+                run,
+                at.partition,
+                at.offset,
+                &format!("handled P{}@{} first", at.partition, at.offset),
+            ));
         }
         let keyless = this.as_ref().is_some_and(|r| !r.keyed) || later.as_ref().is_some_and(|r| !r.keyed);
         if sim.group_setup(g).0.protocol == crate::config::GroupProtocol::Share {
@@ -779,7 +834,15 @@ fn out_of_order(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
         text: format!("{} handled P{p}@{o} after it", h.consumer),
     });
     sort_steps(&mut steps);
-    Explanation { anomaly: Anomaly::OutOfKeyOrder, group: g as u32, partition: p, offset: o, record_id: h.record_id, cause, steps }
+    Explanation {
+        anomaly: Anomaly::OutOfKeyOrder,
+        group: g as u32,
+        partition: p,
+        offset: o,
+        record_id: h.record_id,
+        cause,
+        steps,
+    }
 }
 
 /// Tick order; steps of one tick keep the order they were found in, which

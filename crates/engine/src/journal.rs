@@ -104,7 +104,8 @@ impl Journal {
     pub fn handle_event(&mut self, event: &Event, group: Option<usize>) {
         match event {
             // A consumer-side store's checkpoint is the group's commit there.
-            Event::Committed { tick, consumer, offsets } | Event::Checkpointed { tick, consumer, positions: offsets } => {
+            Event::Committed { tick, consumer, offsets }
+            | Event::Checkpointed { tick, consumer, positions: offsets } => {
                 let Some(g) = group else { return };
                 for &(partition, offset) in offsets {
                     self.commit(g, partition, CommitFact { tick: *tick, consumer: Some(*consumer), offset });
@@ -197,7 +198,10 @@ impl Journal {
     /// Group `g`'s anomalous handlings kept, oldest first, and how many older ones went.
     pub fn anomalies(&self, g: usize) -> (impl DoubleEndedIterator<Item = &HandledRecord> + '_, u64) {
         let journal = self.groups.get(g);
-        (journal.into_iter().flat_map(|j| both_ways(&j.anomalies)), journal.map_or(0, |j| j.anomalies_dropped))
+        (
+            journal.into_iter().flat_map(|j| both_ways(&j.anomalies)),
+            journal.map_or(0, |j| j.anomalies_dropped),
+        )
     }
 }
 

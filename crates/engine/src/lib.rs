@@ -63,7 +63,9 @@ pub use describe::{
     DescribeView, describe, describe_group, describe_members, describe_offsets, describe_state, describe_view,
 };
 pub use event::{Event, PartitionMove, RebalanceReason, Tick, TraceHasher};
-pub use explain::{Anomaly, EXPLANATIONS_MAX, Explanation, Part, Report, StandardName, Step, explain_record, report};
+pub use explain::{
+    Anomaly, EXPLANATIONS_MAX, Explanation, Part, Report, StandardName, Step, explain_record, report,
+};
 pub use guide::{Condition, GUIDE_STEPS_MAX, Guide, Metric, OUTCOME_CONDITIONS_MAX, Outcome, Topic};
 pub use history::{
     History, JournalEntry, ReplayError, SNAPSHOT_INTERVAL_TICKS, SNAPSHOT_TAIL_CHUNKS_MAX, SNAPSHOTS_MAX,

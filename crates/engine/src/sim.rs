@@ -14,9 +14,9 @@ use crate::config::{
 };
 use crate::event::{Event, RebalanceReason, Tick, TraceHasher};
 use crate::input::{ConsumerId, Input, InputError};
+use crate::journal::Journal;
 use crate::limits;
 use crate::log::Record;
-use crate::journal::Journal;
 use crate::observe::GroupObserver;
 use crate::rng::Rng;
 use crate::view::ConsumerState;

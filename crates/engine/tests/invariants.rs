@@ -1,11 +1,11 @@
 //! Property tests: thousands of random input sequences, every invariant checked after every step.
 #![cfg(not(target_arch = "wasm32"))]
 
-use offsetlab_engine::{Anomaly, GroupConfig};
 use offsetlab_engine::{
     Acks, CheckpointWrites, ClusterConfig, CommitMode, Config, ConsumerId, DeliverySettings, Event, Input,
     KeylessStrategy, PositionModel, ProducerConfig, ResetSpec, Sim, limits,
 };
+use offsetlab_engine::{Anomaly, GroupConfig};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
@@ -389,7 +389,10 @@ fn run_seeing(config: &Config, steps: &[(u8, Input)], mut seen: impl FnMut(&Even
                     let before = owned.len();
                     owned.dedup();
                     assert_eq!(before, owned.len(), "one owner per partition in generation {generation}");
-                    assert!(generation_owner.insert((group, generation), owned).is_none(), "generations are new");
+                    assert!(
+                        generation_owner.insert((group, generation), owned).is_none(),
+                        "generations are new"
+                    );
                 }
                 _ => {}
             }

@@ -53,7 +53,13 @@ impl OffsetStore {
             return None;
         }
         self.cleaned = true;
-        Some(self.committed.iter_mut().enumerate().filter_map(|(p, c)| c.take().map(|o| (p as u32, o))).collect())
+        Some(
+            self.committed
+                .iter_mut()
+                .enumerate()
+                .filter_map(|(p, c)| c.take().map(|o| (p as u32, o)))
+                .collect(),
+        )
     }
 
     /// Whether the group has a committed offset for any partition.

@@ -71,7 +71,8 @@ impl Sim {
     /// not exist.
     #[must_use]
     pub fn group_exists(&self, g: usize) -> bool {
-        self.coordinators.get(g).is_some_and(|c| c.has_history()) || self.offsets.get(g).is_some_and(|o| o.any())
+        self.coordinators.get(g).is_some_and(|c| c.has_history())
+            || self.offsets.get(g).is_some_and(|o| o.any())
     }
 
     /// The first group's committed offset for `partition`.

@@ -1,0 +1,180 @@
+//! `offsetlab explain`: why each anomaly of a run happened, as chains of
+//! sentences with ticks (the engine's `report` and `explain_record`).
+
+use crate::Failure;
+use offsetlab_engine::{Anomaly, Explanation, Report, Sim, explain_record, report};
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// What to explain: everything the run counted, one counter, or one record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Query {
+    All,
+    Anomaly(Anomaly),
+    Record { partition: u32, offset: u64 },
+}
+
+impl Query {
+    /// From `--anomaly` and `--record` (at most one of them, clap sees to that).
+    pub fn parse(anomaly: Option<&str>, record: Option<&str>) -> Result<Query, Failure> {
+        match (anomaly, record) {
+            (Some(name), _) => Anomaly::from_counter(name).map(Query::Anomaly).ok_or_else(|| {
+                let names: Vec<&str> = Anomaly::ALL.iter().map(|a| a.counter()).collect();
+                Failure::new(format!(
+                    "--anomaly {name}: not a counter explain knows; use one of {}, skipped_by_reset",
+                    names.join(", ")
+                ))
+            }),
+            (None, Some(text)) => parse_record(text),
+            (None, None) => Ok(Query::All),
+        }
+    }
+}
+
+/// `P1@17` (or `1@17`): partition 1, offset 17.
+fn parse_record(text: &str) -> Result<Query, Failure> {
+    let bad = || Failure::new(format!("--record {text}: expected PARTITION@OFFSET, like P1@17"));
+    let body = text.strip_prefix(['P', 'p']).unwrap_or(text);
+    let (partition, offset) = body.split_once('@').ok_or_else(bad)?;
+    let partition = partition.parse().map_err(|_| bad())?;
+    let offset = offset.parse().map_err(|_| bad())?;
+    Ok(Query::Record { partition, offset })
+}
+
+/// One group's answer.
+#[derive(Debug, Serialize)]
+pub struct GroupAnswer {
+    pub group: String,
+    /// Every counter asked about (all: those above zero).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reports: Vec<Report>,
+    /// With `--record`: that record's explanations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<Vec<Explanation>>,
+}
+
+/// The answer for each group of `sim`.
+pub fn answer(sim: &Sim, query: Query) -> Result<Vec<GroupAnswer>, Failure> {
+    if let Query::Record { partition, offset } = query {
+        let partitions = sim.view().partitions.len() as u32;
+        if partition >= partitions {
+            return Err(Failure::new(format!(
+                "--record P{partition}@{offset}: the topic has {partitions} partition{} (P0 to P{})",
+                if partitions == 1 { "" } else { "s" },
+                partitions - 1
+            )));
+        }
+    }
+    Ok((0..sim.group_count())
+        .map(|g| {
+            let group = sim.view().groups[g].name.clone();
+            match query {
+                Query::All => GroupAnswer {
+                    group,
+                    reports: Anomaly::ALL
+                        .into_iter()
+                        .map(|a| report(sim, g, a))
+                        .filter(|r| r.counted > 0)
+                        .collect(),
+                    record: None,
+                },
+                Query::Anomaly(a) => GroupAnswer { group, reports: vec![report(sim, g, a)], record: None },
+                Query::Record { partition, offset } => GroupAnswer {
+                    group,
+                    reports: Vec::new(),
+                    record: Some(explain_record(sim, g, partition, offset)),
+                },
+            }
+        })
+        .collect())
+}
+
+/// Records a counter's text lists unless asked for all.
+pub const LISTED_DEFAULT: usize = 20;
+
+/// The answers in sentences: per counter its count, Jepsen's name, the
+/// records by cause, then one line per record explained (the first `listed`).
+pub fn text(answers: &[GroupAnswer], query: Query, listed: usize) -> String {
+    let mut out = String::new();
+    let groups = answers.len();
+    for answer in answers {
+        if groups > 1 {
+            let _ = writeln!(out, "group {}", answer.group);
+        }
+        if let Some(record) = &answer.record {
+            if let (true, Query::Record { partition, offset }) = (record.is_empty(), query) {
+                let _ = writeln!(out, "P{partition}@{offset}: no anomaly in group {}", answer.group);
+            }
+            for e in record {
+                let _ = writeln!(out, "{}", e.sentence());
+            }
+        }
+        if answer.reports.is_empty() && answer.record.is_none() {
+            let _ = writeln!(out, "no anomaly counted in group {}", answer.group);
+        }
+        for r in &answer.reports {
+            let name = match r.standard_name {
+                Some(n) => format!(" (Jepsen: {}, {})", n.name, n.definition),
+                None => String::new(),
+            };
+            let _ = writeln!(out, "{}: {}{name}", r.anomaly.counter(), r.counted);
+            for (cause, n) in &r.causes {
+                let _ = writeln!(out, "  {n} × {cause}");
+            }
+            if r.unexplained > 0 {
+                let _ = writeln!(
+                    out,
+                    "  {} no longer in the journal (retention deleted their records, or older)",
+                    r.unexplained
+                );
+            }
+            for e in r.explanations.iter().take(listed) {
+                let _ = writeln!(out, "{}", e.sentence());
+            }
+            let listed = r.explanations.len().min(listed) as u64;
+            let explained: u64 = r.causes.iter().map(|(_, n)| n).sum();
+            if explained > listed {
+                let _ = writeln!(out, "… and {} more (--all lists them)", explained - listed);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each built-in's anomalies, explained as `offsetlab explain NAME`
+    /// prints them (the first three records of each counter).
+    #[test]
+    fn every_builtins_anomalies_are_explained_as_before() {
+        let mut out = String::new();
+        for scenario in offsetlab_engine::builtins() {
+            let sim = scenario.run(None, None).expect("a built-in runs");
+            let answers = answer(&sim, Query::All).expect("no record asked");
+            if answers.iter().all(|a| a.reports.is_empty()) {
+                continue;
+            }
+            let _ = writeln!(out, "== {}", scenario.name);
+            out.push_str(&text(&answers, Query::All, 3));
+        }
+        expect_test::expect_file!["../tests/snapshots/explanations.txt"].assert_eq(&out);
+    }
+
+    #[test]
+    fn records_and_counters_are_parsed_or_refused_by_name() {
+        assert_eq!(Query::parse(None, Some("P1@17")).ok(), Some(Query::Record { partition: 1, offset: 17 }));
+        assert_eq!(Query::parse(None, Some("2@0")).ok(), Some(Query::Record { partition: 2, offset: 0 }));
+        assert_eq!(
+            Query::parse(Some("skipped_by_reset"), None).ok(),
+            Some(Query::Anomaly(Anomaly::NeverProcessed))
+        );
+        for bad in ["P1", "P@3", "Px@1", "P1@-2", ""] {
+            let Err(Failure::Message(m)) = Query::parse(None, Some(bad)) else { panic!("{bad} accepted") };
+            assert!(m.contains("PARTITION@OFFSET"), "{m}");
+        }
+        let Err(Failure::Message(m)) = Query::parse(Some("lag"), None) else { panic!("lag accepted") };
+        assert!(m.contains("duplicates, never_processed, out_of_key_order"), "{m}");
+    }
+}
