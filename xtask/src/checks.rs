@@ -77,7 +77,11 @@ pub fn all(ctx: &Ctx, skip_setup: bool) -> Result {
     step("end-to-end tests", || end_to_end(ctx))?;
     // Against a real Kafka broker; the setup step above installed Java and Maven.
     step("conformance (subset)", || {
-        conformance::run(ctx, &conformance::Options { subset: true, seed: None, only: None }, false)
+        conformance::run(
+            ctx,
+            &conformance::Options { subset: true, seed: None, only: None, stories: Vec::new() },
+            false,
+        )
     })?;
     println!("\nall checks passed in {:.1}s", start.elapsed().as_secs_f64());
     Ok(())

@@ -1,7 +1,8 @@
-//! `cargo xtask conformance [--subset] [--seed N] [--only PROGRAM]`: offsetlab against a real
-//! Apache Kafka (the version conformance/pom.xml pins), on 127.0.0.1 only. `--only` runs one
-//! comparison program of [`PROGRAMS`] (and starts only the broker it needs); the report then
-//! lists the others as not run.
+//! `cargo xtask conformance [--subset] [--seed N] [--only PROGRAM] [--story NAME]...`: offsetlab
+//! against a real Apache Kafka (the version conformance/pom.xml pins), on 127.0.0.1 only. `--only`
+//! runs one comparison program of [`PROGRAMS`] (and starts only the broker it needs); the report
+//! then lists the others as not run. `--story` runs `FreeRunning` alone, and of its stories only
+//! those named (in the subset or not).
 //!
 //! 1. The conformance Maven project is built (setup: Java ≥ 17 and Maven; then
 //!    `mvn package dependency:build-classpath`, incremental) and so is the release `offsetlab`.
@@ -101,6 +102,9 @@ pub struct Options {
     pub seed: Option<u64>,
     /// `--only PROGRAM`: run that comparison program alone (and only the broker it needs).
     pub only: Option<String>,
+    /// `--story NAME`…: the free-running stories to run (`FreeRunning` alone then); empty: the
+    /// mode's.
+    pub stories: Vec<String>,
 }
 
 /// The comparison programs, in the order they run: what `--only` takes.
@@ -299,7 +303,7 @@ pub fn run(ctx: &Ctx, options: &Options, setup: bool) -> Result {
     match options.left_out("FreeRunning").or_else(|| missing_source(ctx, "FreeRunning")) {
         Some(why) => skip(&mut programs, "FreeRunning", why),
         None => {
-            let outcome = free_running(&java, &dir, &offsetlab_arg, options.subset, deadline);
+            let outcome = free_running(&java, &dir, &offsetlab_arg, options, deadline);
             record(&mut files, &mut programs, "FreeRunning", outcome);
         }
     }
@@ -330,8 +334,9 @@ pub fn run(ctx: &Ctx, options: &Options, setup: bool) -> Result {
     print!("{}", report.terminal());
     println!("report: target/conformance/report.md, target/conformance/report.json");
 
+    let stories: String = options.stories.iter().map(|s| format!(" --story {s}")).collect();
     let rerun = format!(
-        "rerun with `cargo xtask conformance{} --seed {seed}`",
+        "rerun with `cargo xtask conformance{}{stories} --seed {seed}`",
         if options.subset { " --subset" } else { "" }
     );
     let failed: Vec<String> = programs
@@ -691,7 +696,7 @@ fn free_running(
     java: &Java,
     dir: &Path,
     offsetlab: &str,
-    subset: bool,
+    options: &Options,
     deadline: Instant,
 ) -> std::result::Result<Vec<Entry>, String> {
     if Instant::now() >= deadline {
@@ -722,8 +727,11 @@ fn free_running(
         "--offsets-retention-ms",
         &retention,
     ];
-    if subset {
+    if options.subset {
         args.push("--subset");
+    }
+    for story in &options.stories {
+        args.extend(["--story", story.as_str()]);
     }
     args.push("--out");
     let out = dir.join("free-running.json");

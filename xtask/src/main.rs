@@ -37,7 +37,7 @@ commands:
                        end-to-end tests and the conformance subset
   setup                only install the tools the machine lacks (Java 17 and Maven included)
                        and build the conformance Maven project
-  conformance [--subset] [--seed N] [--only PROGRAM]
+  conformance [--subset] [--seed N] [--only PROGRAM] [--story NAME]...
                        set up Java and Maven, build offsetlab and the conformance project,
                        then compare offsetlab with Apache Kafka (the version conformance/pom.xml
                        pins): the assignors, then the scenarios against a single-node KRaft
@@ -51,7 +51,10 @@ commands:
                        (8 minutes at most; cargo xtask test runs it); --seed: the seed
                        (default: from the clock, printed); --only: one comparison program
                        (Assignors, Scenarios, ShareGroups, Kafka4Groups, Transactions,
-                       Delivery, FreeRunning, Replication) and only the broker it needs
+                       Delivery, FreeRunning, Replication) and only the broker it needs;
+                       --story: FreeRunning alone, only the free-running stories named
+                       (repeatable; in the subset or not, e.g. --story
+                       partitions-added-latest-skips)
   bench-page [MODE…]   set up the tools, build the release page and measure it in headless
                        Chromium at the highest speed; modes (default busy):
                          busy       busy-group, frame rate over 10 s
@@ -119,6 +122,24 @@ fn parse(args: &[String]) -> Result<Command, String> {
                     Some(only)
                 }
             };
+            // `--story NAME`, repeatable: FreeRunning alone, only those stories (the program
+            // checks the names).
+            let mut stories = Vec::new();
+            while let Some(at) = flags.iter().position(|f| *f == "--story") {
+                let value = flags
+                    .get(at + 1)
+                    .filter(|v| !v.starts_with("--"))
+                    .ok_or("--story needs a free-running story's name")?;
+                stories.push((*value).to_owned());
+                flags.drain(at..at + 2);
+            }
+            let only = match only {
+                Some(program) if !stories.is_empty() && program != "FreeRunning" => {
+                    return Err(format!("--story runs FreeRunning alone, not with --only {program}"));
+                }
+                None if !stories.is_empty() => Some("FreeRunning".to_owned()),
+                only => only,
+            };
             let seed = match flags.iter().position(|f| *f == "--seed") {
                 None => None,
                 Some(at) => {
@@ -130,7 +151,7 @@ fn parse(args: &[String]) -> Result<Command, String> {
                     Some(seed)
                 }
             };
-            Command::Conformance(conformance::Options { subset, seed, only })
+            Command::Conformance(conformance::Options { subset, seed, only, stories })
         }
         "help" | "-h" | "--help" => Command::Help,
         other => return Err(format!("unknown command `{other}`")),
@@ -212,8 +233,9 @@ mod tests {
 
     #[test]
     fn parses_conformance() {
-        let conformance =
-            |subset, seed| Ok(Command::Conformance(conformance::Options { subset, seed, only: None }));
+        let conformance = |subset, seed| {
+            Ok(Command::Conformance(conformance::Options { subset, seed, only: None, stories: vec![] }))
+        };
         assert_eq!(parse(&args(&["conformance"])), conformance(false, None));
         assert_eq!(parse(&args(&["conformance", "--subset"])), conformance(true, None));
         assert_eq!(parse(&args(&["conformance", "--seed", "42"])), conformance(false, Some(42)));
@@ -224,8 +246,25 @@ mod tests {
             Ok(Command::Conformance(conformance::Options {
                 subset: true,
                 seed: None,
-                only: Some("FreeRunning".to_owned())
+                only: Some("FreeRunning".to_owned()),
+                stories: vec![]
             }))
+        );
+        let free = |stories: &[&str]| {
+            Ok(Command::Conformance(conformance::Options {
+                subset: false,
+                seed: None,
+                only: Some("FreeRunning".to_owned()),
+                stories: args(stories),
+            }))
+        };
+        assert_eq!(
+            parse(&args(&["conformance", "--story", "partitions-added-latest-skips"])),
+            free(&["partitions-added-latest-skips"])
+        );
+        assert_eq!(
+            parse(&args(&["conformance", "--only", "FreeRunning", "--story", "a", "--story", "b"])),
+            free(&["a", "b"])
         );
     }
 
@@ -251,6 +290,14 @@ mod tests {
         assert!(parse(&args(&["conformance", "--only"])).unwrap_err().starts_with("--only needs a program"));
         assert!(
             parse(&args(&["conformance", "--only", "Free"])).unwrap_err().starts_with("--only takes one of")
+        );
+        assert!(parse(&args(&["conformance", "--story"])).unwrap_err().starts_with("--story needs"));
+        assert!(
+            parse(&args(&["conformance", "--story", "--subset"])).unwrap_err().starts_with("--story needs")
+        );
+        assert_eq!(
+            parse(&args(&["conformance", "--only", "Scenarios", "--story", "a"])),
+            Err("--story runs FreeRunning alone, not with --only Scenarios".to_owned())
         );
     }
 

@@ -76,10 +76,12 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *
  * <p>Usage: {@code FreeRunning --bootstrap HOST:PORT --offsetlab BIN --broker-log FILE
  * --initial-rebalance-delay-ms MS --offsets-retention-ms MS [--subset] [--story NAME]... [--runs
- * N] [--scenarios DIR] --out FILE.json}. The broker must be the one `cargo xtask conformance`
- * starts for this program (its group coordinator logging at INFO into {@code --broker-log}, the
- * two settings given, and low minimum session and heartbeat times). Exit 0 when it ran (a
- * difference is a result), 1 when the harness failed, 2 on bad arguments.
+ * N] [--scenarios DIR] --out FILE.json}: the subset's stories with {@code --subset}, only the
+ * named ones with {@code --story} (in the subset or not), every one otherwise. The broker must be
+ * the one `cargo xtask conformance` starts for this program (its group coordinator logging at
+ * INFO into {@code --broker-log}, the two settings given, and low minimum session and heartbeat
+ * times). Exit 0 when it ran (a difference is a result), 1 when the harness failed, 2 on bad
+ * arguments (a story it does not have among them).
  */
 public final class FreeRunning {
   /** One tick of the model on Kafka's clocks, in milliseconds: the one mapping. */
@@ -332,6 +334,13 @@ public final class FreeRunning {
     Path logs = out.toAbsolutePath().resolveSibling("free-running");
     boolean subset = opts.containsKey("subset");
     List<String> only = all.getOrDefault("story", List.of());
+    List<String> names = STORIES.stream().map(Story::name).toList();
+    for (String name : only) {
+      if (!names.contains(name)) {
+        System.err.println("FreeRunning: no story `" + name + "`; the stories: " + String.join(", ", names));
+        System.exit(2);
+      }
+    }
     int runs = Integer.parseInt(opts.getOrDefault("runs", Integer.toString(RUNS)));
     ArrayNode entries = JSON.createArrayNode();
     int code = 0;
@@ -340,7 +349,8 @@ public final class FreeRunning {
     try {
       Files.createDirectories(logs);
       for (Story story : STORIES) {
-        if ((subset && !story.subset) || (!only.isEmpty() && !only.contains(story.name))) {
+        // Stories named with --story run whether or not the subset has them.
+        if (only.isEmpty() ? subset && !story.subset : !only.contains(story.name)) {
           continue;
         }
         long start = System.nanoTime();
