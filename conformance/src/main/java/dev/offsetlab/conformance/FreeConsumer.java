@@ -18,9 +18,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerInterceptor;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -48,15 +50,18 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * auto_offset_reset, commit ("after"|"before"|"each-record"|"auto"), auto_commit_interval_ms?,
  * handle_ms, metadata_max_age_ms}}: it makes its {@code KafkaConsumer}, finds the topic and the
  * group's coordinator, says {@code prepared}, and waits for one more line ({@code {"op":
- * "go"}}: the story's moment it starts), says {@code go}, subscribes and polls. Between polls it reads {@code {"op": "records_per_poll",
- * "records": N}} and {@code {"op": "close"}} (finish the batch, {@code close()}: its commit and
- * LeaveGroup). It writes one JSON line per thing that happened: {@code assigned|revoked|lost
- * {partitions, generation, member_id}} from its rebalance listener; {@code reset {partition,
- * position}} for an assigned partition without a committed offset (where {@code
- * auto.offset.reset} put it); {@code handled {partition, offset, value}}; {@code committed
- * {offsets}}; {@code commit-failed {error}} ({@link CommitFailedException}), {@code
- * commit-refused {error}} ({@link RebalanceInProgressException}), {@code commit-error {error}}
- * (anything else); {@code closed}; {@code failed {error}} when the client throws elsewhere.
+ * "go"}}: the story's moment it starts), says {@code go}, subscribes and polls. Between polls it
+ * reads {@code {"op": "records_per_poll", "records": N}} and {@code {"op": "close"}} (finish the
+ * batch, {@code close()}: its commit and LeaveGroup). It writes one JSON line per thing that
+ * happened: {@code assigned|revoked|lost {partitions, generation, member_id}} from its rebalance
+ * listener; {@code reset {partition, position}} for an assigned partition without a committed
+ * offset (where {@code auto.offset.reset} put it); {@code polled {records, last}} for each poll
+ * that gave the application records (each partition's last offset in its batch); {@code handled
+ * {partition, offset, value}}; {@code committed {offsets}} for every commit that succeeded, the
+ * application's and the auto-commits alike (Kafka's interceptor {@link Commits} says them);
+ * {@code commit-failed {error}} ({@link CommitFailedException}), {@code commit-refused {error}}
+ * ({@link RebalanceInProgressException}), {@code commit-error {error}} (anything else); {@code
+ * closed}; {@code failed {error}} when the client throws elsewhere.
  */
 public final class FreeConsumer {
   private final ObjectMapper json = new ObjectMapper();
@@ -115,6 +120,8 @@ public final class FreeConsumer {
     }
     props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
     props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    props.put(ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG, Commits.class.getName());
+    Commits.member = this;
     long handleMs = start.path("handle_ms").asLong();
     int perPoll = start.path("records_per_poll").asInt();
     Duration pollTimeout = Duration.ofMillis(start.path("poll_ms").asLong(50));
@@ -174,6 +181,7 @@ public final class FreeConsumer {
         continue;
       }
       List<ConsumerRecord<String, String>> batch = take(records, perPoll);
+      polled(batch);
       if (mode.equals("before")) {
         commit(null);
       }
@@ -192,6 +200,42 @@ public final class FreeConsumer {
         commit(null);
       }
     }
+  }
+
+  /**
+   * Kafka's word on every commit that succeeded: the application's ({@code commitSync}) and the
+   * client's own (auto-commit: on its timer, at a JoinGroup in {@code onJoinPrepare}, at {@code
+   * close()}), which the application never sees otherwise. Said as {@code committed {offsets}};
+   * an auto-commit of nothing (a member without positions) is not a commit.
+   */
+  public static final class Commits implements ConsumerInterceptor<String, String> {
+    /** The consumer of this JVM (there is one). */
+    static volatile FreeConsumer member;
+
+    @Override
+    public ConsumerRecords<String, String> onConsume(ConsumerRecords<String, String> records) {
+      return records;
+    }
+
+    @Override
+    public void onCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+      FreeConsumer to = member;
+      if (to == null || offsets.isEmpty()) {
+        return;
+      }
+      ObjectNode line = to.json.createObjectNode().put("event", "committed");
+      ObjectNode at = line.putObject("offsets");
+      Map<Integer, Long> sorted = new TreeMap<>();
+      offsets.forEach((tp, o) -> sorted.put(tp.partition(), o.offset()));
+      sorted.forEach((p, o) -> at.put(Integer.toString(p), o));
+      to.emit(line);
+    }
+
+    @Override
+    public void close() {}
+
+    @Override
+    public void configure(Map<String, ?> configs) {}
   }
 
   /**
@@ -223,7 +267,7 @@ public final class FreeConsumer {
       } else {
         consumer.commitSync(offsets);
       }
-      emit(json.createObjectNode().put("event", "committed"));
+      // Said by Commits, Kafka's interceptor, as every commit that succeeded.
       return true;
     } catch (CommitFailedException e) {
       emit(json.createObjectNode().put("event", "commit-failed").put("error", e.getClass().getSimpleName() + ": " + e.getMessage()));
@@ -259,6 +303,16 @@ public final class FreeConsumer {
     } catch (RuntimeException e) {
       emit(json.createObjectNode().put("event", "reset-unknown").put("error", e.getClass().getSimpleName() + ": " + e.getMessage()));
     }
+  }
+
+  /** The batch a poll gave the application: each partition's last offset in it. */
+  private void polled(List<ConsumerRecord<String, String>> batch) {
+    ObjectNode line = json.createObjectNode().put("event", "polled").put("records", batch.size());
+    ObjectNode last = line.putObject("last");
+    Map<Integer, Long> sorted = new TreeMap<>();
+    batch.forEach(r -> sorted.merge(r.partition(), r.offset(), Math::max));
+    sorted.forEach((p, o) -> last.put(Integer.toString(p), o));
+    emit(line);
   }
 
   private void said(String event, Collection<TopicPartition> partitions) {
