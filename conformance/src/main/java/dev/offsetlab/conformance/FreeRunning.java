@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -34,6 +35,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -51,24 +53,27 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *
  * <p>Where {@link Scenarios} replays the model's trace (so a timer the model lacks is never
  * exercised), here nothing is steered by the model's trace: one tick is {@link #TICK_MS} ms on
- * Kafka's clocks; the group's settings in ticks become Kafka's in ms (session timeout,
- * heartbeat interval, {@code max.poll.interval.ms}, {@code auto.commit.interval.ms}), the others
- * are taken as they are ({@code auto.offset.reset}, {@code max.poll.records}, the commit mode,
- * the assignor, the protocol); a record's handling is a sleep of a tick divided by {@code
- * handle_per_tick}. The scenario's timeline is played at its mapped times: the records (the
- * model's producer's sends: key, record id, tick), a consumer added or started (a warm JVM told
- * to start), stopped ({@code close()} after its batch), crashed (its JVM killed: no commit, no
- * LeaveGroup), stalled (its JVM stopped with SIGSTOP for the mapped time, heartbeats included, as
- * the model freezes the process), and the records per poll changed (the application takes at most
- * that many from a poll). The clock: the records of tick 0 are written, the consumers of tick 0
- * started (on the consumer protocol one at a time, each once the one before is a member, so
- * the coordinator's join order is the model's), and tick 1 is the moment each of them has had its
- * first assignment from Kafka, its partitions' positions known (the model completes its first
- * rebalance at tick 1): JVM start-up and the first join are not story time. A story whose group
- * starts empty starts its clock at once. The broker's initial rebalance delay is a fifth of a tick
- * (the model gathers every join of a tick in one rebalance; Kafka's InitialDelayedJoin waits its
- * delay twice when members join during it, which gathers the joins of one moment). {@code offsets-expired} stretches the ticks its group is
- * empty so that its retention lasts the broker's least, one minute.
+ * Kafka's clocks; the group's settings in ticks become Kafka's in ms (session timeout, heartbeat
+ * interval, {@code max.poll.interval.ms}, {@code auto.commit.interval.ms}, {@code
+ * metadata.max.age.ms}), the others are taken as they are ({@code auto.offset.reset}, {@code
+ * max.poll.records}, the commit mode, the assignor, the protocol); a record's handling is a sleep
+ * of a tick divided by {@code handle_per_tick}. The scenario's timeline is played at its mapped
+ * times: the records (the model's producer's sends: key, record id, tick), a consumer added or
+ * started (a warm JVM told to start), stopped ({@code close()} after its batch), crashed (its JVM
+ * killed: no commit, no LeaveGroup), stalled (its JVM stopped with SIGSTOP for the mapped time,
+ * heartbeats included, as the model freezes the process), the records per poll changed (the
+ * application takes at most that many from a poll), and partitions added to the topic ({@code
+ * Admin.createPartitions}; the producer's sends wait until its metadata has them, as the model's
+ * producer sees them at once; the consumers see them at their own refresh). The clock: the records
+ * of tick 0 are written, the consumers of tick 0 started (on the consumer protocol one at a time,
+ * each once the one before is a member, so the coordinator's join order is the model's), and tick 1
+ * is the moment each of them has had its first assignment from Kafka, its partitions' positions
+ * known (the model completes its first rebalance at tick 1): JVM start-up and the first join are
+ * not story time. A story whose group starts empty starts its clock at once. The broker's initial
+ * rebalance delay is a fifth of a tick (the model gathers every join of a tick in one rebalance;
+ * Kafka's InitialDelayedJoin waits its delay twice when members join during it, which gathers the
+ * joins of one moment). {@code offsets-expired} stretches the ticks its group is empty so that its
+ * retention lasts the broker's least, one minute.
  *
  * <p>Each story runs {@link #RUNS} times, on a topic and group of its own each time, and each run
  * is compared with the model by {@link #STORIES}: the one table of what each story claims,
@@ -93,8 +98,9 @@ public final class FreeRunning {
   /** How long Kafka's group may take to form at tick 1, and a JVM to come up. */
   private static final long SETTLE_TIMEOUT_MS = 30_000;
   /**
-   * {@code metadata.max.age.ms} of the consumers and the producer: the model's clients see new
-   * partitions at once, Kafka's at their next refresh; a tick is the closest.
+   * {@code metadata.max.age.ms} of the producer, and of the consumers of a group without {@code
+   * metadata_max_age_ticks}: the model's clients see new partitions at once, Kafka's at their next
+   * refresh; a tick is the closest.
    */
   private static final long METADATA_MAX_AGE_MS = TICK_MS;
 
@@ -164,21 +170,26 @@ public final class FreeRunning {
   }
 
   /**
-   * The stories and what each claims. The counters are the model's (`offsetlab run --json`,
-   * its group's `metrics`) or, on Kafka's side, what the application and the logs saw: {@code
+   * The stories and what each claims. The counters are the model's (`offsetlab run --json`, its
+   * group's `metrics`) or, on Kafka's side, what the application and the logs saw: {@code
    * duplicates} (deliveries of a record the group handled before), {@code delivered}, {@code
-   * never_processed} (records below the group's committed offset at the end that nobody
-   * handled), {@code skipped_by_reset} (records below where {@code auto.offset.reset} put a
-   * partition without a committed offset that nobody handled), {@code commit_failed} ({@link
+   * never_processed} (records below the group's committed offset at the end that nobody handled),
+   * {@code skipped_by_reset} (records below where {@code auto.offset.reset} put a partition without
+   * a committed offset that nobody handled), {@code commit_failed} ({@link
    * org.apache.kafka.clients.consumer.CommitFailedException}s), {@code commits} (commits that
-   * succeeded; the model's {@code commit_requests}), {@code members_left_poll_timeout} (the
-   * client's "consumer poll timeout has expired"), {@code generation} (the last generation a
-   * member was assigned in, by time; the group epoch on the consumer protocol), {@code offsets_expired}
-   * (1 when the group had no committed offset left when its consumers started again), and the
-   * members that left on their poll timeout ({@code left_on_poll_timeout}) or whose session
-   * expired ({@code session_expired}: the coordinator's log). Bounds: the story's mechanism below,
-   * at most twice the model's value above (ticks are not milliseconds: Kafka's rejoins and
-   * rebalances take their own time, so counts of generations, leaves and replays differ by run).
+   * succeeded, auto-commits included; the model's {@code commit_requests}), {@code
+   * members_left_poll_timeout} (the client's "consumer poll timeout has expired"), {@code
+   * generation} (the last generation a member was assigned in, by time; the group epoch on the
+   * consumer protocol), {@code offsets_expired} (1 when the group had no committed offset left when
+   * its consumers started again), {@code commits_during_rebalance} (each commit, by consumer and
+   * partitions, from the first consumer started after tick 0 to the group's last assignment; on
+   * Kafka a ConsumerInterceptor's), {@code polls_commit_to_revoke} (the polls with records of the
+   * member that committed first in that span, past that commit and before it gave up partitions:
+   * the model's fetches by tick up to its partitions-revoked rebalance), and the members that left
+   * on their poll timeout ({@code left_on_poll_timeout}) or whose session expired ({@code
+   * session_expired}: the coordinator's log). Bounds: the story's mechanism below, at most twice
+   * the model's value above (ticks are not milliseconds: Kafka's rejoins and rebalances take their
+   * own time, so counts of generations, leaves and replays differ by run).
    */
   static final List<Story> STORIES =
       List.of(
@@ -289,6 +300,45 @@ public final class FreeRunning {
               Claim.sameMembers("session_expired"),
               Claim.exact("members_left_poll_timeout"),
               // The crash, the joins, the cooperative second round.
+              Claim.within("generation", 3, 6)),
+          Story.of(
+              "partitions-added-latest-skips",
+              false,
+              // P3's records written before the rebalance that gives it out, which starts at the
+              // leader's metadata refresh (metadata.max.age.ms, 30 ticks after the full update
+              // of its first poll, at most 4 ticks before tick 1 when the group forms within 600
+              // ms: tick 27 at the earliest) and ends once both members rejoined, each at its
+              // poll after its batch (4 records of a tick each): by tick 42 at the latest. P3's
+              // records of ticks 13 to 26: 9; of ticks 13 to 41: 16 (the next is at tick 45).
+              Claim.within("skipped_by_reset", 9, 16),
+              Claim.within("never_processed", 9, 16),
+              Claim.zeroOrNot("duplicates"),
+              Claim.zeroOrNot("commit_failed"),
+              Claim.sameMembers("session_expired"),
+              Claim.exact("members_left_poll_timeout"),
+              // The first generation, and the one the leader's rejoin makes.
+              Claim.within("generation", 2, 4)),
+          Story.of(
+              "auto-commit-on-rebalance",
+              false,
+              // c1's auto-commit at its JoinGroup when c2 joins (all four partitions), then at
+              // its rejoin after revoking two (the two it keeps); its timer is 50 ticks.
+              Claim.exact("commits_during_rebalance"),
+              // The batches c1 handled past that commit before revoking: Kafka's poll() takes
+              // one step of the rebalance each (the commit's answer, then the JoinGroup's, then
+              // the SyncGroup's).
+              Claim.exact("polls_commit_to_revoke"),
+              // What c1 handled of the two partitions it gives up in those batches: three polls
+              // of at most 8 records on Kafka.
+              Claim.within("duplicates", 1, 24),
+              // The two at the JoinGroups, and each member's timer from its last join: one or two
+              // each before tick 140.
+              Claim.within("commits", 4, 6),
+              Claim.exact("never_processed"),
+              Claim.zeroOrNot("commit_failed"),
+              Claim.sameMembers("session_expired"),
+              Claim.exact("members_left_poll_timeout"),
+              // c2's join and c1's rejoin after its revocation.
               Claim.within("generation", 3, 6)));
 
   // ------------------------------------------------------------------ the program
@@ -548,6 +598,57 @@ public final class FreeRunning {
     out.put("left_on_poll_timeout", pollTimeout);
     out.put("session_expired", expired);
     out.put("offsets_expired", offsetsExpired);
+    // The commits from the first consumer started after tick 0 to the group's last assignment.
+    long joinedAt = Long.MAX_VALUE;
+    long lastAssignment = -1;
+    for (JsonNode e : model.path("events")) {
+      switch (e.path("event").asText()) {
+        case "started" -> {
+          if (e.path("tick").asLong() > 0) {
+            joinedAt = Math.min(joinedAt, e.path("tick").asLong());
+          }
+        }
+        case "rebalance-completed" -> lastAssignment = e.path("tick").asLong();
+        default -> {}
+      }
+    }
+    List<String> during = new ArrayList<>();
+    for (JsonNode e : model.path("events")) {
+      long tick = e.path("tick").asLong();
+      if (e.path("event").asText().equals("committed") && joinedAt <= tick && tick <= lastAssignment) {
+        List<Integer> partitions = new ArrayList<>();
+        e.path("offsets").forEach(o -> partitions.add(o.get(0).asInt()));
+        during.add(e.path("consumer").asText() + " " + new TreeSet<>(partitions));
+      }
+    }
+    out.put("commits_during_rebalance", during.isEmpty() ? "none" : String.join(", ", during));
+    // The polls with records of the member that committed first after the join, from that commit
+    // to the rebalance its revocation starts (a cooperative member's partitions-revoked).
+    JsonNode commit = null;
+    long revokedAt = -1;
+    for (JsonNode e : model.path("events")) {
+      long tick = e.path("tick").asLong();
+      if (commit == null && e.path("event").asText().equals("committed") && tick >= joinedAt) {
+        commit = e;
+      } else if (commit != null && revokedAt < 0 && e.path("event").asText().equals("rebalance-started")
+          && e.path("reason").asText().equals("partitions-revoked")) {
+        revokedAt = tick;
+      }
+    }
+    Set<Long> polls = new TreeSet<>();
+    if (commit != null && revokedAt >= 0) {
+      Map<Integer, Long> committed = new HashMap<>();
+      commit.path("offsets").forEach(o -> committed.put(o.get(0).asInt(), o.get(1).asLong()));
+      for (JsonNode e : model.path("events")) {
+        long tick = e.path("tick").asLong();
+        if (e.path("event").asText().equals("fetched") && e.path("consumer").asText().equals(commit.path("consumer").asText())
+            && commit.path("tick").asLong() <= tick && tick < revokedAt
+            && e.path("from").asLong() >= committed.getOrDefault(e.path("partition").asInt(), Long.MAX_VALUE)) {
+          polls.add(tick);
+        }
+      }
+    }
+    out.put("polls_commit_to_revoke", (long) polls.size());
     return out;
   }
 
@@ -573,6 +674,12 @@ public final class FreeRunning {
     /** Produced records: "partition:offset" → record id. */
     final Map<String, String> produced = new HashMap<>();
     int recordsPerPoll;
+    /** The topic's partitions now. */
+    int partitions;
+    /** When the first consumer started after tick 0 (ms since the epoch), 0 if none did. */
+    long joinedAtMs;
+    /** Records Kafka's partitioner put elsewhere than the model's. */
+    long misplaced;
     int maxPollRecords;
     long originMs;
     long formedMs;
@@ -644,9 +751,24 @@ public final class FreeRunning {
       return t * TICK_MS + slow * (slowTick - TICK_MS);
     }
 
+    /** The tick (fractional) that `wallMs` falls in: {@link #at} inverted. */
+    double tickOf(long wallMs) {
+      double ms = wallMs - originMs;
+      double slowStart = at(story.slowFrom);
+      double slowEnd = at(story.slowTo);
+      if (story.slowTo <= story.slowFrom || ms <= slowStart) {
+        return ms / TICK_MS;
+      }
+      if (ms <= slowEnd) {
+        return story.slowFrom + (ms - slowStart) / slowTick;
+      }
+      return story.slowTo + (ms - slowEnd) / TICK_MS;
+    }
+
     /** The topic, the group's settings, the timeline, and every consumer JVM of the run started. */
     void setUp() throws Exception {
-      admin.createTopics(List.of(new NewTopic(topic, config.path("partitions").asInt(), (short) 1))).all().get(30, TimeUnit.SECONDS);
+      partitions = config.path("partitions").asInt();
+      admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
       String protocol = group.path("protocol").asText("classic");
       if (protocol.equals("consumer")) {
         // The consumer protocol's session and heartbeats are the group's, set on the broker.
@@ -669,7 +791,7 @@ public final class FreeRunning {
           }
           case "add-consumer", "start" -> processes++;
           case "records-per-poll" -> maxPollRecords = Math.max(maxPollRecords, input.path("records").asInt());
-          case "crash", "stall", "stop" -> {}
+          case "crash", "stall", "stop", "add-partitions" -> {}
           default -> throw new IOException(story.name + ": no free-running form for the input `" + what + "`");
         }
         inputs.computeIfAbsent(item.path("tick").asInt(), k -> new ArrayList<>()).add(input);
@@ -784,7 +906,11 @@ public final class FreeRunning {
     /** Plays one input of tick `t`: the next consumer's number after it. */
     int input(JsonNode input, int t, int next, TreeMap<Integer, List<JsonNode>> inputs) throws Exception {
       String consumer = input.path("consumer").asText();
-      switch (input.path("do").asText()) {
+      String what = input.path("do").asText();
+      if (t > 0 && joinedAtMs == 0 && (what.equals("add-consumer") || what.equals("start"))) {
+        joinedAtMs = System.currentTimeMillis();
+      }
+      switch (what) {
         case "add-consumer" -> {
           start("c" + next);
           return next + 1;
@@ -807,6 +933,14 @@ public final class FreeRunning {
           inputs.computeIfAbsent(until, k -> new ArrayList<>()).add(JSON.createObjectNode().put("do", "wake").put("consumer", consumer));
         }
         case "wake" -> signal(last(consumer), "CONT");
+        case "add-partitions" -> {
+          int to = partitions + input.path("count").asInt();
+          admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(to))).all().get(30, TimeUnit.SECONDS);
+          partitions = to;
+          // The model's producer sees them at once: the sends after this go by the new count (the
+          // producer's metadata is a tick old at most). The consumers see them at their refresh.
+          waitFor("the producer to see " + to + " partitions", SETTLE_TIMEOUT_MS, () -> producer.partitionsFor(topic).size() == to);
+        }
         case "records-per-poll" -> {
           recordsPerPoll = input.path("records").asInt();
           for (List<Jvm> jvms : consumers.values()) {
@@ -867,7 +1001,8 @@ public final class FreeRunning {
       }
       start.put("handle_ms", TICK_MS / Math.max(1, group.path("handle_per_tick").asInt(1)));
       start.put("poll_ms", TICK_MS / 2);
-      start.put("metadata_max_age_ms", METADATA_MAX_AGE_MS);
+      // A classic group's leader notices added partitions at its client's refresh.
+      start.put("metadata_max_age_ms", group.has("metadata_max_age_ticks") ? ticks("metadata_max_age_ticks") : METADATA_MAX_AGE_MS);
       jvm.send(start);
     }
 
@@ -895,6 +1030,9 @@ public final class FreeRunning {
       for (int i = 0; i < sent.size(); i++) {
         RecordMetadata meta = sent.get(i).get(30, TimeUnit.SECONDS);
         produced.put(meta.partition() + ":" + meta.offset(), records.get(i).path("record_id").asText());
+        if (meta.partition() != records.get(i).path("partition").asInt()) {
+          misplaced++;
+        }
       }
     }
 
@@ -919,6 +1057,8 @@ public final class FreeRunning {
       Set<String> pollTimeoutMembers = new TreeSet<>();
       Map<String, String> memberIds = new HashMap<>();
       Map<Integer, Long> resets = new HashMap<>();
+      List<String> resetNotes = new ArrayList<>();
+      TreeMap<Long, List<String>> commitsAt = new TreeMap<>();
       List<String> errors = new ArrayList<>();
       for (Map.Entry<String, List<Jvm>> c : consumers.entrySet()) {
         for (Jvm jvm : c.getValue()) {
@@ -930,7 +1070,12 @@ public final class FreeRunning {
                 handled.add(e.path("partition").asInt() + ":" + e.path("offset").asLong());
               }
               case "commit-failed" -> commitFailed++;
-              case "committed" -> commits++;
+              case "committed" -> {
+                commits++;
+                List<Integer> partitions = new ArrayList<>();
+                e.path("offsets").fieldNames().forEachRemaining(p -> partitions.add(Integer.parseInt(p)));
+                commitsAt.computeIfAbsent(e.path("at").asLong(), k -> new ArrayList<>()).add(c.getKey() + " " + new TreeSet<>(partitions));
+              }
               case "assigned", "revoked" -> {
                 // The generation of the last assignment: a group Kafka deleted and made again
                 // counts from 1 again.
@@ -940,7 +1085,13 @@ public final class FreeRunning {
                 }
                 memberIds.put(e.path("member_id").asText(), c.getKey());
               }
-              case "reset" -> resets.merge(e.path("partition").asInt(), e.path("position").asLong(), Math::max);
+              case "reset" -> {
+                resets.merge(e.path("partition").asInt(), e.path("position").asLong(), Math::max);
+                if (e.path("position").asLong() > 0) {
+                  resetNotes.add(String.format(Locale.ROOT, "%s P%d to %d at tick %.1f", c.getKey(), e.path("partition").asInt(),
+                      e.path("position").asLong(), tickOf(e.path("at").asLong())));
+                }
+              }
               case "commit-refused", "commit-error", "reset-unknown", "failed" -> errors.add(c.getKey() + " " + e.path("event").asText() + ": " + e.path("error").asText());
               default -> {}
             }
@@ -1001,6 +1152,19 @@ public final class FreeRunning {
       counters.put("left_on_poll_timeout", pollTimeoutMembers);
       counters.put("session_expired", expired);
       counters.put("offsets_expired", offsetsGoneAtRestart == null ? 0L : (offsetsGoneAtRestart ? 1L : 0L));
+      // The commits from the first consumer started after tick 0 to the group's last assignment.
+      List<String> during = new ArrayList<>();
+      if (joinedAtMs > 0 && joinedAtMs <= lastAssignedAt) {
+        commitsAt.subMap(joinedAtMs, true, lastAssignedAt, true).values().forEach(during::addAll);
+      }
+      counters.put("commits_during_rebalance", during.isEmpty() ? "none" : String.join(", ", during));
+      counters.put("polls_commit_to_revoke", pollsCommitToRevoke());
+      if (!resetNotes.isEmpty()) {
+        notes.add("resets past records: " + String.join(", ", resetNotes));
+      }
+      if (misplaced > 0) {
+        notes.add(misplaced + " record(s) went to another partition than the model's");
+      }
       if (formedMs > 0) {
         notes.add("the group formed " + formedMs + " ms after its consumers started");
       }
@@ -1030,6 +1194,57 @@ public final class FreeRunning {
 
     String notes() {
       return String.join("; ", notes);
+    }
+
+    /**
+     * The polls that gave records to the member that committed first after the first consumer
+     * started after tick 0, from that commit to its first revocation of partitions: the batches
+     * it handled past its commit (by offset: a commit is said when it completes, after the poll
+     * that sent it has returned its records) before giving partitions up. 0 when none of this
+     * happened.
+     */
+    long pollsCommitToRevoke() {
+      if (joinedAtMs == 0) {
+        return 0;
+      }
+      JsonNode commit = null;
+      Jvm member = null;
+      for (List<Jvm> jvms : consumers.values()) {
+        for (Jvm jvm : jvms) {
+          for (JsonNode e : jvm.events()) {
+            if (e.path("event").asText().equals("committed") && e.path("at").asLong() >= joinedAtMs
+                && (commit == null || e.path("at").asLong() < commit.path("at").asLong())) {
+              commit = e;
+              member = jvm;
+            }
+          }
+        }
+      }
+      if (commit == null) {
+        return 0;
+      }
+      long commitAt = commit.path("at").asLong();
+      List<JsonNode> events = member.events();
+      long revokedAt = events.stream()
+          .filter(e -> e.path("event").asText().equals("revoked") && !e.path("partitions").isEmpty() && e.path("at").asLong() >= commitAt)
+          .mapToLong(e -> e.path("at").asLong()).findFirst().orElse(-1);
+      if (revokedAt < 0) {
+        return 0;
+      }
+      JsonNode committed = commit.path("offsets");
+      return events.stream()
+          .filter(e -> e.path("event").asText().equals("polled") && e.path("at").asLong() < revokedAt)
+          .filter(e -> {
+            Iterator<Map.Entry<String, JsonNode>> last = e.path("last").fields();
+            while (last.hasNext()) {
+              Map.Entry<String, JsonNode> p = last.next();
+              if (committed.has(p.getKey()) && p.getValue().asLong() >= committed.path(p.getKey()).asLong()) {
+                return true;
+              }
+            }
+            return false;
+          })
+          .count();
     }
 
     /** Starts `count` consumer JVMs, not waiting for them. */
