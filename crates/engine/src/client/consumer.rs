@@ -110,6 +110,14 @@ pub(crate) struct Consumer {
     uncommitted: bool,
     /// Has sent its JoinGroup for the rebalance in progress.
     joined: bool,
+    /// Classic, cooperative: its `onJoinPrepare` auto-commit went out at an
+    /// earlier poll; its JoinGroup goes at the next (Kafka's client polls the
+    /// group with a zero timer, so each step of a rejoin takes a `poll()`).
+    join_prepared: bool,
+    /// Classic, cooperative: polls left before its new generation's
+    /// assignment applies (one reads the JoinGroup answer and sends the
+    /// SyncGroup, one reads the SyncGroup answer).
+    sync_polls_left: u8,
     handled: u64,
     step: LoopStep,
     crashed_at: Option<Tick>,
@@ -218,6 +226,8 @@ impl Consumer {
             assignment_snapshot: None,
             uncommitted: false,
             joined: false,
+            join_prepared: false,
+            sync_polls_left: 0,
             handled: 0,
             step: LoopStep::Idle,
             crashed_at: None,
@@ -266,7 +276,9 @@ impl Consumer {
     pub fn handle_out_of_group(&mut self, why: OutOfGroup) {
         self.out_of_group = Some(why);
         self.joined = false;
+        self.join_prepared = false;
         self.pending_assignment = None;
+        self.sync_polls_left = 0;
         self.heartbeat_now = false;
     }
 
@@ -286,6 +298,7 @@ impl Consumer {
         self.joined = true;
         self.uncommitted = false;
         self.pending_assignment = None;
+        self.sync_polls_left = 0;
         self.member_epoch = 0;
         self.step = LoopStep::Idle;
         self.polled_at = now;
@@ -503,6 +516,7 @@ impl Consumer {
         self.crashed_at = None;
         self.crashed_during = None;
         self.pending_assignment = None;
+        self.sync_polls_left = 0;
         self.resumed_from.iter_mut().for_each(|r| *r = None);
         self.step = LoopStep::Idle;
         self.member_epoch = 0;
@@ -585,6 +599,7 @@ impl Consumer {
         self.process = ConsumerState::Crashed;
         self.assigned.clear();
         self.pending_assignment = None;
+        self.sync_polls_left = 0;
         self.positions.iter_mut().for_each(|p| *p = None);
         self.crashed_at = Some(now);
         self.crashed_during = Some(self.step);
@@ -602,6 +617,7 @@ impl Consumer {
         self.process = ConsumerState::Stopped;
         self.assigned.clear();
         self.pending_assignment = None;
+        self.sync_polls_left = 0;
         self.positions.iter_mut().for_each(|p| *p = None);
         self.step = LoopStep::Idle;
         assert!(self.batch.is_empty(), "a consumer leaves with no batch in flight");
@@ -615,12 +631,36 @@ impl Consumer {
     /// A rebalance started (classic): it must send its JoinGroup again.
     pub fn handle_rebalance_started(&mut self) {
         self.joined = false;
+        self.join_prepared = false;
+        // A new rebalance before its SyncGroup answer: the model applies the
+        // generation it has at its next poll, so the coordinator's record of
+        // who owns what stays true (Kafka's client fails the SyncGroup with
+        // REBALANCE_IN_PROGRESS and rejoins still owning those partitions).
+        self.sync_polls_left = self.sync_polls_left.min(1);
     }
 
     /// Its JoinGroup for the rebalance in progress: the member id it sends.
     pub fn poll_join_group(&mut self) -> String {
         self.joined = true;
+        self.join_prepared = false;
         self.member_id.clone().expect("a running consumer is a member")
+    }
+
+    /// Cooperative: its `onJoinPrepare` commit went out at this poll; the
+    /// JoinGroup follows at the next.
+    pub fn handle_join_prepared(&mut self) {
+        self.join_prepared = true;
+    }
+
+    pub fn join_prepared(&self) -> bool {
+        self.join_prepared
+    }
+
+    /// Cooperative: between its JoinGroup and the SyncGroup answer, its
+    /// client is not part of a stable generation (`generationIfStable` is
+    /// null): a commit then fails with `RebalanceInProgressException`.
+    pub fn awaiting_sync(&self) -> bool {
+        self.sync_polls_left > 0
     }
 
     /// Eager, in a rebalance with its JoinGroup sent: its loop waits in
@@ -629,14 +669,23 @@ impl Consumer {
         self.step = LoopStep::Poll;
     }
 
-    /// Cooperative: the new generation's assignment, which it applies at its
-    /// next poll boundary.
+    /// Cooperative: the new generation's assignment, which it applies two
+    /// polls on: one reads the JoinGroup answer and sends the SyncGroup, the
+    /// next reads the SyncGroup answer (`onJoinComplete`).
     pub fn handle_cooperative_assignment(&mut self, partitions: Vec<u32>) {
         self.pending_assignment = Some(partitions);
+        self.sync_polls_left = 2;
     }
 
-    /// At a poll boundary: the assignment to apply now, if one came.
+    /// At a poll boundary: the assignment to apply now, if one came (a
+    /// cooperative one once its JoinGroup and SyncGroup answers are read).
     pub fn poll_pending_assignment(&mut self) -> Option<Vec<u32>> {
+        if self.sync_polls_left > 0 {
+            self.sync_polls_left -= 1;
+            if self.sync_polls_left > 0 {
+                return None;
+            }
+        }
         self.pending_assignment.take()
     }
 
@@ -692,6 +741,7 @@ impl Consumer {
     pub fn handle_fenced(&mut self) {
         self.apply_assignment(Vec::new(), &[]);
         self.pending_assignment = None;
+        self.sync_polls_left = 0;
         self.member_epoch = 0;
         self.uncommitted = false;
     }

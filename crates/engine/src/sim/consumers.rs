@@ -259,9 +259,17 @@ impl Sim {
                         // assignment here (which may start a rebalance), and rejoins
                         // a rebalance in progress without stopping what it keeps.
                         self.apply_pending_assignment(c);
-                        if self.coordinators[g].state() == crate::broker::GroupState::PreparingRebalance {
-                            self.join_prepare(c);
-                            self.join_group(c);
+                        let preparing =
+                            self.coordinators[g].state() == crate::broker::GroupState::PreparingRebalance;
+                        if preparing && !self.consumers[c].joined() {
+                            // Kafka's client polls the group with a zero timer: the
+                            // onJoinPrepare commit goes at one poll, the JoinGroup once
+                            // it is answered, at the next.
+                            if self.consumers[c].join_prepared() || !self.join_prepare(c) {
+                                self.join_group(c);
+                            } else if self.consumers[c].alive() {
+                                self.consumers[c].handle_join_prepared();
+                            }
                         }
                     }
                     if self.consumers[c].batch_is_empty() {
@@ -370,11 +378,14 @@ impl Sim {
     /// auto-commit, commit what earlier polls returned for every partition it
     /// owns, before its JoinGroup (while its generation is still current, so
     /// the coordinator accepts it).
-    fn join_prepare(&mut self, c: usize) {
+    /// Returns whether it committed.
+    fn join_prepare(&mut self, c: usize) -> bool {
         let settings = self.groups[self.consumers[c].group()].settings;
-        if settings.group_commits() && settings.commit.is_auto() && self.consumers[c].has_positions() {
+        let commits = settings.group_commits() && settings.commit.is_auto() && self.consumers[c].has_positions();
+        if commits {
             self.commit(c);
         }
+        commits
     }
 
     /// The member's JoinGroup in the rebalance in progress.
@@ -611,7 +622,8 @@ impl Sim {
     fn rejoining(&self, c: usize) -> bool {
         let consumer = &self.consumers[c];
         consumer.joined()
-            && self.coordinators[consumer.group()].state() == crate::broker::GroupState::PreparingRebalance
+            && (self.coordinators[consumer.group()].state() == crate::broker::GroupState::PreparingRebalance
+                || consumer.awaiting_sync())
     }
 
     /// The commit failed without a request: what it would have written stays
