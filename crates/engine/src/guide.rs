@@ -251,6 +251,28 @@ impl Metric {
         }
     }
 
+    /// Its name in scenario JSON, read back: `None` for a name no metric has.
+    #[must_use]
+    pub fn named(name: &str) -> Option<Metric> {
+        Metric::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// Its value in group `g` of `sim` now (the producer's counters are the
+    /// topic's: the same in every group).
+    ///
+    /// # Panics
+    /// If there is no group `g` (see [`Sim::group_count`]).
+    #[must_use]
+    pub fn of(self, sim: &Sim, g: usize) -> u64 {
+        let metrics = sim.metrics_of(g);
+        match self {
+            // Only these read the split check: the page evaluates every frame, so the
+            // others skip building it.
+            Metric::SplitViolations | Metric::LegalReplays => self.value(&metrics, &sim.split_check_of(g)),
+            metric => metric.value(&metrics, &SplitCheck::default()),
+        }
+    }
+
     /// Its value now.
     #[must_use]
     pub fn value(self, metrics: &Metrics, split: &SplitCheck) -> u64 {
@@ -320,15 +342,7 @@ impl Condition {
             Some(name) => sim.group_named(name),
         };
         let Some(g) = g else { return 0 };
-        let metrics = sim.metrics_of(g);
-        match self.metric {
-            // Only these read the split check: the page evaluates every frame, so the
-            // others skip building it.
-            Metric::SplitViolations | Metric::LegalReplays => {
-                self.metric.value(&metrics, &sim.split_check_of(g))
-            }
-            metric => metric.value(&metrics, &SplitCheck::default()),
-        }
+        self.metric.of(sim, g)
     }
 
     #[must_use]
