@@ -75,6 +75,7 @@ pub use input::{ConsumerId, Input, InputError, ResetSpec};
 pub use limits::{SCENARIO_BYTES_MAX, SCENARIO_TICKS_MAX, TIMELINE_INPUTS_MAX};
 pub use observe::HISTORY_SAMPLES_MAX;
 pub use partitioner::{KeylessStrategy, murmur2, partition_for_key, to_positive};
+pub use scenario::shrink::{ShrinkError, ShrinkLimit, ShrinkReport, anomaly, shrink};
 pub use scenario::{BUILTINS, Scenario, ScenarioError, TimedInput};
 pub use sim::{IN_FLIGHT_SHOWN_MAX, Sim, subject_key};
 pub use view::{BrokerView, ClusterView, ReplicaSetView, ReplicaView, TransactionsView, TxnProducerView};

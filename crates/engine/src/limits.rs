@@ -93,3 +93,15 @@ pub const SCENARIO_TICKS_MAX: u64 = 10_000_000;
 pub const TIMELINE_INPUTS_MAX: usize = 100_000;
 /// Bytes a scenario file may have.
 pub const SCENARIO_BYTES_MAX: usize = 16 * 1024 * 1024;
+/// Runs a shrink may make, at least: the original scenario's, which must
+/// show the anomaly, and the check of the result.
+pub const SHRINK_RUNS_MIN: u32 = 2;
+/// Runs a shrink makes when its caller names no budget (`offsetlab shrink`
+/// without `--max-runs`): the built-ins shrink in a few hundred.
+pub const SHRINK_RUNS_DEFAULT: u32 = 2_000;
+/// Runs a shrink may be given (`--max-runs`).
+pub const SHRINK_RUNS_MAX: u32 = 1_000_000;
+/// Ticks a shrink's run goes between two questions to its caller whether
+/// to go on (a wall clock, in the CLI): bounds how far past its time a run
+/// goes, at a cost the ticks dwarf.
+pub const SHRINK_ASK_EVERY_TICKS: u64 = 64;

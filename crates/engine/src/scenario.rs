@@ -15,6 +15,9 @@ use crate::limits::{SCENARIO_TICKS_MAX, TIMELINE_INPUTS_MAX};
 use crate::sim::Sim;
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::ops::ControlFlow;
+
+pub(crate) mod shrink;
 
 /// `ticks` when a scenario's JSON leaves it out.
 pub(crate) const TICKS_DEFAULT: u64 = 100;
@@ -190,7 +193,22 @@ impl Scenario {
         &self,
         seed: Option<u64>,
         ticks: Option<u64>,
+        on_event: impl FnMut(crate::Event),
+    ) -> Result<Sim, ScenarioError> {
+        self.run_watched(seed, ticks, on_event, |_| ControlFlow::Continue(()))
+    }
+
+    /// [`Scenario::run_observed`], showing the simulation to `after_tick`
+    /// after every tick, which may end the run there: the shrinker watches a
+    /// counter through the very run `run` makes, and stops a run when its
+    /// caller's time is up. A run ended after tick `t` is where a run of `t`
+    /// ticks ends (the inputs of later ticks are not reached either way).
+    pub(crate) fn run_watched(
+        &self,
+        seed: Option<u64>,
+        ticks: Option<u64>,
         mut on_event: impl FnMut(crate::Event),
+        mut after_tick: impl FnMut(&Sim) -> ControlFlow<()>,
     ) -> Result<Sim, ScenarioError> {
         let mut config = self.config.clone();
         if let Some(seed) = seed {
@@ -221,6 +239,9 @@ impl Scenario {
             sim.handle_tick(tick + 1);
             while let Some(event) = sim.poll_event() {
                 on_event(event);
+            }
+            if after_tick(&sim).is_break() {
+                break;
             }
         }
         Ok(sim)

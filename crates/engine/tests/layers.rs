@@ -54,6 +54,9 @@ const LAYERS: &[(&str, u8)] = &[
     // 6, what runs a sim: guides, scenarios, time travel.
     ("guide", 6),
     ("scenario", 6),
+    // Its own unit, so that the stack checks it: it runs scenarios, and
+    // `scenario` does not name it.
+    ("scenario::shrink", 6),
     ("history", 6),
     ("explain", 6),
     // 7, text in and out: the scenario format, links, built-ins, `--describe`.
