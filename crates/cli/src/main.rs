@@ -1,5 +1,6 @@
 //! `offsetlab`: Kafka's default partitioner, what growing a topic moves,
-//! Kafka's client assignors, and headless runs of the consumer-group simulation.
+//! Kafka's client assignors, headless runs of the consumer-group simulation,
+//! and the shrinking of a scenario to what shows an anomaly.
 //!
 //! Errors go to stderr as `offsetlab: <problem>` with exit code 2; `check`
 //! exits 1 when the split check finds a violation.
@@ -8,6 +9,7 @@ mod assign;
 mod explain;
 mod keys;
 mod run;
+mod shrink;
 
 use clap::{Args, Parser, Subcommand};
 use keys::Key;
@@ -23,7 +25,7 @@ const PARTITIONS_MAX: u32 = 1_000_000;
 #[command(
     name = "offsetlab",
     version,
-    about = "Kafka's partitioner, partition growth, assignors, and headless consumer-group runs."
+    about = "Kafka's partitioner, partition growth, assignors, headless consumer-group runs, and shrinking."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -79,6 +81,43 @@ enum Command {
     /// link shows. A changed or cut link is refused. With --export, prints the
     /// run as scenario JSON instead (what `run --scenario FILE` reads).
     Open(OpenArgs),
+    /// Shrink a scenario to a smaller one whose run still ends with COUNTER above 0.
+    ///
+    /// Removes timeline inputs (delta debugging), lowers counts, rates,
+    /// partitions and consumers, moves inputs earlier and ends the run sooner,
+    /// keeping only what a run shows still ends with the counter above 0 (in
+    /// any group): the result reproduces with `offsetlab run --scenario FILE`.
+    /// Prints the shrunk scenario JSON (or writes it to --out), and to stderr:
+    /// inputs and ticks before -> after, the counter before -> after, the runs
+    /// tried, and whether --max-runs or --max-seconds stopped it early (the
+    /// result then still shows the counter). With --json, one JSON object on
+    /// stdout with the report and the scenario (`shrunk`).
+    Shrink(ShrinkArgs),
+}
+
+#[derive(Debug, Args)]
+struct ShrinkArgs {
+    #[command(flatten)]
+    scenario: ScenarioName,
+    /// The counter that must stay above 0, named as `run --json` names it:
+    /// duplicates, never_processed, out_of_key_order, acked_lost,
+    /// producer_duplicates, commit_failed, …
+    #[arg(long, value_name = "COUNTER", value_parser = shrink::parse_anomaly)]
+    anomaly: offsetlab_engine::Metric,
+    /// Write the shrunk scenario to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Runs the shrink may make, the original's and the check of the result included.
+    #[arg(long, value_name = "N", value_parser = shrink::parse_max_runs,
+          default_value_t = offsetlab_engine::limits::SHRINK_RUNS_DEFAULT)]
+    max_runs: u32,
+    /// Seconds the shrink may take: no run starts after them, and a run under way stops.
+    #[arg(long, value_name = "S", value_parser = shrink::parse_max_seconds,
+          default_value_t = shrink::SECONDS_DEFAULT)]
+    max_seconds: u64,
+    /// Print one JSON object on one line: the report and the shrunk scenario.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -136,9 +175,9 @@ struct ExpandArgs {
     keys: KeyArgs,
 }
 
-/// Which scenario to run, and how: shared by `run` and `check`.
+/// Which scenario: shared by `run`, `check` and `shrink`.
 #[derive(Debug, Args)]
-struct ScenarioArgs {
+struct ScenarioName {
     /// A built-in scenario's name (see `offsetlab scenarios`) or the path of a scenario JSON file.
     ///
     /// A built-in's name wins over a file of the same name; write `./NAME` for the file.
@@ -148,6 +187,20 @@ struct ScenarioArgs {
     /// `offsetlab run --scenario acks1-leader-crash`.
     #[arg(value_name = "SCENARIO", required_unless_present = "scenario_option", id = "scenario_positional")]
     scenario_positional: Option<String>,
+}
+
+impl ScenarioName {
+    /// The scenario named by `--scenario` or in the first position (clap requires exactly one).
+    fn get(&self) -> &str {
+        self.scenario_option.as_deref().or(self.scenario_positional.as_deref()).unwrap_or_default()
+    }
+}
+
+/// Which scenario to run, and how: shared by `run` and `check`.
+#[derive(Debug, Args)]
+struct ScenarioArgs {
+    #[command(flatten)]
+    name: ScenarioName,
     /// Seed for every random choice; defaults to the scenario's config.seed.
     #[arg(long, value_name = "S")]
     seed: Option<u64>,
@@ -161,9 +214,9 @@ struct ScenarioArgs {
 }
 
 impl ScenarioArgs {
-    /// The scenario named by `--scenario` or in the first position (clap requires exactly one).
+    /// The scenario named by `--scenario` or in the first position.
     fn scenario(&self) -> &str {
-        self.scenario_option.as_deref().or(self.scenario_positional.as_deref()).unwrap_or_default()
+        self.name.get()
     }
 }
 
@@ -379,6 +432,28 @@ fn execute(command: Command) -> Result<Verdict, Failure> {
         }
         Command::Assign(args) => assign::run(&args, &mut out)?,
         Command::Scenarios => write!(out, "{}", run::listing())?,
+        Command::Shrink(args) => {
+            let request = shrink::Request {
+                scenario: args.scenario.get(),
+                counter: args.anomaly,
+                max_runs: args.max_runs,
+                max_seconds: args.max_seconds,
+            };
+            let shrunk = shrink::shrink_scenario(&request)?;
+            let out_path = args.out.as_deref();
+            if let Some(path) = out_path {
+                shrink::write_out(&shrunk, path)?;
+            }
+            if args.json {
+                writeln!(out, "{}", shrink::report_json(&request, &shrunk, out_path)?)?;
+            } else {
+                if out_path.is_none() {
+                    writeln!(out, "{}", shrunk.json)?;
+                }
+                out.flush()?;
+                eprint!("{}", shrink::report_text(&request, &shrunk, out_path));
+            }
+        }
         Command::Open(args) => {
             let (outcome, scenario) = run::open(&args.link)?;
             if args.export {

@@ -534,7 +534,7 @@ fn no_command_and_unknown_commands_fail() {
 
 #[test]
 fn every_command_has_help() {
-    for command in ["partition", "expand", "run", "scenarios"] {
+    for command in ["partition", "expand", "run", "scenarios", "shrink"] {
         let out = stdout_of(&[command, "--help"]);
         assert!(out.contains("Usage: offsetlab "), "{out}");
     }
@@ -867,4 +867,177 @@ fn explain_refuses_a_bad_record_or_counter_by_name() {
     failure_of(&["explain", "crash-commit-after", "--anomaly", "duplicates", "--record", "P0@0"]);
     failure_of(&["run", "crash-commit-after", "--explain"]);
     failure_of(&["explain", "no-such-scenario"]);
+}
+
+// ------------------------------------------------------------------- shrink
+
+/// A counter at the end of `run --json`: the highest of the groups' values.
+fn counter_of(run: &Value, counter: &str) -> u64 {
+    let groups = run["groups"].as_array().expect("groups");
+    groups.iter().map(|g| g["metrics"][counter].as_u64().expect(counter)).max().unwrap_or(0)
+}
+
+/// `shrink` in text: the scenario on stdout, the report on stderr.
+fn shrink_text(args: &[&str]) -> (String, String) {
+    let mut all = vec!["shrink"];
+    all.extend(args);
+    let output = offsetlab(&all);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(output.status.success(), "offsetlab {all:?} failed: {stderr}");
+    (String::from_utf8(output.stdout).unwrap(), stderr)
+}
+
+/// The shrunk scenario is scenario JSON that `run` reads and that still
+/// ends with the counter above 0; it is no longer than the original; the
+/// report says so, with the runs it took.
+#[test]
+fn shrink_writes_a_smaller_scenario_that_run_reproduces() {
+    let (json, report) = shrink_text(&["--scenario", "consumer-checkpoint", "--anomaly", "duplicates"]);
+    let shrunk = offsetlab_engine::Scenario::parse(&json).unwrap_or_else(|e| panic!("{e}: {json}"));
+    let original = builtin("consumer-checkpoint").unwrap();
+    assert!(shrunk.timeline.len() <= original.timeline.len() && shrunk.ticks <= original.ticks);
+    assert!(shrunk.timeline.len() < original.timeline.len() || shrunk.ticks < original.ticks);
+    assert_eq!(shrunk.name, "consumer-checkpoint-shrunk");
+    let file = temp_file("shrunk.json", json.as_bytes());
+    let run = run_json(&["--scenario", file.path()]);
+    let duplicates = counter_of(&run, "duplicates");
+    assert!(duplicates > 0, "{run}");
+    let lines: Vec<&str> = report.lines().collect();
+    assert!(lines[0].starts_with("shrunk consumer-checkpoint for duplicates in "), "{report}");
+    assert_eq!(
+        lines[1],
+        format!("inputs           {} -> {}", original.timeline.len(), shrunk.timeline.len())
+    );
+    assert_eq!(lines[2], format!("ticks            {} -> {}", original.ticks, shrunk.ticks));
+    let before = counter_of(&run_json(&["--scenario", "consumer-checkpoint"]), "duplicates");
+    assert_eq!(lines[3], format!("duplicates       {before} -> {duplicates}"));
+    assert_eq!(lines[4], "stopped by       nothing: no smaller candidate tried shows it");
+    assert_eq!(lines.len(), 5, "{report}");
+}
+
+/// A scenario file, the scenario in the first position, `--out`: the file
+/// holds the scenario, stdout nothing, and the report names the file.
+#[test]
+fn shrink_reads_a_file_and_writes_out() {
+    let original = builtin("acks1-leader-crash").unwrap();
+    let input = temp_file("acks1.json", original.to_json().as_bytes());
+    let out = temp_file("acks1-shrunk.json", b"");
+    let (stdout, report) = shrink_text(&[input.path(), "--anomaly", "acked_lost", "--out", out.path()]);
+    assert_eq!(stdout, "");
+    assert!(report.contains(&format!("written to       {}\n", out.path())), "{report}");
+    let written = std::fs::read_to_string(&out.0).unwrap();
+    let shrunk = offsetlab_engine::Scenario::parse(&written).unwrap();
+    assert!(shrunk.timeline.len() < original.timeline.len(), "{written}");
+    assert!(counter_of(&run_json(&["--scenario", out.path()]), "acked_lost") > 0);
+}
+
+/// `--json`: one object on one line, the report's numbers and the shrunk
+/// scenario, in the format's field order; a spent budget says which option.
+#[test]
+fn shrink_json_carries_the_report_and_the_scenario() {
+    let out = stdout_of(&["shrink", "crash-commit-before", "--anomaly", "never_processed", "--json"]);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((&v["scenario"], &v["anomaly"]), (&"crash-commit-before".into(), &"never_processed".into()));
+    assert_eq!((v["inputs_before"].as_u64(), v["ticks_before"].as_u64()), (Some(2), Some(60)));
+    assert!(v["ticks_after"].as_u64().unwrap() < 60, "{v}");
+    assert!(v["value_before"].as_u64().unwrap() > 0 && v["value_after"].as_u64().unwrap() > 0, "{v}");
+    assert!(v["runs_tried"].as_u64().unwrap() >= 2, "{v}");
+    assert_eq!((&v["stopped_by"], &v["out"]), (&Value::Null, &Value::Null));
+    let shrunk = &v["shrunk"];
+    assert_eq!(shrunk["ticks"], v["ticks_after"]);
+    assert_eq!(shrunk["timeline"].as_array().unwrap().len() as u64, v["inputs_after"].as_u64().unwrap());
+    // The format's order: name first, as `to_json` writes it.
+    assert!(out.contains(r#""shrunk":{"name":"crash-commit-before-shrunk","summary":"#), "{out}");
+    let text = serde_json::to_string(shrunk).unwrap();
+    offsetlab_engine::Scenario::parse(&text).unwrap();
+
+    let out = stdout_of(&[
+        "shrink",
+        "crash-commit-before",
+        "--anomaly",
+        "never_processed",
+        "--json",
+        "--max-runs",
+        "3",
+    ]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["stopped_by"], "--max-runs 3");
+    assert!(v["runs_tried"].as_u64().unwrap() <= 3 && v["value_after"].as_u64().unwrap() > 0, "{v}");
+}
+
+/// Stopped by the budget, the report says which option and the result still shows the counter.
+#[test]
+fn shrink_stopped_by_max_runs_still_reproduces() {
+    let (json, report) =
+        shrink_text(&["offsets-expired", "--anomaly", "skipped_by_reset", "--max-runs", "2"]);
+    assert!(report.contains("in 2 runs\n"), "{report}");
+    assert!(
+        report.contains("stopped by       --max-runs 2: a smaller scenario may still show it\n"),
+        "{report}"
+    );
+    let file = temp_file("budget.json", json.as_bytes());
+    assert!(counter_of(&run_json(&["--scenario", file.path()]), "skipped_by_reset") > 0);
+}
+
+#[test]
+fn shrink_refuses_an_unknown_counter_with_the_names() {
+    let err = failure_of(&["shrink", "--scenario", "crash-commit-after", "--anomaly", "dupes"]);
+    assert!(err.contains("--anomaly") && err.contains(r#"no counter named "dupes""#), "{err}");
+    for name in ["duplicates", "never_processed", "acked_lost", "producer_reordered", "commit_failed"] {
+        assert!(err.contains(name), "{err}");
+    }
+    let err = failure_of(&["shrink", "--scenario", "crash-commit-after"]);
+    assert!(err.contains("--anomaly"), "{err}");
+}
+
+#[test]
+fn shrink_refuses_a_counter_the_scenario_does_not_show() {
+    let err = failure_of(&["shrink", "--scenario", "keys-keep-order", "--anomaly", "duplicates"]);
+    assert_eq!(
+        err,
+        "offsetlab: scenario keys-keep-order: the scenario does not show duplicates: it is 0 in every group \
+         after its 150 ticks\n"
+    );
+}
+
+#[test]
+fn shrink_names_a_missing_or_bad_scenario_file() {
+    let err =
+        failure_of(&["shrink", "--scenario", "/nonexistent/offsetlab/s.json", "--anomaly", "duplicates"]);
+    assert!(err.contains("cannot read /nonexistent/offsetlab/s.json"), "{err}");
+    let file = temp_file("zero-shrink.json", br#"{"name": "x", "config": {"partitions": 0}}"#);
+    let err = failure_of(&["shrink", "--scenario", file.path(), "--anomaly", "duplicates"]);
+    assert!(err.contains("config.partitions"), "{err}");
+    let err = failure_of(&[
+        "shrink",
+        "--scenario",
+        "crash-commit-after",
+        "--anomaly",
+        "duplicates",
+        "--out",
+        "/nonexistent/offsetlab/out.json",
+    ]);
+    assert!(err.contains("cannot write /nonexistent/offsetlab/out.json"), "{err}");
+}
+
+#[test]
+fn shrink_checks_its_budgets() {
+    for (option, value, says) in [
+        ("--max-runs", "0", "got 0"),
+        ("--max-runs", "1", "got 1"),
+        ("--max-runs", "1000001", "got 1000001"),
+        ("--max-runs", "many", "\"many\" is not a whole number"),
+        ("--max-runs", "-5", "not a whole number"),
+        ("--max-seconds", "0", "got 0"),
+        ("--max-seconds", "86401", "got 86401"),
+        ("--max-seconds", "1.5", "not a whole number"),
+    ] {
+        // `--max-runs=-5`: clap takes `-5` apart from its option for a flag.
+        let arg = format!("{option}={value}");
+        let err = failure_of(&["shrink", "crash-commit-after", "--anomaly", "duplicates", &arg]);
+        assert!(err.contains(option) && err.contains(says), "{option} {value}: {err}");
+    }
+    let err = failure_of(&["shrink", "crash-commit-after", "--anomaly", "duplicates", "--max-runs", "1"]);
+    assert!(err.contains("2 to 1000000 runs"), "{err}");
 }
