@@ -41,10 +41,11 @@ fn parse_record(text: &str) -> Result<Query, Failure> {
     Ok(Query::Record { partition, offset })
 }
 
-/// One group's answer.
+/// One group's answer, or the topic's (its writes' anomalies).
 #[derive(Debug, Serialize)]
 pub struct GroupAnswer {
-    pub group: String,
+    /// The group's name; `None` for the topic's answer.
+    pub group: Option<String>,
     /// Every counter asked about (all: those above zero).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reports: Vec<Report>,
@@ -53,7 +54,7 @@ pub struct GroupAnswer {
     pub record: Option<Vec<Explanation>>,
 }
 
-/// The answer for each group of `sim`.
+/// The answer for each group of `sim`, then the topic's when it has one.
 pub fn answer(sim: &Sim, query: Query) -> Result<Vec<GroupAnswer>, Failure> {
     if let Query::Record { partition, offset } = query {
         let partitions = sim.view().partitions.len() as u32;
@@ -65,28 +66,38 @@ pub fn answer(sim: &Sim, query: Query) -> Result<Vec<GroupAnswer>, Failure> {
             )));
         }
     }
-    Ok((0..sim.group_count())
-        .map(|g| {
-            let group = sim.view().groups[g].name.clone();
-            match query {
-                Query::All => GroupAnswer {
-                    group,
-                    reports: Anomaly::ALL
-                        .into_iter()
-                        .map(|a| report(sim, g, a))
-                        .filter(|r| r.counted > 0)
-                        .collect(),
-                    record: None,
-                },
-                Query::Anomaly(a) => GroupAnswer { group, reports: vec![report(sim, g, a)], record: None },
-                Query::Record { partition, offset } => GroupAnswer {
-                    group,
-                    reports: Vec::new(),
-                    record: Some(explain_record(sim, g, partition, offset)),
-                },
+    let names: Vec<String> = sim.view().groups.iter().map(|g| g.name.clone()).collect();
+    let mut answers = Vec::new();
+    for g in (0..sim.group_count()).map(Some).chain([None]) {
+        let group = g.map(|g| names[g].clone());
+        let anomalies = Anomaly::ALL.into_iter().filter(|a| a.of_a_group() == g.is_some());
+        let answer = match query {
+            Query::All => GroupAnswer {
+                group,
+                reports: anomalies
+                    .map(|a| report(sim, g.unwrap_or(0), a))
+                    .filter(|r| r.counted > 0)
+                    .collect(),
+                record: None,
+            },
+            Query::Anomaly(a) if a.of_a_group() == g.is_some() => {
+                GroupAnswer { group, reports: vec![report(sim, g.unwrap_or(0), a)], record: None }
             }
-        })
-        .collect())
+            Query::Anomaly(_) => continue,
+            Query::Record { partition, offset } => {
+                let record = explain_record(sim, g, partition, offset);
+                if g.is_none() && record.is_empty() {
+                    continue; // the topic speaks only of a record it wrote wrong
+                }
+                GroupAnswer { group, reports: Vec::new(), record: Some(record) }
+            }
+        };
+        if g.is_none() && answer.reports.is_empty() && answer.record.is_none() {
+            continue; // nothing the producer or the cluster did wrong
+        }
+        answers.push(answer);
+    }
+    Ok(answers)
 }
 
 /// Records a counter's text lists unless asked for all.
@@ -96,21 +107,22 @@ pub const LISTED_DEFAULT: usize = 20;
 /// records by cause, then one line per record explained (the first `listed`).
 pub fn text(answers: &[GroupAnswer], query: Query, listed: usize) -> String {
     let mut out = String::new();
-    let groups = answers.len();
+    let groups = answers.iter().filter(|a| a.group.is_some()).count();
     for answer in answers {
-        if groups > 1 {
-            let _ = writeln!(out, "group {}", answer.group);
+        let name = answer.group.as_deref().map_or("the topic".to_string(), |g| format!("group {g}"));
+        if groups > 1 || answer.group.is_none() {
+            let _ = writeln!(out, "{name}");
         }
         if let Some(record) = &answer.record {
             if let (true, Query::Record { partition, offset }) = (record.is_empty(), query) {
-                let _ = writeln!(out, "P{partition}@{offset}: no anomaly in group {}", answer.group);
+                let _ = writeln!(out, "P{partition}@{offset}: no anomaly in {name}");
             }
             for e in record {
                 let _ = writeln!(out, "{}", e.sentence());
             }
         }
         if answer.reports.is_empty() && answer.record.is_none() {
-            let _ = writeln!(out, "no anomaly counted in group {}", answer.group);
+            let _ = writeln!(out, "no anomaly counted in {name}");
         }
         for r in &answer.reports {
             let name = match r.standard_name {
@@ -131,10 +143,11 @@ pub fn text(answers: &[GroupAnswer], query: Query, listed: usize) -> String {
             for e in r.explanations.iter().take(listed) {
                 let _ = writeln!(out, "{}", e.sentence());
             }
-            let listed = r.explanations.len().min(listed) as u64;
+            // In records: an explanation may cover several (an election's cut).
+            let shown: u64 = r.explanations.iter().take(listed).map(|e| e.records).sum();
             let explained: u64 = r.causes.iter().map(|(_, n)| n).sum();
-            if explained > listed {
-                let _ = writeln!(out, "… and {} more (--all lists them)", explained - listed);
+            if explained > shown {
+                let _ = writeln!(out, "… and {} more (--all lists them)", explained - shown);
             }
         }
     }

@@ -36,6 +36,17 @@ pub enum Anomaly {
     NeverProcessed,
     /// `out_of_key_order`: a record handled after a later record of its key.
     OutOfKeyOrder,
+    /// `acked_lost`: records the producer was told were written, cut off
+    /// the log by a leader election (the topic's).
+    AckedLost,
+    /// `producer_duplicates`: records the producer wrote twice (the topic's).
+    ProducerDuplicates,
+    /// `producer_reordered`: records the producer wrote after a later-sent
+    /// one of their partition (the topic's).
+    ProducerReordered,
+    /// `aborted_seen`: results of aborted transactions the downstream
+    /// consumer of `payouts` received.
+    AbortedRead,
 }
 
 /// A standard name for an anomaly and its one-line definition.
@@ -46,7 +57,21 @@ pub struct StandardName {
 }
 
 impl Anomaly {
-    pub const ALL: [Anomaly; 3] = [Anomaly::Duplicates, Anomaly::NeverProcessed, Anomaly::OutOfKeyOrder];
+    pub const ALL: [Anomaly; 7] = [
+        Anomaly::Duplicates,
+        Anomaly::NeverProcessed,
+        Anomaly::OutOfKeyOrder,
+        Anomaly::AckedLost,
+        Anomaly::ProducerDuplicates,
+        Anomaly::ProducerReordered,
+        Anomaly::AbortedRead,
+    ];
+
+    /// A group's (its reads) or the topic's (its writes).
+    #[must_use]
+    pub fn of_a_group(self) -> bool {
+        matches!(self, Anomaly::Duplicates | Anomaly::NeverProcessed | Anomaly::OutOfKeyOrder)
+    }
 
     /// The counter's name, as `run --json` and the page have it.
     #[must_use]
@@ -55,6 +80,10 @@ impl Anomaly {
             Anomaly::Duplicates => "duplicates",
             Anomaly::NeverProcessed => "never_processed",
             Anomaly::OutOfKeyOrder => "out_of_key_order",
+            Anomaly::AckedLost => "acked_lost",
+            Anomaly::ProducerDuplicates => "producer_duplicates",
+            Anomaly::ProducerReordered => "producer_reordered",
+            Anomaly::AbortedRead => "aborted_seen",
         }
     }
 
@@ -74,6 +103,10 @@ impl Anomaly {
             Anomaly::Duplicates => "delivered twice",
             Anomaly::NeverProcessed => "never processed",
             Anomaly::OutOfKeyOrder => "out of key order",
+            Anomaly::AckedLost => "acknowledged then lost",
+            Anomaly::ProducerDuplicates => "written twice by the producer",
+            Anomaly::ProducerReordered => "reordered by the producer",
+            Anomaly::AbortedRead => "aborted, and read",
         }
     }
 
@@ -92,6 +125,22 @@ impl Anomaly {
             // Jepsen orders each partition's offsets; key order across
             // partitions is the application's, and has no name there.
             Anomaly::OutOfKeyOrder => None,
+            Anomaly::AckedLost => Some(StandardName {
+                name: "lost-write",
+                definition: "an acknowledged send is missing from the log, though later offsets were read",
+            }),
+            Anomaly::ProducerDuplicates => Some(StandardName {
+                name: "duplicate",
+                definition: "one value appears at more than one offset",
+            }),
+            Anomaly::ProducerReordered => Some(StandardName {
+                name: "nonmonotonic-send",
+                definition: "a process's sends to a partition landed at offsets out of their send order",
+            }),
+            Anomaly::AbortedRead => Some(StandardName {
+                name: "aborted-read",
+                definition: "a read observed a value written by a transaction that aborted",
+            }),
         }
     }
 }
@@ -131,10 +180,14 @@ pub struct Step {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Explanation {
     pub anomaly: Anomaly,
-    pub group: u32,
+    /// The group whose reads it concerns (`None`: the topic's writes).
+    pub group: Option<u32>,
     pub partition: u32,
     pub offset: u64,
     pub record_id: u64,
+    /// Records it explains: 1, or those one election cut or one pipeline's
+    /// aborted transactions gave (from `offset` on, for an election).
+    pub records: u64,
     /// The kind of cause, short, for grouping a counter's records.
     pub cause: &'static str,
     /// From the cause to the effect, in tick order.
@@ -146,7 +199,20 @@ impl Explanation {
     #[must_use]
     pub fn sentence(&self) -> String {
         let steps: Vec<String> = self.steps.iter().map(|s| format!("t{} {}", s.tick, s.text)).collect();
-        format!("P{}@{} {} — {}", self.partition, self.offset, self.anomaly.words(), steps.join("; "))
+        let what = match (self.anomaly, self.records) {
+            (Anomaly::AbortedRead, n) => {
+                format!("{n} result{} {}", if n == 1 { "" } else { "s" }, self.anomaly.words())
+            }
+            (_, 1) => format!("P{}@{} {}", self.partition, self.offset, self.anomaly.words()),
+            (_, n) => format!(
+                "P{}@{}..{} ({n} records) {}",
+                self.partition,
+                self.offset,
+                self.offset + n - 1,
+                self.anomaly.words()
+            ),
+        };
+        format!("{what} — {}", steps.join("; "))
     }
 }
 
@@ -167,7 +233,8 @@ pub struct Report {
     pub events_forgotten: u64,
 }
 
-/// Every record of group `g` that `anomaly` counts, explained.
+/// Every record of group `g` that `anomaly` counts, explained (a topic's
+/// anomaly, [`Anomaly::of_a_group`] false, whatever `g`).
 #[must_use]
 pub fn report(sim: &Sim, g: usize, anomaly: Anomaly) -> Report {
     let metrics = sim.metrics_of(g);
@@ -175,16 +242,21 @@ pub fn report(sim: &Sim, g: usize, anomaly: Anomaly) -> Report {
         Anomaly::Duplicates => metrics.duplicates,
         Anomaly::NeverProcessed => metrics.never_processed,
         Anomaly::OutOfKeyOrder => metrics.out_of_key_order,
+        Anomaly::AckedLost => metrics.acked_lost,
+        Anomaly::ProducerDuplicates => metrics.producer_duplicates,
+        Anomaly::ProducerReordered => metrics.producer_reordered,
+        Anomaly::AbortedRead => metrics.aborted_seen,
     };
     let all = explain_all(sim, g, anomaly);
     let mut causes: Vec<(&'static str, u64)> = Vec::new();
     for e in &all {
         match causes.iter_mut().find(|(c, _)| *c == e.cause) {
-            Some((_, n)) => *n += 1,
-            None => causes.push((e.cause, 1)),
+            Some((_, n)) => *n += e.records,
+            None => causes.push((e.cause, e.records)),
         }
     }
-    let unexplained = counted.saturating_sub(all.len() as u64);
+    let explained: u64 = all.iter().map(|e| e.records).sum();
+    let unexplained = counted.saturating_sub(explained);
     let explanations = all.into_iter().take(EXPLANATIONS_MAX).collect();
     Report {
         anomaly,
@@ -197,14 +269,16 @@ pub fn report(sim: &Sim, g: usize, anomaly: Anomaly) -> Report {
     }
 }
 
-/// Why the record at `partition`@`offset` is an anomaly for group `g`:
-/// one explanation per time it was counted (none for a record that is not).
+/// Why the record at `partition`@`offset` is an anomaly for group `g`'s
+/// reads (`None`: for the topic's writes): one explanation per time it was
+/// counted (none for a record that is not).
 #[must_use]
-pub fn explain_record(sim: &Sim, g: usize, partition: u32, offset: u64) -> Vec<Explanation> {
+pub fn explain_record(sim: &Sim, g: Option<usize>, partition: u32, offset: u64) -> Vec<Explanation> {
     Anomaly::ALL
         .into_iter()
-        .flat_map(|a| explain_all(sim, g, a))
-        .filter(|e| e.partition == partition && e.offset == offset)
+        .filter(|a| a.of_a_group() == g.is_some())
+        .flat_map(|a| explain_all(sim, g.unwrap_or(0), a))
+        .filter(|e| e.partition == partition && e.offset <= offset && offset < e.offset + e.records.max(1))
         .collect()
 }
 
@@ -226,6 +300,9 @@ fn explain_all(sim: &Sim, g: usize, anomaly: Anomaly) -> Vec<Explanation> {
                 lost.into_iter().map(move |o| never_processed(sim, g, p, o))
             })
             .collect(),
+        Anomaly::AckedLost => acked_lost(sim),
+        Anomaly::ProducerDuplicates | Anomaly::ProducerReordered => producer_written(sim, anomaly),
+        Anomaly::AbortedRead => aborted_read(sim).into_iter().collect(),
     }
 }
 
@@ -626,10 +703,11 @@ fn duplicate(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
     sort_steps(&mut steps);
     Explanation {
         anomaly: Anomaly::Duplicates,
-        group: g as u32,
+        group: Some(g as u32),
         partition: p,
         offset: o,
         record_id: h.record_id,
+        records: 1,
         cause,
         steps,
     }
@@ -740,10 +818,11 @@ fn never_processed(sim: &Sim, g: usize, p: u32, o: u64) -> Explanation {
     sort_steps(&mut steps);
     Explanation {
         anomaly: Anomaly::NeverProcessed,
-        group: g as u32,
+        group: Some(g as u32),
         partition: p,
         offset: o,
         record_id,
+        records: 1,
         cause,
         steps,
     }
@@ -836,10 +915,11 @@ fn out_of_order(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
     sort_steps(&mut steps);
     Explanation {
         anomaly: Anomaly::OutOfKeyOrder,
-        group: g as u32,
+        group: Some(g as u32),
         partition: p,
         offset: o,
         record_id: h.record_id,
+        records: 1,
         cause,
         steps,
     }
@@ -849,4 +929,208 @@ fn out_of_order(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
 /// follows the cause.
 fn sort_steps(steps: &mut [Step]) {
     crate::order::sort_stable_by(steps, |a, b| a.tick.cmp(&b.tick));
+}
+
+/// The producer's delivery settings, in words.
+#[cfg(feature = "cluster")]
+fn delivery_words(sim: &Sim) -> String {
+    match &sim.config().producer.delivery {
+        Some(d) => format!(
+            "acks={}, enable.idempotence={}, max.in.flight.requests.per.connection={}",
+            d.acks.name(),
+            d.delivery_config().validate().is_ok_and(|r| r.idempotent),
+            d.max_in_flight
+        ),
+        None => "acks=all".to_string(),
+    }
+}
+
+/// Acknowledged then lost, per election that cut acknowledged records: the
+/// settings they were written with, the ISR then, the leader's crash, the
+/// election and the cut.
+#[cfg(not(feature = "cluster"))]
+fn acked_lost(_: &Sim) -> Vec<Explanation> {
+    Vec::new()
+}
+
+#[cfg(feature = "cluster")]
+fn acked_lost(sim: &Sim) -> Vec<Explanation> {
+    let facts: Vec<&Event> = sim.journal().facts().collect();
+    let mut out = Vec::new();
+    for (i, e) in facts.iter().enumerate() {
+        if let Event::LeaderElected {
+            tick,
+            partition,
+            leader,
+            kind,
+            truncated_to: Some(to),
+            lost,
+            lost_acknowledged,
+            ..
+        } = e
+        {
+            if *lost_acknowledged == 0 {
+                continue;
+            }
+            let p = *partition;
+            let mut steps = vec![Step {
+                tick: 0,
+                part: Part::Producer,
+                text: format!("the producer writes to P{p} with {}", delivery_words(sim)),
+            }];
+            // The ISR the writes were acknowledged under, and the crash.
+            let before = &facts[..i];
+            if let Some(isr) = before.iter().rev().find_map(|f| match f {
+                Event::IsrChanged { partition, isr, .. } if *partition == p => Some((f.tick(), isr.clone())),
+                _ => None,
+            }) {
+                let list: Vec<String> = isr.1.iter().map(|b| format!("broker {b}")).collect();
+                steps.push(Step {
+                    tick: isr.0,
+                    part: Part::Topic,
+                    text: format!("P{p}'s ISR shrank to {}", list.join(", ")),
+                });
+            }
+            if let Some(crash) = before.iter().rev().find(|f| matches!(f, Event::BrokerCrashed { .. })) {
+                steps.push(fact_step(crash));
+            }
+            let leader = leader.map_or("no broker".to_string(), |b| format!("broker {b}"));
+            steps.push(Step {
+                tick: *tick,
+                part: Part::Topic,
+                text: format!(
+                    "{leader} became P{p}'s leader ({kind} election): its log ended at {to}, so the {lost} record{} \
+                     after it were cut, {lost_acknowledged} of them acknowledged",
+                    if *lost == 1 { "" } else { "s" }
+                ),
+            });
+            out.push(Explanation {
+                anomaly: Anomaly::AckedLost,
+                group: None,
+                partition: p,
+                offset: *to,
+                record_id: 0,
+                records: *lost_acknowledged,
+                cause: match *kind {
+                    "unclean" => "an unclean election",
+                    _ => "acknowledged before every replica had it",
+                },
+                steps,
+            });
+        }
+    }
+    out
+}
+
+/// Records the producer wrote twice or out of its send order: the lost
+/// request or acknowledgement, the retry, and why the broker kept it.
+#[cfg(not(feature = "cluster"))]
+fn producer_written(_: &Sim, _: Anomaly) -> Vec<Explanation> {
+    Vec::new()
+}
+
+#[cfg(feature = "cluster")]
+fn producer_written(sim: &Sim, anomaly: Anomaly) -> Vec<Explanation> {
+    let Some(delivery) = sim.config().producer.delivery.as_ref() else { return Vec::new() };
+    let mut out = Vec::new();
+    for p in 0..sim.partition_count() {
+        let Some(log) = sim.topic_log(p) else { continue };
+        let range = log.present(0, log.log_end());
+        for o in range.clone() {
+            let record = log.get(o).expect("present");
+            let this = match anomaly {
+                Anomaly::ProducerDuplicates => record.producer_copy,
+                _ => record.producer_reordered,
+            };
+            if !this {
+                continue;
+            }
+            // The loss after its send that made the producer retry.
+            let lost = sim.journal().facts().find(|e| {
+                e.tick() >= record.produced_tick
+                    && matches!(e, Event::ProduceLost { partition, .. } if *partition == p)
+            });
+            let mut steps = vec![Step {
+                tick: record.produced_tick,
+                part: Part::Producer,
+                text: format!("the producer sent record #{} to P{p} ({})", record.id, delivery_words(sim)),
+            }];
+            steps.extend(lost.map(fact_step));
+            let retried_at = lost.map_or(record.produced_tick, Event::tick);
+            let text = if anomaly == Anomaly::ProducerDuplicates {
+                let first = range.clone().find(|&q| q < o && log.get(q).is_some_and(|r| r.id == record.id));
+                format!(
+                    "the producer retried the batch and the leader appended record #{} again at P{p}@{o}{}: without \
+                     idempotence it cannot tell a retry from a new write",
+                    record.id,
+                    first.map(|q| format!(" (first at P{p}@{q})")).unwrap_or_default()
+                )
+            } else {
+                format!(
+                    "the producer's retry wrote record #{} at P{p}@{o}, after a batch it had sent later: {} requests \
+                     may be in flight without idempotence",
+                    record.id, delivery.max_in_flight
+                )
+            };
+            steps.push(Step { tick: retried_at, part: Part::Record { partition: p, offset: o }, text });
+            sort_steps(&mut steps);
+            out.push(Explanation {
+                anomaly,
+                group: None,
+                partition: p,
+                offset: o,
+                record_id: record.id,
+                records: 1,
+                cause: if anomaly == Anomaly::ProducerDuplicates {
+                    "a retry without idempotence"
+                } else {
+                    "a retry overtaken, without idempotence"
+                },
+                steps,
+            });
+        }
+    }
+    out
+}
+
+/// Results of aborted transactions the downstream consumer received: the
+/// aborts, and its isolation level.
+fn aborted_read(sim: &Sim) -> Option<Explanation> {
+    let seen = sim.metrics().aborted_seen;
+    if seen == 0 {
+        return None;
+    }
+    let isolation =
+        sim.config().transactions.as_ref().map_or("read_committed", |t| t.isolation_level.label());
+    let mut steps: Vec<Step> = sim
+        .journal()
+        .facts()
+        .filter(|e| {
+            #[cfg(feature = "transactions")]
+            if matches!(e, Event::TxnAborted { .. }) {
+                return true;
+            }
+            let _ = e;
+            false
+        })
+        .map(fact_step)
+        .collect();
+    steps.push(Step {
+        tick: sim.now(),
+        part: Part::Topic,
+        text: format!(
+            "the downstream consumer reads payouts with isolation.level={isolation}: it receives a transaction's \
+             results before its outcome is known, aborted ones too"
+        ),
+    });
+    Some(Explanation {
+        anomaly: Anomaly::AbortedRead,
+        group: None,
+        partition: 0,
+        offset: 0,
+        record_id: 0,
+        records: seen,
+        cause: "read_uncommitted",
+        steps,
+    })
 }

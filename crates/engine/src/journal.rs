@@ -81,22 +81,23 @@ impl Journal {
     /// about one record or one request, which come by the thousand and whose
     /// story the handling runs and the commits tell.
     fn keeps(event: &Event) -> bool {
-        !matches!(
-            event,
+        match event {
             Event::Produced { .. }
-                | Event::Fetched { .. }
-                | Event::Handled { .. }
-                | Event::Committed { .. }
-                | Event::Checkpointed { .. }
-                | Event::Peeked { .. }
-                | Event::Bridged { .. }
-                | Event::Acquired { .. }
-                | Event::PayoutWritten { .. }
-                | Event::ProduceSent { .. }
-                | Event::ProduceAnswered { .. }
-                | Event::BatchAcknowledged { .. }
-                | Event::MarkerWritten { .. }
-        )
+            | Event::Fetched { .. }
+            | Event::Handled { .. }
+            | Event::Committed { .. }
+            | Event::Checkpointed { .. }
+            | Event::Peeked { .. }
+            | Event::Bridged { .. }
+            | Event::Acquired { .. } => false,
+            #[cfg(feature = "transactions")]
+            Event::PayoutWritten { .. } | Event::MarkerWritten { .. } => false,
+            #[cfg(feature = "cluster")]
+            Event::ProduceSent { .. } | Event::ProduceAnswered { .. } | Event::BatchAcknowledged { .. } => {
+                false
+            }
+            _ => true,
+        }
     }
 
     /// An event the `Sim` emitted; `group` is the group of the consumer it

@@ -119,23 +119,32 @@ fn the_assignor_can_change_between_rebalances() {
 }
 
 /// Kafka's classic consumer fails `commitSync()` with RebalanceInProgressException
-/// between its JoinGroup and the new generation: in the cooperative scale-out, the
-/// members that keep consuming while c3's session holds the rebalance up have
+/// between its JoinGroup and the SyncGroup's answer: in the cooperative scale-out,
+/// the members that keep consuming while c3's session holds the rebalance up have
 /// their commits refused, and nothing is written for them.
 #[test]
 fn commits_are_refused_while_a_member_rejoins() {
     let scenario = offsetlab_engine::builtin("scale-out-cooperative").unwrap();
+    let group = &scenario.config.groups[0];
+    // After the join phase, a poll reads its answer and the next the SyncGroup's:
+    // two batches at most.
+    let sync_ticks = 2 * u64::from(group.records_per_poll.div_ceil(group.handle_per_tick)) + 1;
     let mut events = Vec::new();
     let sim = scenario.run_observed(None, None, |e| events.push(e)).unwrap();
     let mut rebalancing = false;
+    let mut completed_at = None;
     let mut refused = 0;
     let mut committed = std::collections::BTreeMap::new();
     for event in &events {
         match event {
             Event::RebalanceStarted { .. } => rebalancing = true,
-            Event::RebalanceCompleted { .. } => rebalancing = false,
-            Event::CommitRefused { consumer, offsets, .. } => {
-                assert!(rebalancing, "{consumer} refused outside a rebalance");
+            Event::RebalanceCompleted { tick, .. } => {
+                rebalancing = false;
+                completed_at = Some(*tick);
+            }
+            Event::CommitRefused { consumer, offsets, tick } => {
+                let syncing = completed_at.is_some_and(|at| *tick <= at + sync_ticks);
+                assert!(rebalancing || syncing, "{consumer} refused outside a rebalance at t{tick}");
                 assert!(!offsets.is_empty());
                 refused += 1;
             }

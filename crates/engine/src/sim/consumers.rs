@@ -381,7 +381,8 @@ impl Sim {
     /// Returns whether it committed.
     fn join_prepare(&mut self, c: usize) -> bool {
         let settings = self.groups[self.consumers[c].group()].settings;
-        let commits = settings.group_commits() && settings.commit.is_auto() && self.consumers[c].has_positions();
+        let commits =
+            settings.group_commits() && settings.commit.is_auto() && self.consumers[c].has_positions();
         if commits {
             self.commit(c);
         }

@@ -39,6 +39,11 @@ impl Sim {
     }
 
     /// Group `g`'s config and its live settings.
+    #[cfg(feature = "cluster")]
+    pub(crate) fn topic_log(&self, partition: u32) -> Option<&crate::log::PartitionLog> {
+        self.topic.log(partition)
+    }
+
     pub(crate) fn journal(&self) -> &crate::journal::Journal {
         &self.journal
     }
