@@ -1,7 +1,7 @@
 //! Why did that happen: each anomalous record explained by the chain of
 //! events that made it, from the cause to the effect, built from the
-//! journal (`journal.rs`) and the parts' plain data when asked. Nothing is
-//! computed while the simulation runs but the journal's bookkeeping.
+//! evidence (`evidence.rs`) and the parts' plain data when asked. Nothing is
+//! computed while the simulation runs but the evidence's bookkeeping.
 //!
 //! Each anomaly also carries its name in Jepsen's Kafka checker
 //! (`jepsen.tests.kafka`) where one exists. Jepsen checks each consumer
@@ -12,8 +12,8 @@
 use crate::app::HandledRecord;
 use crate::config::CommitMode;
 use crate::event::{Event, Tick};
+use crate::evidence::{CommitFact, Handling};
 use crate::input::ConsumerId;
-use crate::journal::{CommitFact, Handling};
 use crate::sim::Sim;
 use serde::Serialize;
 
@@ -217,7 +217,7 @@ impl Explanation {
 }
 
 /// A counter's records explained: the first [`EXPLANATIONS_MAX`], and every
-/// record the journal still knows, counted by cause.
+/// record the evidence still knows, counted by cause.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Report {
     pub anomaly: Anomaly,
@@ -227,9 +227,9 @@ pub struct Report {
     pub explanations: Vec<Explanation>,
     /// Records per cause (explained ones and those past the first few alike).
     pub causes: Vec<(&'static str, u64)>,
-    /// Counted records the journal no longer holds (older than its bounds).
+    /// Counted records the evidence no longer holds (older than its bounds).
     pub unexplained: u64,
-    /// Events the journal forgot, the oldest (a chain that needs them is shorter).
+    /// Events the evidence forgot, the oldest (a chain that needs them is shorter).
     pub events_forgotten: u64,
 }
 
@@ -265,7 +265,7 @@ pub fn report(sim: &Sim, g: usize, anomaly: Anomaly) -> Report {
         explanations,
         causes,
         unexplained,
-        events_forgotten: sim.journal().facts_dropped(),
+        events_forgotten: sim.evidence().facts_dropped(),
     }
 }
 
@@ -283,14 +283,14 @@ pub fn explain_record(sim: &Sim, g: Option<usize>, partition: u32, offset: u64) 
 }
 
 fn explain_all(sim: &Sim, g: usize, anomaly: Anomaly) -> Vec<Explanation> {
-    let journal = sim.journal();
+    let evidence = sim.evidence();
     match anomaly {
         Anomaly::Duplicates => {
-            let (handled, _) = journal.anomalies(g);
+            let (handled, _) = evidence.anomalies(g);
             handled.filter(|h| h.duplicate).map(|h| duplicate(sim, g, h)).collect()
         }
         Anomaly::OutOfKeyOrder => {
-            let (handled, _) = journal.anomalies(g);
+            let (handled, _) = evidence.anomalies(g);
             handled.filter(|h| h.out_of_key_order).map(|h| out_of_order(sim, g, h)).collect()
         }
         Anomaly::NeverProcessed => (0..sim.partition_count())
@@ -306,9 +306,9 @@ fn explain_all(sim: &Sim, g: usize, anomaly: Anomaly) -> Vec<Explanation> {
     }
 }
 
-/// The facts of the journal within `from..=to`, oldest first.
+/// The facts of the evidence within `from..=to`, oldest first.
 fn facts_between(sim: &Sim, from: Tick, to: Tick) -> impl DoubleEndedIterator<Item = &Event> + '_ {
-    sim.journal().facts().filter(move |e| (from..=to).contains(&e.tick()))
+    sim.evidence().facts().filter(move |e| (from..=to).contains(&e.tick()))
 }
 
 fn concerns(event: &Event, consumer: ConsumerId) -> bool {
@@ -317,7 +317,7 @@ fn concerns(event: &Event, consumer: ConsumerId) -> bool {
 
 /// The generation (or group epoch) group `g` was at, at `tick`.
 fn generation_at(sim: &Sim, g: usize, tick: Tick) -> Option<u32> {
-    sim.journal().facts().rev().find_map(|e| match e {
+    sim.evidence().facts().rev().find_map(|e| match e {
         Event::RebalanceCompleted { tick: t, group, generation, .. }
             if *t <= tick && *group as usize == g =>
         {
@@ -441,7 +441,7 @@ fn resume_step(sim: &Sim, g: usize, partition: u32, consumer: ConsumerId, at: Ti
         }
         _ => None,
     });
-    let commit: Option<&CommitFact> = sim.journal().commits(g, partition).rev().find(|c| c.tick <= at);
+    let commit: Option<&CommitFact> = sim.evidence().commits(g, partition).rev().find(|c| c.tick <= at);
     match (commit, reset) {
         (Some(c), Some((t, _, _))) if c.tick > t => Some(committed_resume(partition, consumer, at, c)),
         (_, Some((t, policy, to))) => Some(Step {
@@ -474,7 +474,7 @@ fn duplicate(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
     let (p, o) = (h.partition, h.offset);
     let mut steps = Vec::new();
     let mut cause = "read again";
-    let runs: Vec<&Handling> = sim.journal().handlings(g, p).filter(|r| r.from <= o && o < r.to).collect();
+    let runs: Vec<&Handling> = sim.evidence().handlings(g, p).filter(|r| r.from <= o && o < r.to).collect();
     // This handling's run, and the one before it that handled the record.
     let this = runs.iter().rposition(|r| r.consumer == h.consumer && r.tick == h.tick);
     let before = this.and_then(|i| i.checked_sub(1)).map(|i| runs[i]);
@@ -679,7 +679,7 @@ fn duplicate(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
         // record, and then back (a zombie's commit, a reset of the offsets)?
         if cause == "read again" {
             let commits: Vec<&CommitFact> =
-                sim.journal().commits(g, p).filter(|c| c.tick >= first.tick && c.tick < h.tick).collect();
+                sim.evidence().commits(g, p).filter(|c| c.tick >= first.tick && c.tick < h.tick).collect();
             let past = commits.iter().rposition(|c| c.offset > o);
             if let Some(back) = past.and_then(|i| commits[i + 1..].iter().find(|c| c.offset <= o)) {
                 cause = "the committed offset moved back";
@@ -728,7 +728,7 @@ fn never_processed(sim: &Sim, g: usize, p: u32, o: u64) -> Explanation {
     }
     let mut cause = "moved past unhandled";
     let skipped = sim.observer(g).mark(p, o).is_some_and(|m| m.skipped);
-    let reset = sim.journal().facts().find(|e| match e {
+    let reset = sim.evidence().facts().find(|e| match e {
         Event::ResetPosition { partition, to, skipped, consumer, .. } => {
             *partition == p && *to > o && *skipped > 0 && sim.group_of(*consumer) == Some(g)
         }
@@ -752,7 +752,7 @@ fn never_processed(sim: &Sim, g: usize, p: u32, o: u64) -> Explanation {
                 ),
             });
         }
-    } else if let Some(archived) = sim.journal().facts().find(|e| match e {
+    } else if let Some(archived) = sim.evidence().facts().find(|e| match e {
         Event::LockExpired { partition, offset, archived, .. } => {
             *partition == p && *offset == o && *archived
         }
@@ -762,12 +762,12 @@ fn never_processed(sim: &Sim, g: usize, p: u32, o: u64) -> Explanation {
         _ => false,
     }) {
         cause = "archived after its last delivery";
-        let failures = sim.journal().facts().filter(|e| {
+        let failures = sim.evidence().facts().filter(|e| {
             matches!(e, Event::HandlerFailed { partition, offset, .. } if *partition == p && *offset == o)
         });
         steps.extend(failures.map(fact_step));
         steps.push(fact_step(archived));
-    } else if let Some(ahead) = sim.journal().commits(g, p).find(|c| c.offset > o) {
+    } else if let Some(ahead) = sim.evidence().commits(g, p).find(|c| c.offset > o) {
         let who = ahead.consumer;
         cause = match sim.group_setup(g).1.commit {
             CommitMode::Before => "committed before handling",
@@ -806,7 +806,7 @@ fn never_processed(sim: &Sim, g: usize, p: u32, o: u64) -> Explanation {
                 steps.push(fact_step(end));
             }
         }
-    } else if let Some(deleted) = sim.journal().facts().find(|e| match e {
+    } else if let Some(deleted) = sim.evidence().facts().find(|e| match e {
         Event::RetentionDeleted { group, partition, new_log_start, .. } => {
             *group as usize == g && *partition == p && *new_log_start > o
         }
@@ -852,7 +852,7 @@ fn out_of_order(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
             });
         }
         if let Some(run) =
-            sim.journal().handlings(g, at.partition).find(|r| r.from <= at.offset && at.offset < r.to)
+            sim.evidence().handlings(g, at.partition).find(|r| r.from <= at.offset && at.offset < r.to)
         {
             steps.push(handled_step(
                 sim,
@@ -955,7 +955,7 @@ fn acked_lost(_: &Sim) -> Vec<Explanation> {
 
 #[cfg(feature = "cluster")]
 fn acked_lost(sim: &Sim) -> Vec<Explanation> {
-    let facts: Vec<&Event> = sim.journal().facts().collect();
+    let facts: Vec<&Event> = sim.evidence().facts().collect();
     let mut out = Vec::new();
     for (i, e) in facts.iter().enumerate() {
         if let Event::LeaderElected {
@@ -1046,7 +1046,7 @@ fn producer_written(sim: &Sim, anomaly: Anomaly) -> Vec<Explanation> {
                 continue;
             }
             // The loss after its send that made the producer retry.
-            let lost = sim.journal().facts().find(|e| {
+            let lost = sim.evidence().facts().find(|e| {
                 e.tick() >= record.produced_tick
                     && matches!(e, Event::ProduceLost { partition, .. } if *partition == p)
             });
@@ -1103,7 +1103,7 @@ fn aborted_read(sim: &Sim) -> Option<Explanation> {
     let isolation =
         sim.config().transactions.as_ref().map_or("read_committed", |t| t.isolation_level.label());
     let mut steps: Vec<Step> = sim
-        .journal()
+        .evidence()
         .facts()
         .filter(|e| {
             #[cfg(feature = "transactions")]

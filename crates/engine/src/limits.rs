@@ -30,16 +30,16 @@ pub const PRODUCER_CONNECTIONS_MAX: u32 = 64;
 pub const PRODUCER_TIMEOUT_TICKS_MAX: u64 = 10_000_000;
 /// Events waiting for `poll_event`; older ones are dropped (and counted) past this.
 pub const EVENTS_QUEUED_MAX: usize = 100_000;
-/// The journal the explanations are built from (`journal.rs`): the events
+/// The evidence the explanations are built from (`evidence.rs`): the events
 /// that are not about one record, kept (about 100 bytes each).
-pub const JOURNAL_FACTS_MAX: usize = 4_096;
-/// The journal: a group's accepted commits kept per partition.
-pub const JOURNAL_COMMITS_MAX: usize = 1_024;
-/// The journal: a group's runs of handled offsets kept per partition (a run
+pub const EVIDENCE_FACTS_MAX: usize = 4_096;
+/// The evidence: a group's accepted commits kept per partition.
+pub const EVIDENCE_COMMITS_MAX: usize = 1_024;
+/// The evidence: a group's runs of handled offsets kept per partition (a run
 /// is one consumer's records of one tick, 32 bytes).
-pub const JOURNAL_HANDLINGS_MAX: usize = 512;
-/// The journal: a group's anomalous handlings kept (duplicates, out of key order).
-pub const JOURNAL_ANOMALIES_MAX: usize = 2_048;
+pub const EVIDENCE_HANDLINGS_MAX: usize = 512;
+/// The evidence: a group's anomalous handlings kept (duplicates, out of key order).
+pub const EVIDENCE_ANOMALIES_MAX: usize = 2_048;
 /// Handled records kept for the sink strip.
 pub const SINK_RECENT_MAX: usize = 512;
 pub const CHECKPOINT_WRITE_TICKS_MAX: u64 = 100;

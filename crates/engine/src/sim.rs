@@ -13,8 +13,8 @@ use crate::config::{
     PositionModel, check_commit_mode, check_position_model, check_range,
 };
 use crate::event::{Event, RebalanceReason, Tick, TraceHasher};
+use crate::evidence::Evidence;
 use crate::input::{ConsumerId, Input, InputError};
-use crate::journal::Journal;
 use crate::limits;
 use crate::log::Record;
 use crate::observe::GroupObserver;
@@ -143,7 +143,7 @@ pub struct Sim {
     bridge: BridgeTopic,
     observers: Vec<GroupObserver>,
     /// What the explanations of anomalies are built from (it watches).
-    journal: Journal,
+    evidence: Evidence,
     /// Per group, per partition: a share group's share-partition, once a
     /// member first reads the partition (empty for other groups).
     shares: Vec<Vec<Option<SharePartition>>>,
@@ -184,7 +184,7 @@ impl Sim {
             apps: vec![Application::default(); n],
             bridge: BridgeTopic::new(partitions),
             observers: vec![GroupObserver::new(partitions); n],
-            journal: Journal::new(n, partitions),
+            evidence: Evidence::new(n, partitions),
             shares: config
                 .groups
                 .iter()
@@ -262,14 +262,14 @@ impl Sim {
 
     fn emit(&mut self, event: Event) {
         event.hash_into(&mut self.trace);
-        // A commit's partitions are its group's: the journal keeps them per group.
+        // A commit's partitions are its group's: the evidence keeps them per group.
         let group = match &event {
             Event::Committed { consumer, .. } | Event::Checkpointed { consumer, .. } => {
                 self.consumer_index(*consumer).ok().map(|c| self.consumers[c].group())
             }
             _ => None,
         };
-        self.journal.handle_event(&event, group);
+        self.evidence.handle_event(&event, group);
         if self.events.len() == limits::EVENTS_QUEUED_MAX {
             self.events.pop_front();
             self.events_dropped += 1;
@@ -295,11 +295,11 @@ impl Sim {
             }
             Input::KeepSending { per_tick } => {
                 check_input_range("per_tick", per_tick, 0, limits::SEND_RATE_MAX)?;
-                self.producer.settings.send_per_tick = per_tick;
+                self.producer.handle_send_rate(per_tick);
                 self.setting_changed(None, "send_per_tick", per_tick.to_string());
             }
             Input::UseKeys { on } => {
-                self.producer.settings.use_keys = on;
+                self.producer.handle_use_keys(on);
                 self.setting_changed(None, "use_keys", on.to_string());
             }
             Input::KeyCount { keys } => {
@@ -309,7 +309,7 @@ impl Sim {
             }
             Input::HotKey { share_percent } => {
                 check_input_range("share_percent", share_percent, 0, 100)?;
-                self.producer.settings.hot_key_share_percent = share_percent;
+                self.producer.handle_hot_key(share_percent);
                 self.setting_changed(None, "hot_key_share_percent", share_percent.to_string());
             }
             Input::Pause { consumer } => {
@@ -631,7 +631,7 @@ impl Sim {
         if self.delivery.is_some() {
             self.delivery_begin_tick();
         }
-        let rate = self.producer.settings.send_per_tick;
+        let rate = self.producer.settings().send_per_tick;
         if rate > 0 {
             self.produce(rate, false);
         }
@@ -750,7 +750,7 @@ impl Sim {
         let added = to - from;
         self.topic.add_partitions(added);
         self.bridge.add_partitions(added);
-        self.journal.add_partitions(added);
+        self.evidence.add_partitions(added);
         if let Some(eos) = &mut self.eos {
             eos.payouts.add_partitions(added);
             eos.downstream.add_partitions(added);

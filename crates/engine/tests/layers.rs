@@ -46,7 +46,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("app", 3),
     ("bridge", 3),
     ("observe", 3),
-    ("journal", 3),
+    ("evidence", 3),
     // 4, the views: plain data the sim composes from the parts.
     ("view", 4),
     // 5, the router.

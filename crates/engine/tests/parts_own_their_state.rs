@@ -457,14 +457,19 @@ fn assignments_in(code: &str, part: &Part, fields: &[Field]) -> Vec<(usize, Stri
     found
 }
 
+/// Parts whose fields are checked private only: the compiler then keeps the
+/// `Sim`, in another module, from assigning them.
+const PRIVATE_ONLY: [(&str, &str); 1] = [("Producer", "src/client/producer.rs")];
+
 #[test]
 fn no_field_of_the_consumer_or_the_coordinator_is_pub() {
     let mut public = Vec::new();
-    for part in &PARTS {
-        let code = code_only(&read(&crate_dir().join(part.file)));
-        for field in struct_fields(&code, part.name, part.file) {
+    let parts = PARTS.iter().map(|p| (p.name, p.file)).chain(PRIVATE_ONLY);
+    for (name, file) in parts {
+        let code = code_only(&read(&crate_dir().join(file)));
+        for field in struct_fields(&code, name, file) {
             if field.public {
-                public.push(format!("{}: `{}::{}` is declared pub", part.file, part.name, field.name));
+                public.push(format!("{file}: `{name}::{}` is declared pub", field.name));
             }
         }
     }

@@ -36,12 +36,13 @@ pub struct PeekView {
 ///
 /// # Calling contract
 /// [`Producer::poll_send`] returns the next record to append; the caller
-/// appends it to the topic. Settings change through `settings` and
+/// appends it to the topic. Settings change through [`Producer::handle_send_rate`],
+/// [`Producer::handle_use_keys`], [`Producer::handle_hot_key`] and
 /// [`Producer::handle_key_count`]; [`Producer::handle_partitions_added`] tells it the topic grew (keys remap).
 #[derive(Debug, Clone)]
 pub(crate) struct Producer {
     /// The live settings (the page's toggles).
-    pub settings: ProducerConfig,
+    settings: ProducerConfig,
     rng: Rng,
     keyless: KeylessState,
     partitions: u32,
@@ -50,10 +51,10 @@ pub(crate) struct Producer {
     /// The partition each subject's keyed records went to (invariant check).
     keyed_home: Vec<Option<u32>>,
     next_record_id: u64,
-    pub produced: u64,
+    produced: u64,
     /// `partitionFor(null)` calls that moved the round-robin counter.
-    pub advancing_peeks: u64,
-    pub last_peek: Option<PeekView>,
+    advancing_peeks: u64,
+    last_peek: Option<PeekView>,
 }
 
 impl Producer {
@@ -72,6 +73,39 @@ impl Producer {
         };
         producer.refresh_key_partitions();
         producer
+    }
+
+    /// `keep-sending`: records produced each tick from now on.
+    pub fn handle_send_rate(&mut self, per_tick: u32) {
+        self.settings.send_per_tick = per_tick;
+    }
+
+    /// Whether records carry their subject as the key from now on.
+    pub fn handle_use_keys(&mut self, on: bool) {
+        self.settings.use_keys = on;
+    }
+
+    /// The share of records that go to the hot key from now on.
+    pub fn handle_hot_key(&mut self, share_percent: u8) {
+        self.settings.hot_key_share_percent = share_percent;
+    }
+
+    pub fn settings(&self) -> &ProducerConfig {
+        &self.settings
+    }
+
+    /// Records produced.
+    pub fn produced(&self) -> u64 {
+        self.produced
+    }
+
+    /// `partitionFor(null)` calls that moved the round-robin counter.
+    pub fn advancing_peeks(&self) -> u64 {
+        self.advancing_peeks
+    }
+
+    pub fn last_peek(&self) -> Option<PeekView> {
+        self.last_peek
     }
 
     pub fn handle_key_count(&mut self, keys: u32) {

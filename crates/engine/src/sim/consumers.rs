@@ -539,7 +539,7 @@ impl Sim {
             self.bridge_write(g, fetched);
         }
         self.consumers[c].handle_record_done(fetched);
-        self.journal.handle_handled(g, &handled);
+        self.evidence.handle_handled(g, &handled);
         self.emit(Event::Handled {
             tick: self.now,
             consumer,

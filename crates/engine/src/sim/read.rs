@@ -44,8 +44,8 @@ impl Sim {
         self.topic.log(partition)
     }
 
-    pub(crate) fn journal(&self) -> &crate::journal::Journal {
-        &self.journal
+    pub(crate) fn evidence(&self) -> &crate::evidence::Evidence {
+        &self.evidence
     }
 
     pub(crate) fn observer(&self, g: usize) -> &crate::observe::GroupObserver {
@@ -109,7 +109,7 @@ impl Sim {
         let app = &self.apps[g].counters;
         let observer = &self.observers[g];
         Metrics {
-            produced: self.producer.produced,
+            produced: self.producer.produced(),
             delivered: app.delivered,
             duplicates: app.duplicates,
             distinct_handled: app.distinct_handled,
@@ -124,7 +124,7 @@ impl Sim {
             commit_requests: observer.commit_requests,
             torn_checkpoints: observer.torn_checkpoints,
             bridged: observer.bridged,
-            advancing_peeks: self.producer.advancing_peeks,
+            advancing_peeks: self.producer.advancing_peeks(),
             double_paid_cents: app.double_paid_cents,
             partition_ticks_stopped: observer.partition_ticks_stopped,
             static_rejoins: observer.static_rejoins,
@@ -364,12 +364,12 @@ impl Sim {
             group_state: first.state.clone(),
             settings: first.settings.clone(),
             producer: ProducerView {
-                use_keys: self.producer.settings.use_keys,
-                key_count: self.producer.settings.key_count,
-                hot_key_share_percent: self.producer.settings.hot_key_share_percent,
-                send_per_tick: self.producer.settings.send_per_tick,
+                use_keys: self.producer.settings().use_keys,
+                key_count: self.producer.settings().key_count,
+                hot_key_share_percent: self.producer.settings().hot_key_share_percent,
+                send_per_tick: self.producer.settings().send_per_tick,
                 next_keyless_partition: self.producer.next_keyless_partition(),
-                last_peek: self.producer.last_peek,
+                last_peek: self.producer.last_peek(),
             },
             partitions,
             consumers: (0..self.consumers.len()).map(|c| self.consumer_view(c)).collect(),

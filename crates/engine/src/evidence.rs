@@ -1,4 +1,4 @@
-//! The journal: what the explanations of anomalies are built from
+//! The evidence: what the explanations of anomalies are built from
 //! (`explain.rs`). It keeps, bounded, the events that change who owns,
 //! commits or loses what (rebalances, crashes, failed commits, resets,
 //! elections, transactions), each group's accepted commits per partition,
@@ -7,7 +7,7 @@
 //!
 //! It watches: nothing in the model reads it to decide anything. Its chunks
 //! are shared copy-on-write with the snapshots of time travel, as the logs'
-//! are, so a snapshot costs the journal a chunk per list at most.
+//! are, so a snapshot costs the evidence a chunk per list at most.
 
 use crate::app::HandledRecord;
 use crate::event::{Event, Tick};
@@ -35,9 +35,9 @@ pub struct Handling {
     pub tick: Tick,
 }
 
-/// One group's part of the journal.
+/// One group's part of the evidence.
 #[derive(Debug, Clone, Default)]
-struct GroupJournal {
+struct GroupEvidence {
     /// Per partition, accepted commits, oldest first (bounded).
     commits: Vec<Chunks<CommitFact>>,
     /// Per partition, runs of handled offsets, oldest first (bounded).
@@ -47,27 +47,27 @@ struct GroupJournal {
     anomalies_dropped: u64,
 }
 
-/// The journal of one simulation.
+/// The evidence of one simulation.
 ///
 /// # Calling contract
 /// The `Sim` hands it every event it emits, with the group of the consumer
-/// the event concerns when there is one ([`Journal::handle_event`]), and every
-/// record an application handled ([`Journal::handle_handled`]); it adds
+/// the event concerns when there is one ([`Evidence::handle_event`]), and every
+/// record an application handled ([`Evidence::handle_handled`]); it adds
 /// partitions when the topic grows. Everything it keeps is bounded by
-/// `limits::JOURNAL_*`: past a bound the oldest entries go, and are counted.
+/// `limits::EVIDENCE_*`: past a bound the oldest entries go, and are counted.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Journal {
+pub(crate) struct Evidence {
     /// The events that are not about one record, oldest first (bounded).
     facts: Chunks<Event>,
     facts_dropped: u64,
-    groups: Vec<GroupJournal>,
+    groups: Vec<GroupEvidence>,
 }
 
-impl Journal {
-    pub fn new(groups: usize, partitions: u32) -> Journal {
-        let mut journal = Journal { groups: vec![GroupJournal::default(); groups], ..Journal::default() };
-        journal.add_partitions(partitions);
-        journal
+impl Evidence {
+    pub fn new(groups: usize, partitions: u32) -> Evidence {
+        let mut evidence = Evidence { groups: vec![GroupEvidence::default(); groups], ..Evidence::default() };
+        evidence.add_partitions(partitions);
+        evidence
     }
 
     pub fn add_partitions(&mut self, added: u32) {
@@ -77,7 +77,7 @@ impl Journal {
         }
     }
 
-    /// Whether the journal keeps `event` as a fact: every event but those
+    /// Whether the evidence keeps `event` as a fact: every event but those
     /// about one record or one request, which come by the thousand and whose
     /// story the handling runs and the commits tell.
     fn keeps(event: &Event) -> bool {
@@ -127,7 +127,7 @@ impl Journal {
     }
 
     fn fact(&mut self, event: &Event) {
-        if self.facts.len() == limits::JOURNAL_FACTS_MAX {
+        if self.facts.len() == limits::EVIDENCE_FACTS_MAX {
             self.facts.pop_front();
             self.facts_dropped += 1;
         }
@@ -135,10 +135,10 @@ impl Journal {
     }
 
     fn commit(&mut self, g: usize, partition: u32, fact: CommitFact) {
-        let Some(commits) = self.groups.get_mut(g).and_then(|j| j.commits.get_mut(partition as usize)) else {
+        let Some(commits) = self.groups.get_mut(g).and_then(|e| e.commits.get_mut(partition as usize)) else {
             return;
         };
-        if commits.len() == limits::JOURNAL_COMMITS_MAX {
+        if commits.len() == limits::EVIDENCE_COMMITS_MAX {
             commits.pop_front();
         }
         commits.push_back(fact);
@@ -146,8 +146,8 @@ impl Journal {
 
     /// A record group `g`'s application handled.
     pub fn handle_handled(&mut self, g: usize, handled: &HandledRecord) {
-        let journal = &mut self.groups[g];
-        let runs = &mut journal.handlings[handled.partition as usize];
+        let evidence = &mut self.groups[g];
+        let runs = &mut evidence.handlings[handled.partition as usize];
         let extends = runs.back().is_some_and(|run| {
             run.consumer == handled.consumer && run.to == handled.offset && run.tick == handled.tick
         });
@@ -155,7 +155,7 @@ impl Journal {
             let last = runs.len() - 1;
             runs.get_mut(last).expect("a last run").to += 1;
         } else {
-            if runs.len() == limits::JOURNAL_HANDLINGS_MAX {
+            if runs.len() == limits::EVIDENCE_HANDLINGS_MAX {
                 runs.pop_front();
             }
             runs.push_back(Handling {
@@ -166,11 +166,11 @@ impl Journal {
             });
         }
         if handled.duplicate || handled.out_of_key_order {
-            if journal.anomalies.len() == limits::JOURNAL_ANOMALIES_MAX {
-                journal.anomalies.pop_front();
-                journal.anomalies_dropped += 1;
+            if evidence.anomalies.len() == limits::EVIDENCE_ANOMALIES_MAX {
+                evidence.anomalies.pop_front();
+                evidence.anomalies_dropped += 1;
             }
-            journal.anomalies.push_back(*handled);
+            evidence.anomalies.push_back(*handled);
         }
     }
 
@@ -186,22 +186,22 @@ impl Journal {
 
     /// Group `g`'s accepted commits of `partition`, oldest first.
     pub fn commits(&self, g: usize, partition: u32) -> impl DoubleEndedIterator<Item = &CommitFact> + '_ {
-        let commits = self.groups.get(g).and_then(|j| j.commits.get(partition as usize));
+        let commits = self.groups.get(g).and_then(|e| e.commits.get(partition as usize));
         commits.into_iter().flat_map(both_ways)
     }
 
     /// Group `g`'s runs of handled offsets of `partition`, oldest first.
     pub fn handlings(&self, g: usize, partition: u32) -> impl DoubleEndedIterator<Item = &Handling> + '_ {
-        let runs = self.groups.get(g).and_then(|j| j.handlings.get(partition as usize));
+        let runs = self.groups.get(g).and_then(|e| e.handlings.get(partition as usize));
         runs.into_iter().flat_map(both_ways)
     }
 
     /// Group `g`'s anomalous handlings kept, oldest first, and how many older ones went.
     pub fn anomalies(&self, g: usize) -> (impl DoubleEndedIterator<Item = &HandledRecord> + '_, u64) {
-        let journal = self.groups.get(g);
+        let evidence = self.groups.get(g);
         (
-            journal.into_iter().flat_map(|j| both_ways(&j.anomalies)),
-            journal.map_or(0, |j| j.anomalies_dropped),
+            evidence.into_iter().flat_map(|e| both_ways(&e.anomalies)),
+            evidence.map_or(0, |e| e.anomalies_dropped),
         )
     }
 }
@@ -237,32 +237,32 @@ mod tests {
 
     #[test]
     fn handlings_join_into_runs_and_anomalies_are_kept_apart() {
-        let mut journal = Journal::new(1, 2);
+        let mut evidence = Evidence::new(1, 2);
         for offset in 0..4 {
-            journal.handle_handled(0, &handled(1, 0, offset, 3 + offset / 3, false));
+            evidence.handle_handled(0, &handled(1, 0, offset, 3 + offset / 3, false));
         }
-        journal.handle_handled(0, &handled(2, 0, 2, 9, true));
+        evidence.handle_handled(0, &handled(2, 0, 2, 9, true));
         let runs: Vec<(u32, u64, u64, Tick)> =
-            journal.handlings(0, 0).map(|r| (r.consumer.0, r.from, r.to, r.tick)).collect();
+            evidence.handlings(0, 0).map(|r| (r.consumer.0, r.from, r.to, r.tick)).collect();
         assert_eq!(runs, [(1, 0, 3, 3), (1, 3, 4, 4), (2, 2, 3, 9)], "a run per consumer and tick");
-        let (anomalies, dropped) = journal.anomalies(0);
+        let (anomalies, dropped) = evidence.anomalies(0);
         assert_eq!(anomalies.map(|h| (h.consumer.0, h.offset)).collect::<Vec<_>>(), [(2, 2)]);
         assert_eq!(dropped, 0);
     }
 
     #[test]
     fn commits_are_kept_per_partition_and_bounded() {
-        let mut journal = Journal::new(1, 1);
+        let mut evidence = Evidence::new(1, 1);
         let committed = |tick: Tick, offset: u64| Event::Committed {
             tick,
             consumer: ConsumerId(1),
             offsets: vec![(0, offset)],
         };
-        for t in 0..limits::JOURNAL_COMMITS_MAX as u64 + 5 {
-            journal.handle_event(&committed(t, t + 1), Some(0));
+        for t in 0..limits::EVIDENCE_COMMITS_MAX as u64 + 5 {
+            evidence.handle_event(&committed(t, t + 1), Some(0));
         }
-        assert_eq!(journal.commits(0, 0).count(), limits::JOURNAL_COMMITS_MAX);
-        assert_eq!(journal.commits(0, 0).next().map(|c| c.offset), Some(6), "the oldest went");
-        assert_eq!(journal.facts().count(), 0, "commits are not facts");
+        assert_eq!(evidence.commits(0, 0).count(), limits::EVIDENCE_COMMITS_MAX);
+        assert_eq!(evidence.commits(0, 0).next().map(|c| c.offset), Some(6), "the oldest went");
+        assert_eq!(evidence.facts().count(), 0, "commits are not facts");
     }
 }
