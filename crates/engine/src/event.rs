@@ -28,7 +28,68 @@ pub struct PartitionMove {
     pub to: Option<ConsumerId>,
 }
 
+/// [`Event::Reconciled`]: a heartbeat moved a consumer-protocol member on:
+/// its epoch, its state (`STABLE`, `UNREVOKED_PARTITIONS`,
+/// `UNRELEASED_PARTITIONS`), and the partitions the coordinator now has it hold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Reconciled {
+    pub tick: Tick,
+    pub consumer: ConsumerId,
+    pub member_epoch: i32,
+    pub state: &'static str,
+    pub assignment: Vec<u32>,
+    /// Partitions it must revoke before it moves on.
+    pub revoking: Vec<u32>,
+}
+
+/// [`Event::StaticMemberReplaced`]: a static member's new incarnation took
+/// its place without a rebalance and kept its partitions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StaticMemberReplaced {
+    pub tick: Tick,
+    pub group: u32,
+    pub consumer: ConsumerId,
+    pub instance_id: String,
+    pub member_id: String,
+    pub assignment: Vec<u32>,
+}
+
+/// [`Event::Acknowledged`]: share group acknowledgements of one kind
+/// (`accept`, `release`, `reject`) the broker took; `archived` are those it
+/// archived (a release at the delivery count limit, a reject).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Acknowledged {
+    pub tick: Tick,
+    pub consumer: ConsumerId,
+    pub partition: u32,
+    pub kind: &'static str,
+    pub offsets: Vec<u64>,
+    pub archived: Vec<u64>,
+}
+
+/// [`Event::LeaderElected`]: a partition's leader changed: `kind` is clean,
+/// elr, last-known-leader, unclean or offline; the log was cut back to
+/// `truncated_to`, losing `lost` records, `lost_acknowledged` of them acknowledged.
+#[cfg(feature = "cluster")]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LeaderElected {
+    pub tick: Tick,
+    pub partition: u32,
+    pub leader: Option<u32>,
+    pub leader_epoch: u32,
+    pub kind: &'static str,
+    pub truncated_to: Option<u64>,
+    pub lost: u64,
+    pub lost_acknowledged: u64,
+}
+
 /// One change in the simulation. `tick` is when it happened.
+///
+/// An event is at most 64 bytes (a test checks it): one goes through the
+/// queue for each record produced and each record handled, and a byte more
+/// is copied millions of times. A rare variant whose fields would pass that
+/// holds them in a box (`Reconciled`, `StaticMemberReplaced`, `Acknowledged`,
+/// `LeaderElected`; the JSON is the same), and a few lists are boxed slices.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "event", rename_all = "kebab-case")]
 pub enum Event {
@@ -107,7 +168,7 @@ pub enum Event {
         tick: Tick,
         consumer: ConsumerId,
         member_id: String,
-        lost: Vec<u32>,
+        lost: Box<[u32]>,
     },
     /// `offsets.retention`: the group had no members for that long, and its
     /// committed offsets were deleted; a member that starts again has none.
@@ -210,7 +271,7 @@ pub enum Event {
         generation: u32,
         assignment: Vec<(ConsumerId, Vec<u32>)>,
         /// Partitions whose owner changed from the previous generation.
-        moved: Vec<PartitionMove>,
+        moved: Box<[PartitionMove]>,
     },
     OffsetsReset {
         tick: Tick,
@@ -303,18 +364,8 @@ pub enum Event {
         target_epoch: u32,
         target: Vec<(ConsumerId, Vec<u32>)>,
     },
-    /// Consumer protocol: a heartbeat moved the member on: its epoch, its
-    /// state (`STABLE`, `UNREVOKED_PARTITIONS`, `UNRELEASED_PARTITIONS`), and
-    /// the partitions the coordinator now has it hold.
-    Reconciled {
-        tick: Tick,
-        consumer: ConsumerId,
-        member_epoch: i32,
-        state: &'static str,
-        assignment: Vec<u32>,
-        /// Partitions it must revoke before it moves on.
-        revoking: Vec<u32>,
-    },
+    /// Consumer protocol: a heartbeat moved the member on.
+    Reconciled(Box<Reconciled>),
     /// The coordinator refused the member: `FENCED_INSTANCE_ID` (a newer
     /// incarnation took its static place) and `UNRELEASED_INSTANCE_ID` (its
     /// instance id is held by a member that has not left) end the consumer;
@@ -328,14 +379,7 @@ pub enum Event {
     },
     /// A static member's new incarnation took its place without a rebalance
     /// and kept its partitions.
-    StaticMemberReplaced {
-        tick: Tick,
-        group: u32,
-        consumer: ConsumerId,
-        instance_id: String,
-        member_id: String,
-        assignment: Vec<u32>,
-    },
+    StaticMemberReplaced(Box<StaticMemberReplaced>),
     /// Share group: a `poll()` acquired these records of `partition`
     /// (offset, delivery count), each under an acquisition lock.
     Acquired {
@@ -344,17 +388,8 @@ pub enum Event {
         partition: u32,
         records: Vec<(u64, u8)>,
     },
-    /// Share group: acknowledgements of one kind (`accept`, `release`,
-    /// `reject`) the broker took; `archived` are those it archived (a release
-    /// at the delivery count limit, a reject).
-    Acknowledged {
-        tick: Tick,
-        consumer: ConsumerId,
-        partition: u32,
-        kind: &'static str,
-        offsets: Vec<u64>,
-        archived: Vec<u64>,
-    },
+    /// Share group: acknowledgements of one kind the broker took.
+    Acknowledged(Box<Acknowledged>),
     /// Share group: an acknowledgement refused with `INVALID_RECORD_STATE`:
     /// the member no longer holds the record (its lock expired).
     AcknowledgeRefused {
@@ -379,7 +414,7 @@ pub enum Event {
         consumer: ConsumerId,
         partition: u32,
         offsets: Vec<u64>,
-        archived: Vec<u64>,
+        archived: Box<[u64]>,
     },
     /// The application's handler failed on a (poison) record.
     HandlerFailed {
@@ -492,26 +527,15 @@ pub enum Event {
         broker: u32,
     },
     #[cfg(feature = "cluster")]
-    /// A partition's leader changed: `kind` is clean, elr, last-known-leader,
-    /// unclean or offline; the log was cut back to `truncated_to`, losing
-    /// `lost` records, `lost_acknowledged` of them acknowledged.
-    LeaderElected {
-        tick: Tick,
-        partition: u32,
-        leader: Option<u32>,
-        leader_epoch: u32,
-        kind: &'static str,
-        truncated_to: Option<u64>,
-        lost: u64,
-        lost_acknowledged: u64,
-    },
+    /// A partition's leader changed.
+    LeaderElected(Box<LeaderElected>),
     #[cfg(feature = "cluster")]
     /// The ISR (or ELR) changed without a leader change.
     IsrChanged {
         tick: Tick,
         partition: u32,
         isr: Vec<u32>,
-        elr: Vec<u32>,
+        elr: Box<[u32]>,
     },
     #[cfg(feature = "cluster")]
     /// The producer sent a batch to the partition's leader.
@@ -747,9 +771,9 @@ impl Event {
                     )
                 }
             }
-            Event::Acknowledged { partition, archived, .. } if !archived.is_empty() => format!(
-                "Archived P{partition}:{}: it reached the delivery count limit, nobody will get it again.",
-                archived[0]
+            Event::Acknowledged(ack) if !ack.archived.is_empty() => format!(
+                "Archived P{}:{}: it reached the delivery count limit, nobody will get it again.",
+                ack.partition, ack.archived[0]
             ),
             Event::AcknowledgeRefused { consumer, partition, offset, .. } => format!(
                 "{consumer}'s acknowledgement of P{partition}:{offset} was refused (INVALID_RECORD_STATE): its lock had expired."
@@ -786,9 +810,11 @@ impl Event {
                 "Retention deleted P{partition}'s records before offset {new_log_start}: {lost} of them nobody in the group had handled."
             ),
             Event::SettingChanged { setting, value, .. } => setting_sentence(setting, value),
-            Event::StaticMemberReplaced { consumer, instance_id, assignment, .. } => format!(
-                "{consumer} came back as static member {instance_id} and took back {} without a rebalance.",
-                partitions_text(assignment)
+            Event::StaticMemberReplaced(replaced) => format!(
+                "{} came back as static member {} and took back {} without a rebalance.",
+                replaced.consumer,
+                replaced.instance_id,
+                partitions_text(&replaced.assignment)
             ),
             Event::Released { consumer, partition, offsets, .. } if !offsets.is_empty() => format!(
                 "{consumer} released {} record{} of P{partition}: the group can have {} again.",
@@ -820,20 +846,22 @@ impl Event {
                 format!("The controller unfenced broker {broker}: it can lead again.")
             }
             #[cfg(feature = "cluster")]
-            Event::LeaderElected { partition, leader: None, .. } => {
-                format!("P{partition} has no leader left to elect: it is offline until a replica comes back.")
-            }
-            #[cfg(feature = "cluster")]
-            Event::LeaderElected {
-                partition,
-                leader: Some(leader),
-                leader_epoch,
-                kind,
-                truncated_to,
-                lost,
-                lost_acknowledged,
-                ..
-            } => {
+            Event::LeaderElected(elected) => {
+                let LeaderElected {
+                    partition,
+                    leader,
+                    leader_epoch,
+                    kind,
+                    truncated_to,
+                    lost,
+                    lost_acknowledged,
+                    ..
+                } = &**elected;
+                let Some(leader) = leader else {
+                    return Some(format!(
+                        "P{partition} has no leader left to elect: it is offline until a replica comes back."
+                    ));
+                };
                 let how = match *kind {
                     "clean" => "A clean election (from the ISR)",
                     "elr" => "An election from the eligible leader replicas (ELR)",
@@ -928,17 +956,17 @@ impl Event {
             | Event::CheckpointAbandoned { consumer, .. }
             | Event::ResumedFrom { consumer, .. }
             | Event::KilledBeforeCommit { consumer, .. }
-            | Event::Reconciled { consumer, .. }
             | Event::Fenced { consumer, .. }
-            | Event::StaticMemberReplaced { consumer, .. }
             | Event::Acquired { consumer, .. }
-            | Event::Acknowledged { consumer, .. }
             | Event::AcknowledgeRefused { consumer, .. }
             | Event::LockExpired { consumer, .. }
             | Event::Released { consumer, .. }
             | Event::HandlerFailed { consumer, .. }
             | Event::Stalled { consumer, .. }
             | Event::Woke { consumer, .. } => Some(*consumer),
+            Event::Reconciled(reconciled) => Some(reconciled.consumer),
+            Event::StaticMemberReplaced(replaced) => Some(replaced.consumer),
+            Event::Acknowledged(ack) => Some(ack.consumer),
             #[cfg(feature = "transactions")]
             Event::TxnInitialized { consumer, .. } => Some(*consumer),
             #[cfg(feature = "transactions")]
@@ -993,24 +1021,24 @@ impl Event {
             | Event::SettingChanged { tick, .. }
             | Event::GroupEpochBumped { tick, .. }
             | Event::TargetAssignment { tick, .. }
-            | Event::Reconciled { tick, .. }
             | Event::Fenced { tick, .. }
-            | Event::StaticMemberReplaced { tick, .. }
             | Event::Acquired { tick, .. }
-            | Event::Acknowledged { tick, .. }
             | Event::AcknowledgeRefused { tick, .. }
             | Event::LockExpired { tick, .. }
             | Event::Released { tick, .. }
             | Event::HandlerFailed { tick, .. }
             | Event::Stalled { tick, .. }
             | Event::Woke { tick, .. } => *tick,
+            Event::Reconciled(reconciled) => reconciled.tick,
+            Event::StaticMemberReplaced(replaced) => replaced.tick,
+            Event::Acknowledged(ack) => ack.tick,
             #[cfg(feature = "cluster")]
+            Event::LeaderElected(elected) => elected.tick,
             #[cfg(feature = "cluster")]
             Event::BrokerCrashed { tick, .. }
             | Event::BrokerRestarted { tick, .. }
             | Event::BrokerFenced { tick, .. }
             | Event::BrokerUnfenced { tick, .. }
-            | Event::LeaderElected { tick, .. }
             | Event::IsrChanged { tick, .. }
             | Event::ProduceSent { tick, .. }
             | Event::ProduceAnswered { tick, .. }
@@ -1248,7 +1276,8 @@ impl Event {
                 h.word(u64::from(*group) << 32 | u64::from(*target_epoch));
                 hash_assignment(h, target);
             }
-            Event::Reconciled { consumer, member_epoch, state, assignment, revoking, .. } => {
+            Event::Reconciled(reconciled) => {
+                let Reconciled { consumer, member_epoch, state, assignment, revoking, .. } = &**reconciled;
                 h.word(30);
                 h.word(u64::from(consumer.0) << 32 | u64::from(*member_epoch as u32));
                 h.bytes(state.as_bytes());
@@ -1261,7 +1290,9 @@ impl Event {
                 h.bytes(member_id.as_bytes());
                 h.bytes(error.as_bytes());
             }
-            Event::StaticMemberReplaced { group, consumer, instance_id, member_id, assignment, .. } => {
+            Event::StaticMemberReplaced(replaced) => {
+                let StaticMemberReplaced { group, consumer, instance_id, member_id, assignment, .. } =
+                    &**replaced;
                 h.word(32);
                 h.word(u64::from(*group) << 32 | u64::from(consumer.0));
                 h.bytes(instance_id.as_bytes());
@@ -1277,7 +1308,8 @@ impl Event {
                     h.word(u64::from(count));
                 }
             }
-            Event::Acknowledged { consumer, partition, kind, offsets, archived, .. } => {
+            Event::Acknowledged(ack) => {
+                let Acknowledged { consumer, partition, kind, offsets, archived, .. } = &**ack;
                 h.word(34);
                 h.word(u64::from(consumer.0) << 32 | u64::from(*partition));
                 h.bytes(kind.as_bytes());
@@ -1315,16 +1347,17 @@ impl Event {
             #[cfg(feature = "cluster")]
             Event::BrokerUnfenced { broker, .. } => h.word(42 << 32 | u64::from(*broker)),
             #[cfg(feature = "cluster")]
-            Event::LeaderElected {
-                partition,
-                leader,
-                leader_epoch,
-                kind,
-                truncated_to,
-                lost,
-                lost_acknowledged,
-                ..
-            } => {
+            Event::LeaderElected(elected) => {
+                let LeaderElected {
+                    partition,
+                    leader,
+                    leader_epoch,
+                    kind,
+                    truncated_to,
+                    lost,
+                    lost_acknowledged,
+                    ..
+                } = &**elected;
                 h.word(43);
                 h.word(u64::from(*partition) << 32 | u64::from(leader.unwrap_or(0)));
                 h.word(u64::from(*leader_epoch));
@@ -1535,4 +1568,18 @@ fn offsets_text(offsets: &[(u32, u64)]) -> String {
         return "nothing".into();
     }
     offsets.iter().map(|(p, o)| format!("P{p} up to {o}")).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Event;
+
+    /// One event goes through the queue for each record produced and each
+    /// record handled: a variant that grows past 64 bytes makes them all
+    /// bigger (box its fields, as `Event::Reconciled` does).
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn an_event_is_at_most_64_bytes() {
+        assert!(size_of::<Event>() <= 64, "Event is {} bytes", size_of::<Event>());
+    }
 }

@@ -120,7 +120,7 @@ impl Evidence {
             }
             // A share group's acknowledgements come by the record; the
             // archiving ones say why a record was never processed.
-            Event::Acknowledged { archived, .. } if archived.is_empty() => {}
+            Event::Acknowledged(ack) if ack.archived.is_empty() => {}
             _ if Self::keeps(event) => self.fact(event),
             _ => {}
         }

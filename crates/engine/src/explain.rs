@@ -575,8 +575,8 @@ fn duplicate(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
                     ours
                 }
                 // A restart of the same consumer, or a static member's return.
-                Event::Started { consumer, .. } | Event::StaticMemberReplaced { consumer, .. } => {
-                    let ours = *consumer == h.consumer;
+                Event::Started { .. } | Event::StaticMemberReplaced(_) => {
+                    let ours = event.consumer() == Some(h.consumer);
                     if ours && handed_over.is_none() {
                         handed_over = Some(event.tick());
                     }
@@ -617,7 +617,8 @@ fn duplicate(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
                     false
                 }
                 // The consumer protocol: the member's assignment, reconciled.
-                Event::Reconciled { consumer, assignment, member_epoch, .. } => {
+                Event::Reconciled(reconciled) => {
+                    let crate::event::Reconciled { consumer, assignment, member_epoch, .. } = &**reconciled;
                     if *consumer == h.consumer && assignment.contains(&p) {
                         handed_over = Some(event.tick());
                         steps.push(Step {
@@ -756,9 +757,8 @@ fn never_processed(sim: &Sim, g: usize, p: u32, o: u64) -> Explanation {
         Event::LockExpired { partition, offset, archived, .. } => {
             *partition == p && *offset == o && *archived
         }
-        Event::Released { partition, archived, .. } | Event::Acknowledged { partition, archived, .. } => {
-            *partition == p && archived.contains(&o)
-        }
+        Event::Released { partition, archived, .. } => *partition == p && archived.contains(&o),
+        Event::Acknowledged(ack) => ack.partition == p && ack.archived.contains(&o),
         _ => false,
     }) {
         cause = "archived after its last delivery";
@@ -958,16 +958,17 @@ fn acked_lost(sim: &Sim) -> Vec<Explanation> {
     let facts: Vec<&Event> = sim.evidence().facts().collect();
     let mut out = Vec::new();
     for (i, e) in facts.iter().enumerate() {
-        if let Event::LeaderElected {
-            tick,
-            partition,
-            leader,
-            kind,
-            truncated_to: Some(to),
-            lost,
-            lost_acknowledged,
-            ..
-        } = e
+        if let Event::LeaderElected(elected) = e
+            && let crate::event::LeaderElected {
+                tick,
+                partition,
+                leader,
+                kind,
+                truncated_to: Some(to),
+                lost,
+                lost_acknowledged,
+                ..
+            } = &**elected
         {
             if *lost_acknowledged == 0 {
                 continue;

@@ -62,7 +62,11 @@ pub use delivery::Acks;
 pub use describe::{
     DescribeView, describe, describe_group, describe_members, describe_offsets, describe_state, describe_view,
 };
-pub use event::{Event, PartitionMove, RebalanceReason, Tick, TraceHasher};
+#[cfg(feature = "cluster")]
+pub use event::LeaderElected;
+pub use event::{
+    Acknowledged, Event, PartitionMove, RebalanceReason, Reconciled, StaticMemberReplaced, Tick, TraceHasher,
+};
 pub use explain::{
     Anomaly, EXPLANATIONS_MAX, Explanation, Part, Report, StandardName, Step, explain_record, report,
 };

@@ -121,7 +121,7 @@ fn a_classic_member_whose_batch_outlasts_max_poll_interval_leaves_and_its_commit
         _ => None,
     });
     let (member_id, lost) = rejoined.expect("it rejoined");
-    assert_eq!(lost, vec![p]);
+    assert_eq!(*lost, [p]);
     let first = events.iter().find_map(|e| match e {
         Event::MemberLeft { member_id, .. } => Some(member_id.clone()),
         _ => None,

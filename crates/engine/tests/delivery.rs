@@ -137,8 +137,8 @@ fn a_leader_crash_elects_a_new_leader_and_records_keep_flowing() {
     let mut crashed = 0;
     while let Some(event) = sim.poll_event() {
         match event {
-            Event::LeaderElected { kind, .. } => {
-                assert_eq!(kind, "clean");
+            Event::LeaderElected(leader_elected) => {
+                assert_eq!(leader_elected.kind, "clean");
                 elected += 1;
             }
             Event::BrokerCrashed { broker, .. } => {

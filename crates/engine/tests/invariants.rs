@@ -377,9 +377,11 @@ fn run_seeing(config: &Config, steps: &[(u8, Input)], mut seen: impl FnMut(&Even
                 Event::PartitionsAdded { .. } => keyed_home.clear(),
                 // A new leader's shorter log: the offsets past its end are written again.
                 #[cfg(feature = "cluster")]
-                Event::LeaderElected { partition, truncated_to: Some(end), .. } => {
-                    let expected = next_offset.entry(partition).or_insert(0);
-                    *expected = (*expected).min(end);
+                Event::LeaderElected(elected) => {
+                    if let Some(end) = elected.truncated_to {
+                        let expected = next_offset.entry(elected.partition).or_insert(0);
+                        *expected = (*expected).min(end);
+                    }
                 }
                 // A deleted group starts its generations again.
                 Event::GroupDeleted { group, .. } => generation_owner.retain(|&(g, _), _| g != group),

@@ -10,7 +10,9 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 mod common;
 
 use common::{advance, events_of, input};
-use offsetlab_engine::{Config, ConsumerId, ConsumerState, Event, GroupConfig, GroupProtocol, Input, Sim};
+use offsetlab_engine::{
+    Config, ConsumerId, ConsumerState, Event, GroupConfig, GroupProtocol, Input, Reconciled, Sim,
+};
 use std::collections::BTreeMap;
 
 const C1: ConsumerId = ConsumerId(1);
@@ -72,7 +74,8 @@ fn a_partition_moves_only_once_its_owner_let_go() {
     let mut held: BTreeMap<ConsumerId, Vec<u32>> = BTreeMap::new();
     for event in &events {
         match event {
-            Event::Reconciled { consumer, assignment, revoking, .. } => {
+            Event::Reconciled(reconciled) => {
+                let Reconciled { consumer, assignment, revoking, .. } = &**reconciled;
                 for &p in assignment {
                     if let Some(owner) = holder.get(&p).filter(|o| *o != consumer) {
                         panic!("P{p} given to {consumer} while {owner} holds it: {event:?}");
@@ -205,7 +208,7 @@ fn a_static_member_that_shuts_down_comes_back_to_its_own_partitions() {
         assert!(events.iter().any(|e| matches!(e, Event::Left { consumer: C1, .. })), "{protocol:?}");
         let events = [input(&mut s, Input::Start { consumer: C1 }), advance(&mut s, 5)].concat();
         assert!(
-            events.iter().any(|e| matches!(e, Event::StaticMemberReplaced { consumer: C1, assignment, .. } if *assignment == c1_partitions)),
+            events.iter().any(|e| matches!(e, Event::StaticMemberReplaced(r) if r.consumer == C1 && r.assignment == c1_partitions)),
             "{protocol:?}: {events:?}"
         );
         assert!(

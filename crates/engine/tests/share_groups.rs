@@ -87,8 +87,8 @@ fn a_poison_record_is_delivered_up_to_the_limit_then_archived() {
     let holders: BTreeSet<ConsumerId> = deliveries.iter().map(|&(c, _)| c).collect();
     assert!(holders.len() >= 2, "released records go to whoever acquires next: {holders:?}");
     let archived_by_release = events.iter().any(|e| {
-        matches!(e, Event::Acknowledged { partition, kind: "release", archived, .. }
-            if *partition == poison.0 && archived.contains(&poison.1))
+        matches!(e, Event::Acknowledged(ack)
+            if ack.kind == "release" && ack.partition == poison.0 && ack.archived.contains(&poison.1))
     });
     assert!(archived_by_release, "the fifth release archives it");
     let m = sim.metrics();
@@ -121,7 +121,7 @@ fn a_stalled_consumers_records_go_to_others_when_their_locks_expire() {
     let late: Vec<u64> = events
         .iter()
         .filter_map(|e| match e {
-            Event::Acknowledged { consumer, offsets, .. } if *consumer == C1 => Some(offsets.clone()),
+            Event::Acknowledged(ack) if ack.consumer == C1 => Some(ack.offsets.clone()),
             _ => None,
         })
         .flatten()
@@ -176,7 +176,7 @@ fn implicit_acknowledgement_accepts_what_the_handler_failed_on() {
     assert_eq!((m.failed, m.archived, m.redelivered, m.never_processed), (1, 0, 0, 1), "{m:?}");
     assert!(
         events.iter().any(
-            |e| matches!(e, Event::Acknowledged { kind: "accept", offsets, .. } if offsets.contains(&2))
+            |e| matches!(e, Event::Acknowledged(ack) if ack.kind == "accept" && ack.offsets.contains(&2))
         )
     );
 }

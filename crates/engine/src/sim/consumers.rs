@@ -332,7 +332,7 @@ impl Sim {
         };
         let lost = self.consumers[c].handle_rejoin(member_id.clone(), self.now);
         let consumer = self.consumers[c].id();
-        self.emit(Event::Rejoined { tick: self.now, consumer, member_id, lost });
+        self.emit(Event::Rejoined { tick: self.now, consumer, member_id, lost: lost.into() });
         match self.protocol(g) {
             GroupProtocol::Classic => self.join_classic_group(c),
             GroupProtocol::Consumer => self.join_consumer_group(c),

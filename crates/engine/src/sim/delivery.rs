@@ -18,6 +18,8 @@ use crate::client::accumulator::{
 };
 use crate::client::producer::Send;
 use crate::delivery::{Acks, ProduceError};
+#[cfg(feature = "cluster")]
+use crate::event::LeaderElected;
 use crate::event::{Event, Tick};
 use crate::input::InputError;
 use crate::limits;
@@ -415,7 +417,7 @@ impl Sim {
                     path.accumulator.handle_leader(e.partition, e.leader.map(|l| l - 1));
                     emit_cluster!(
                         self,
-                        Event::LeaderElected {
+                        Event::LeaderElected(Box::new(LeaderElected {
                             tick: now,
                             partition: e.partition,
                             leader: e.leader,
@@ -424,11 +426,11 @@ impl Sim {
                             truncated_to: e.truncate_to,
                             lost: e.lost,
                             lost_acknowledged: e.lost_acknowledged,
-                        }
+                        }))
                     );
                 }
                 ReplicationEvent::IsrChanged { partition, isr, elr, .. } => {
-                    emit_cluster!(self, Event::IsrChanged { tick: now, partition, isr, elr });
+                    emit_cluster!(self, Event::IsrChanged { tick: now, partition, isr, elr: elr.into() });
                 }
                 ReplicationEvent::HighWatermark { .. } => {}
                 ReplicationEvent::Acked(outcome) => {

@@ -136,7 +136,7 @@ impl Sim {
             group: g as u32,
             generation: completed.generation,
             assignment,
-            moved,
+            moved: moved.into(),
         });
     }
 

@@ -6,7 +6,7 @@
 use super::Sim;
 use crate::broker::{Coordinator, HeartbeatError, Joined, MemberState};
 use crate::config::GroupProtocol;
-use crate::event::{Event, RebalanceReason};
+use crate::event::{Event, RebalanceReason, Reconciled, StaticMemberReplaced};
 use crate::input::ConsumerId;
 use crate::rng::Rng;
 use crate::view::ConsumerState;
@@ -113,14 +113,14 @@ impl Sim {
             if unchanged {
                 continue;
             }
-            events.push(Event::Reconciled {
+            events.push(Event::Reconciled(Box::new(Reconciled {
                 tick: self.now,
                 consumer: member.consumer,
                 member_epoch: member.member_epoch,
                 state: member.state.name(),
                 assignment: member.assignment.clone(),
                 revoking: member.pending_revocation.clone(),
-            });
+            })));
         }
         for event in events {
             self.emit(event);
@@ -160,14 +160,14 @@ impl Sim {
                 );
                 if let (true, Some(instance_id)) = (replaces, instance_id) {
                     self.observers[g].static_rejoins += 1;
-                    self.emit(Event::StaticMemberReplaced {
+                    self.emit(Event::StaticMemberReplaced(Box::new(StaticMemberReplaced {
                         tick: self.now,
                         group: g as u32,
                         consumer: id,
                         instance_id,
                         member_id,
                         assignment: reply.assignment.unwrap_or_default(),
-                    });
+                    })));
                 }
             }
             Err(error) => self.end_fenced(c, error.name()),
@@ -284,14 +284,14 @@ impl Sim {
                     self.note_resume(c, p, start);
                 }
                 self.observers[g].static_rejoins += 1;
-                self.emit(Event::StaticMemberReplaced {
+                self.emit(Event::StaticMemberReplaced(Box::new(StaticMemberReplaced {
                     tick: self.now,
                     group: g as u32,
                     consumer: id,
                     instance_id: instance_id.expect("only a static member is replaced"),
                     member_id,
                     assignment,
-                });
+                })));
             }
         }
     }

@@ -15,7 +15,7 @@ use crate::broker::share_partition::{GivenBack, ShareLimits};
 use crate::broker::{AcknowledgeType, SharePartition};
 use crate::client::Fetched;
 use crate::config::{AcknowledgementMode, ShareAutoOffsetReset};
-use crate::event::{Event, RebalanceReason};
+use crate::event::{Acknowledged, Event, RebalanceReason};
 use crate::input::ConsumerId;
 use crate::view::ConsumerState;
 
@@ -285,14 +285,14 @@ impl Sim {
             }
             self.observers[g].archived += archived.len() as u64;
             if !offsets.is_empty() {
-                self.emit(Event::Acknowledged {
+                self.emit(Event::Acknowledged(Box::new(Acknowledged {
                     tick: now,
                     consumer: id,
                     partition: p,
                     kind: ack_name(kind),
                     offsets,
                     archived,
-                });
+                })));
             }
             i += run;
         }
@@ -321,6 +321,7 @@ impl Sim {
                 continue;
             }
             let (offsets, archived) = self.note_given_back(g, p as u32, &back);
+            let archived = archived.into_boxed_slice();
             self.emit(Event::Released { tick: self.now, consumer, partition: p as u32, offsets, archived });
         }
     }
