@@ -981,7 +981,10 @@ impl Event {
         }
     }
 
+    // Inlined: `hash_into` reads it first, and inlined there its match folds
+    // into `hash_into`'s own.
     #[must_use]
+    #[inline(always)]
     pub fn tick(&self) -> Tick {
         match self {
             Event::Produced { tick, .. }
@@ -1057,6 +1060,9 @@ impl Event {
     }
 
     /// Feeds every field into the trace hash.
+    // Inlined into `Sim`'s emitters: where the variant is known (the events
+    // of every record), only its arm is left.
+    #[inline(always)]
     pub fn hash_into(&self, h: &mut TraceHasher) {
         h.word(self.tick());
         match self {

@@ -540,7 +540,7 @@ impl Sim {
         }
         self.consumers[c].handle_record_done(fetched);
         self.evidence.handle_handled(g, &handled);
-        self.emit(Event::Handled {
+        self.emit_inline(Event::Handled {
             tick: self.now,
             consumer,
             partition: fetched.partition,
