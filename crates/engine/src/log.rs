@@ -67,6 +67,17 @@ pub(crate) struct Chunks<T: Clone> {
     len: usize,
 }
 
+/// `Rc::make_mut` with its common case inlined: the chunk written is one no
+/// snapshot shares, and the call (made for every record appended and every
+/// record handled) cost more than the check.
+#[inline]
+fn unshared<T: Clone>(chunk: &mut Rc<Vec<T>>) -> &mut Vec<T> {
+    if Rc::get_mut(chunk).is_none() {
+        return Rc::make_mut(chunk);
+    }
+    Rc::get_mut(chunk).expect("not shared")
+}
+
 impl<T: Clone> Default for Chunks<T> {
     fn default() -> Self {
         Chunks { chunks: VecDeque::new(), skip: 0, len: 0 }
@@ -96,7 +107,7 @@ impl<T: Clone> Chunks<T> {
     #[inline]
     pub fn get_mut(&mut self, index: usize) -> Option<&mut T> {
         let (chunk, within) = self.locate(index)?;
-        Rc::make_mut(&mut self.chunks[chunk]).get_mut(within)
+        unshared(&mut self.chunks[chunk]).get_mut(within)
     }
 
     pub fn back(&self) -> Option<&T> {
@@ -106,7 +117,7 @@ impl<T: Clone> Chunks<T> {
     #[inline]
     pub fn push_back(&mut self, item: T) {
         match self.chunks.back_mut() {
-            Some(last) if last.len() < CHUNK_RECORDS => Rc::make_mut(last).push(item),
+            Some(last) if last.len() < CHUNK_RECORDS => unshared(last).push(item),
             _ => {
                 let mut chunk = Vec::with_capacity(CHUNK_RECORDS);
                 chunk.push(item);

@@ -54,6 +54,7 @@ impl Topic {
         self.partitions.get(partition as usize)?.get(offset)
     }
 
+    #[inline]
     pub fn handle_produce(&mut self, partition: u32, record: Record) -> u64 {
         self.partitions[partition as usize].append(record)
     }
