@@ -110,8 +110,12 @@ impl<T: Clone> Chunks<T> {
         unshared(&mut self.chunks[chunk]).get_mut(within)
     }
 
+    /// The last item: the last chunk's last (no chunk is kept empty, and a
+    /// `Chunks` with no items has no chunks), without locating it by index.
+    #[inline]
     pub fn back(&self) -> Option<&T> {
-        self.len.checked_sub(1).and_then(|last| self.get(last))
+        debug_assert_eq!(self.chunks.back().and_then(|c| c.last()).is_some(), self.len > 0);
+        self.chunks.back().and_then(|c| c.last())
     }
 
     #[inline]
