@@ -4,6 +4,10 @@
 //! by default: busy, but keeping up), until 3 million records were handled.
 //!
 //! `cargo build --release -p offsetlab-engine --example busy && perf stat -e instructions:u,cycles:u target/release/examples/busy`
+//!
+//! Where perf has no counters (a VM), callgrind counts the instructions:
+//! `valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/examples/busy`
+//! (its "I refs" line).
 
 use offsetlab_engine::{Config, GroupConfig, Input, ProducerConfig, Sim};
 
