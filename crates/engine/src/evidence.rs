@@ -35,6 +35,32 @@ pub struct Handling {
     pub tick: Tick,
 }
 
+/// The run a loop over one consumer's records of one tick is building: a
+/// plain value on the caller's stack, so a record costs a comparison.
+#[derive(Debug, Default)]
+pub(crate) struct Runs {
+    run: Option<(u32, u64, u64)>,
+}
+
+impl Runs {
+    /// A record handled at `partition`@`offset`; returns the run it ended, if any.
+    #[inline]
+    pub fn handle(&mut self, partition: u32, offset: u64) -> Option<(u32, u64, u64)> {
+        match &mut self.run {
+            Some((p, _, to)) if *p == partition && *to == offset => {
+                *to += 1;
+                None
+            }
+            run => run.replace((partition, offset, offset + 1)),
+        }
+    }
+
+    /// The run it was building.
+    pub fn finish(self) -> Option<(u32, u64, u64)> {
+        self.run
+    }
+}
+
 /// One group's part of the evidence.
 #[derive(Debug, Clone, Default)]
 struct GroupEvidence {
@@ -42,6 +68,10 @@ struct GroupEvidence {
     commits: Vec<Chunks<CommitFact>>,
     /// Per partition, runs of handled offsets, oldest first (bounded).
     handlings: Vec<Chunks<Handling>>,
+    /// Per partition, the run still growing: a plain value, so that a
+    /// record's handling only compares and counts (the chunks take a run
+    /// once it is over).
+    open: Vec<Option<Handling>>,
     /// Handlings that were a duplicate or out of key order, oldest first (bounded).
     anomalies: Chunks<HandledRecord>,
     anomalies_dropped: u64,
@@ -74,6 +104,7 @@ impl Evidence {
         for group in &mut self.groups {
             group.commits.extend((0..added).map(|_| Chunks::default()));
             group.handlings.extend((0..added).map(|_| Chunks::default()));
+            group.open.extend(std::iter::repeat_n(None, added as usize));
         }
     }
 
@@ -148,34 +179,40 @@ impl Evidence {
         commits.push_back(fact);
     }
 
-    /// A record group `g`'s application handled.
-    pub fn handle_handled(&mut self, g: usize, handled: &HandledRecord) {
+    /// Group `g`'s `consumer` handled offsets `from..to` of `partition` at
+    /// `now`, one after the other: a run, joined to the one before when it
+    /// goes on from it.
+    pub fn handle_run(
+        &mut self,
+        g: usize,
+        consumer: ConsumerId,
+        (partition, from, to): (u32, u64, u64),
+        now: Tick,
+    ) {
         let evidence = &mut self.groups[g];
-        let runs = &mut evidence.handlings[handled.partition as usize];
-        let extends = runs.back().is_some_and(|run| {
-            run.consumer == handled.consumer && run.to == handled.offset && run.tick == handled.tick
-        });
-        if extends {
-            let last = runs.len() - 1;
-            runs.get_mut(last).expect("a last run").to += 1;
-        } else {
-            if runs.len() == limits::EVIDENCE_HANDLINGS_MAX {
-                runs.pop_front();
+        let p = partition as usize;
+        match &mut evidence.open[p] {
+            Some(run) if run.consumer == consumer && run.to == from && run.tick == now => run.to = to,
+            open => {
+                if let Some(over) = open.replace(Handling { consumer, from, to, tick: now }) {
+                    let runs = &mut evidence.handlings[p];
+                    if runs.len() == limits::EVIDENCE_HANDLINGS_MAX {
+                        runs.pop_front();
+                    }
+                    runs.push_back(over);
+                }
             }
-            runs.push_back(Handling {
-                consumer: handled.consumer,
-                from: handled.offset,
-                to: handled.offset + 1,
-                tick: handled.tick,
-            });
         }
-        if handled.duplicate || handled.out_of_key_order {
-            if evidence.anomalies.len() == limits::EVIDENCE_ANOMALIES_MAX {
-                evidence.anomalies.pop_front();
-                evidence.anomalies_dropped += 1;
-            }
-            evidence.anomalies.push_back(*handled);
+    }
+
+    /// A handling that was a duplicate or out of key order.
+    pub fn handle_anomaly(&mut self, g: usize, handled: &HandledRecord) {
+        let evidence = &mut self.groups[g];
+        if evidence.anomalies.len() == limits::EVIDENCE_ANOMALIES_MAX {
+            evidence.anomalies.pop_front();
+            evidence.anomalies_dropped += 1;
         }
+        evidence.anomalies.push_back(*handled);
     }
 
     /// The facts kept, oldest first.
@@ -196,8 +233,10 @@ impl Evidence {
 
     /// Group `g`'s runs of handled offsets of `partition`, oldest first.
     pub fn handlings(&self, g: usize, partition: u32) -> impl DoubleEndedIterator<Item = &Handling> + '_ {
-        let runs = self.groups.get(g).and_then(|e| e.handlings.get(partition as usize));
-        runs.into_iter().flat_map(both_ways)
+        let group = self.groups.get(g);
+        let runs = group.and_then(|e| e.handlings.get(partition as usize));
+        let open = group.and_then(|e| e.open.get(partition as usize)).and_then(Option::as_ref);
+        runs.into_iter().flat_map(both_ways).chain(open)
     }
 
     /// Group `g`'s anomalous handlings kept, oldest first, and how many older ones went.
@@ -242,10 +281,19 @@ mod tests {
     #[test]
     fn handlings_join_into_runs_and_anomalies_are_kept_apart() {
         let mut evidence = Evidence::new(1, 2);
-        for offset in 0..4 {
-            evidence.handle_handled(0, &handled(1, 0, offset, 3 + offset / 3, false));
+        // c1's tick 3: offsets 0 to 2 of P0, then 5 of P1.
+        let mut runs = Runs::default();
+        for offset in 0..3 {
+            assert_eq!(runs.handle(0, offset), None);
         }
-        evidence.handle_handled(0, &handled(2, 0, 2, 9, true));
+        let ended = runs.handle(1, 5).expect("another partition ends the run");
+        assert_eq!(ended, (0, 0, 3));
+        evidence.handle_run(0, ConsumerId(1), ended, 3);
+        assert_eq!(runs.finish(), Some((1, 5, 6)));
+        // Its tick 4 goes on with P0: a run of its own, for its own tick.
+        evidence.handle_run(0, ConsumerId(1), (0, 3, 4), 4);
+        evidence.handle_run(0, ConsumerId(2), (0, 2, 3), 9);
+        evidence.handle_anomaly(0, &handled(2, 0, 2, 9, true));
         let runs: Vec<(u32, u64, u64, Tick)> =
             evidence.handlings(0, 0).map(|r| (r.consumer.0, r.from, r.to, r.tick)).collect();
         assert_eq!(runs, [(1, 0, 3, 3), (1, 3, 4, 4), (2, 2, 3, 9)], "a run per consumer and tick");

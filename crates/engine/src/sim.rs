@@ -261,17 +261,6 @@ impl Sim {
     }
 
     fn emit(&mut self, event: Event) {
-        self.emit_inline(event);
-    }
-
-    /// [`Sim::emit`], inlined where it is called: for the events of every
-    /// record (produced, handled), where the compiler, knowing the variant,
-    /// hashes its fields without `hash_into`'s match and a call (with
-    /// `hash_into` and `tick` inlined too: 12% fewer instructions on
-    /// examples/busy).
-    #[inline(always)]
-    fn emit_inline(&mut self, event: Event) {
-        event.hash_into(&mut self.trace);
         // A commit's partitions are its group's: the evidence keeps them per group.
         let group = match &event {
             Event::Committed { consumer, .. } | Event::Checkpointed { consumer, .. } => {
@@ -280,6 +269,18 @@ impl Sim {
             _ => None,
         };
         self.evidence.handle_event(&event, group);
+        self.emit_inline(event);
+    }
+
+    /// [`Sim::emit`], inlined where it is called: for the events of every
+    /// record (produced, handled), which the evidence does not keep (it has
+    /// the application's handlings instead), where the compiler, knowing the variant,
+    /// hashes its fields without `hash_into`'s match and a call (with
+    /// `hash_into` and `tick` inlined too: 12% fewer instructions on
+    /// examples/busy).
+    #[inline(always)]
+    fn emit_inline(&mut self, event: Event) {
+        event.hash_into(&mut self.trace);
         if self.events.len() == limits::EVENTS_QUEUED_MAX {
             self.events.pop_front();
             self.events_dropped += 1;

@@ -9,6 +9,7 @@ use crate::client::{Consumer, FetchStep, Fetched, OutOfGroup};
 use crate::config::GroupProtocol;
 use crate::config::{AutoOffsetReset, CheckpointWrites, CommitMode, PositionModel};
 use crate::event::Event;
+use crate::evidence::Runs;
 use crate::input::ConsumerId;
 use crate::partitioner::partition_for_key;
 use crate::sim::subject_key;
@@ -505,6 +506,9 @@ impl Sim {
     pub(super) fn handle_some(&mut self, c: usize) {
         let g = self.consumers[c].group();
         let settings = self.groups[g].settings;
+        // The evidence takes the tick's handled offsets as runs, built here.
+        let mut runs = Runs::default();
+        let mut ended = false;
         for _ in 0..settings.handle_per_tick {
             let Some(fetched) = self.consumers[c].poll_record() else { break };
             if fetched.poison {
@@ -512,24 +516,33 @@ impl Sim {
                 self.fail_record(c, &fetched);
                 self.consumers[c].handle_record_skipped();
             } else {
-                self.handle_record(c, &fetched);
+                self.handle_record(c, &fetched, &mut runs);
                 if !self.consumers[c].alive() {
-                    return; // its producer was fenced: the application closed
+                    ended = true; // its producer was fenced: the application closed
+                    break;
                 }
             }
             if settings.group_commits() && settings.commit == CommitMode::EachRecord {
                 if self.fault_at_commit(c) {
-                    return;
+                    ended = true;
+                    break;
                 }
                 self.commit_record(c, fetched.partition, fetched.offset + 1);
             }
         }
-        self.consumers[c].handle_batch_pending();
+        if let Some(over) = runs.finish() {
+            let consumer = self.consumers[c].id();
+            self.evidence.handle_run(g, consumer, over, self.now);
+        }
+        if !ended {
+            self.consumers[c].handle_batch_pending();
+        }
     }
 
     /// One record through the group's observer (is it new to the group?),
     /// its application, and the bridge when the application bridges.
-    pub(super) fn handle_record(&mut self, c: usize, fetched: &Fetched) {
+    /// `runs`: the run the caller's loop is building for the evidence.
+    pub(super) fn handle_record(&mut self, c: usize, fetched: &Fetched, runs: &mut Runs) {
         let g = self.consumers[c].group();
         let consumer = self.consumers[c].id();
         let first = self.observers[g].handle_delivered(fetched);
@@ -539,7 +552,12 @@ impl Sim {
             self.bridge_write(g, fetched);
         }
         self.consumers[c].handle_record_done(fetched);
-        self.evidence.handle_handled(g, &handled);
+        if let Some(over) = runs.handle(fetched.partition, fetched.offset) {
+            self.evidence.handle_run(g, consumer, over, self.now);
+        }
+        if handled.duplicate || handled.out_of_key_order {
+            self.evidence.handle_anomaly(g, &handled);
+        }
         self.emit_inline(Event::Handled {
             tick: self.now,
             consumer,

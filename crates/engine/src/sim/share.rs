@@ -201,18 +201,23 @@ impl Sim {
     fn share_handle_some(&mut self, c: usize) {
         let g = self.consumers[c].group();
         let explicit = self.groups[g].config.acknowledgement_mode == AcknowledgementMode::Explicit;
+        let mut runs = crate::evidence::Runs::default();
         for _ in 0..self.groups[g].settings.handle_per_tick {
             let Some(fetched) = self.consumers[c].poll_record() else { break };
             let kind = if fetched.poison {
                 self.fail_record(c, &fetched);
                 AcknowledgeType::Release
             } else {
-                self.handle_record(c, &fetched);
+                self.handle_record(c, &fetched, &mut runs);
                 AcknowledgeType::Accept
             };
             if explicit {
                 self.consumers[c].handle_acknowledged(fetched.partition, fetched.offset, kind);
             }
+        }
+        if let Some(over) = runs.finish() {
+            let consumer = self.consumers[c].id();
+            self.evidence.handle_run(g, consumer, over, self.now);
         }
         self.consumers[c].handle_share_tick_handled();
     }
