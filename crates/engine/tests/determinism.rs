@@ -57,3 +57,28 @@ fn another_seed_gives_another_trace() {
     assert_ne!(run(None).trace_hash(), run(Some(1)).trace_hash());
     assert_eq!(run(Some(1)).trace_hash(), run(Some(1)).trace_hash());
 }
+
+/// Every anomaly of the fixed scenario explained, hashed: the same words and
+/// ticks natively and in wasm32 (FNV-1a over the sentences and counts).
+const FIXED_EXPLANATIONS_HASH: u64 = 0x9cde_5139_71e5_ed69;
+
+#[test]
+fn the_fixed_scenarios_explanations_are_the_same_everywhere() {
+    let sim = run(None);
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut explained = 0;
+    for anomaly in offsetlab_engine::Anomaly::ALL {
+        let report = offsetlab_engine::report(&sim, 0, anomaly);
+        let mut text = format!("{} {} {:?}\n", anomaly.counter(), report.counted, report.causes);
+        for e in &report.explanations {
+            text.push_str(&e.sentence());
+            text.push('\n');
+            explained += 1;
+        }
+        for byte in text.bytes() {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    assert!(explained > 0, "the fixed scenario has anomalies to explain");
+    assert_eq!(hash, FIXED_EXPLANATIONS_HASH, "explanations of the fixed scenario differ: {hash:#018x}");
+}
