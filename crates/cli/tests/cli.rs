@@ -827,7 +827,7 @@ fn run_prints_the_poll_timeouts_and_the_failed_commits() {
 fn explain_names_the_cause_of_each_duplicate_and_the_record_asked_about() {
     let all = stdout_of(&["explain", "commit-on-timer"]);
     assert!(all.starts_with("duplicates: 14 (Jepsen: nonmonotonic-poll, "), "{all}");
-    assert!(all.contains("  14 × a crash before the commit\n"), "{all}");
+    assert!(all.contains("  14 × a crash before the next auto-commit\n"), "{all}");
     let record = stdout_of(&["explain", "--scenario", "commit-on-timer", "--record", "P0@3"]);
     assert_eq!(record.lines().count(), 1, "{record}");
     assert!(

@@ -514,7 +514,10 @@ fn duplicate(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
             let relevant = match event {
                 Event::Crashed { consumer, .. } | Event::KilledBeforeCommit { consumer, .. } => {
                     if *consumer == first.consumer && cause == "read again" {
-                        cause = "a crash before the commit";
+                        cause = match sim.group_setup(g).1.commit {
+                            CommitMode::Auto { .. } => "a crash before the next auto-commit",
+                            _ => "a crash before the commit",
+                        };
                     }
                     *consumer == first.consumer
                 }
