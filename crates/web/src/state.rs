@@ -19,7 +19,9 @@
 //! `Rc`s for everything derived, so equality by pointer tells Yew what changed.
 
 mod action;
+mod explaining;
 mod run;
+mod shrunk;
 mod tapes;
 mod ui;
 
@@ -29,7 +31,9 @@ use offsetlab_engine::{
 };
 
 pub use action::{Action, Panel, TapeScroll};
+pub use explaining::{Asked, Explaining};
 pub use run::Run;
+pub use shrunk::{SHRINK_RUNS_PAGE, Shrunk, ShrunkRun, on_screen, shrink_run};
 pub use tapes::{BridgeTape, PayoutTape, Payouts, Tape, tape_window_start};
 use tapes::{last_shown_start, last_window_start, lowest_committed};
 pub use ui::Ui;
@@ -129,6 +133,12 @@ pub struct AppState {
     pub message: Option<Rc<str>>,
     /// The run as scenario JSON, as of the last export, and its tick.
     pub exported: Option<(u64, Rc<str>)>,
+    /// The explanation open in the simulation's explanation place.
+    pub explaining: Option<Rc<Explaining>>,
+    /// The run's outcome has been explained once (a watched run opens it at its end).
+    outcome_explained: bool,
+    /// What shrinking this run found, for the share panel.
+    pub shrunk: Option<Rc<Shrunk>>,
 }
 
 impl PartialEq for AppState {
@@ -154,6 +164,8 @@ impl PartialEq for AppState {
             && self.outcome == other.outcome
             && self.outcome_pending == other.outcome_pending
             && self.exported == other.exported
+            && self.explaining.as_ref().map(Rc::as_ptr) == other.explaining.as_ref().map(Rc::as_ptr)
+            && self.shrunk.as_ref().map(Rc::as_ptr) == other.shrunk.as_ref().map(Rc::as_ptr)
     }
 }
 
@@ -231,6 +243,9 @@ impl AppState {
             next_announcement: 0,
             message: None,
             exported: None,
+            explaining: None,
+            outcome_explained: false,
+            shrunk: None,
         };
         state.drain_events();
         state.refresh();
@@ -353,6 +368,8 @@ impl AppState {
             Ok(()) => {
                 self.message = None;
                 if forked {
+                    // Its steps were in the future just discarded.
+                    self.explaining = None;
                     self.announce(format!(
                         "Changed the past at tick {}: the recorded future after it is discarded.",
                         self.view.tick
@@ -538,6 +555,56 @@ impl AppState {
         self.view = Rc::new(view);
     }
 
+    /// The anomaly the running experiment's outcome is about: its first
+    /// condition's counter, in its group, when that counter is an anomaly.
+    #[must_use]
+    pub fn outcome_anomaly(&self) -> Option<Asked> {
+        let condition = self.scenario.guide.as_ref()?.outcome.when.first()?;
+        let anomaly = offsetlab_engine::Anomaly::from_counter(condition.metric.name())?;
+        let group = match &condition.group {
+            Some(name) => self.scenario.config.groups.iter().position(|g| &g.name == name)?,
+            None => 0,
+        };
+        Some(Asked::Counter { group: u32::try_from(group).ok()?, anomaly })
+    }
+
+    fn explain(&mut self, asked: Option<Asked>, by_reader: bool) {
+        self.explaining = asked.map(|asked| {
+            let history = self.run.history();
+            Rc::new(Explaining::ask(history.sim(), asked, by_reader))
+        });
+    }
+
+    /// A step shown: the run at its tick, and the record or commit it names in its tape's window.
+    fn show_step(&mut self, tick: u64, part: offsetlab_engine::Part) {
+        let Some(explaining) = self.explaining.as_ref() else { return };
+        let mut shown = (**explaining).clone();
+        shown.step = Some((tick, part));
+        self.explaining = Some(Rc::new(shown));
+        self.seek(tick);
+        if let offsetlab_engine::Part::Record { partition, offset }
+        | offsetlab_engine::Part::Commit { partition, offset } = part
+        {
+            let lead = TAPE_LEAD_CELLS.min(self.ui.tape_shown / 4);
+            let mut all = (*self.scroll).clone();
+            if let Some(slot) = all.get_mut(partition as usize) {
+                *slot = Some(offset.saturating_sub(lead));
+            }
+            self.scroll = Rc::new(all);
+        }
+    }
+
+    /// Back where the reader asked: that tick, the tapes following, nothing highlighted.
+    fn back_from_step(&mut self) {
+        let Some(explaining) = self.explaining.as_ref() else { return };
+        let tick = explaining.tick;
+        let mut shown = (**explaining).clone();
+        shown.step = None;
+        self.explaining = Some(Rc::new(shown));
+        self.seek(tick);
+        self.scroll = Rc::new(vec![None; self.scroll.len()]);
+    }
+
     fn select(&mut self, target: Option<(u32, u64)>) {
         self.selected = target.and_then(|(partition, offset)| {
             let history = self.run.history();
@@ -654,6 +721,25 @@ impl Reducible for AppState {
                 next.ui.tape_shown = cells;
             }
             Action::Select(target) => next.select(target),
+            Action::Explain(asked) => {
+                next.explain(asked, true);
+                return Rc::new(next);
+            }
+            Action::ExplainOutcome => {
+                let asked = self.outcome_anomaly();
+                if asked.is_none() {
+                    return self;
+                }
+                next.outcome_explained = true;
+                next.explain(asked, true);
+                return Rc::new(next);
+            }
+            Action::ShowStep { tick, part } => next.show_step(tick, part),
+            Action::BackFromStep => next.back_from_step(),
+            Action::Shrunk(shrunk) => {
+                next.shrunk = Some(shrunk);
+                return Rc::new(next);
+            }
             Action::Answer { question, choice } => {
                 if let Some(slot) = next.ui.quiz.get_mut(question) {
                     *slot = Some(choice);
@@ -689,6 +775,14 @@ impl Reducible for AppState {
             }
         }
         next.refresh();
+        // A watched experiment ends by explaining its outcome: the story, then its evidence.
+        if next.outcome.is_some() && !next.outcome_explained && !next.guided && next.chosen() {
+            next.outcome_explained = true;
+            if next.explaining.is_none() {
+                let asked = next.outcome_anomaly();
+                next.explain(asked, false);
+            }
+        }
         Rc::new(next)
     }
 }

@@ -2,8 +2,9 @@
 
 use crate::components::class_list;
 use crate::components::{
-    Announcer, Chapters, ClockBar, CounterSummary, DescribeTable, ExperimentIndex, FinePrint, Group, Guide,
-    Intro, Panels, PayoutsTopic, ProducerCard, Sink, StatusLine, Timeline, Topic, share,
+    Announcer, Chapters, ClockBar, CounterSummary, DescribeTable, ExperimentIndex, ExplanationPanel,
+    FinePrint, Group, Guide, Intro, Panels, PayoutsTopic, ProducerCard, Sink, StatusLine, Timeline, Topic,
+    share,
 };
 use crate::frames::FrameLoop;
 use crate::prerender::Deferred;
@@ -162,7 +163,7 @@ pub fn App(props: &AppProps) -> Html {
                     </div>
                     // On a narrow screen the counters are far below the tapes: their
                     // key figures stay in view at the bottom while the stage is.
-                    <CounterSummary metrics={state.view.metrics.clone()} />
+                    <CounterSummary metrics={state.view.metrics.clone()} on_action={on_action.clone()} />
                     <Sink state={state.clone()} on_action={on_action.clone()} />
                     // The output topic's tapes beside the sink, before the words that use them.
                     if let Some(payouts) = &state.payouts {
@@ -171,6 +172,8 @@ pub fn App(props: &AppProps) -> Html {
                     // The one place that explains the run, next to it: the running
                     // experiment's story and live check, and what happened, in words.
                     <div class="explain" id="explanation">
+                        <ExplanationPanel explaining={state.explaining.clone()} tick={state.tick()}
+                            on_action={on_action.clone()} />
                         <Guide state={state.clone()} on_action={on_action.clone()} />
                         <Announcer state={state.clone()} on_action={on_action.clone()} />
                     </div>

@@ -14,6 +14,9 @@ pub struct BrokersProps {
     pub cluster: Rc<ClusterView>,
     /// `enable.idempotence` as the scenario sets it (`None`: Kafka's default).
     pub idempotence_setting: Option<bool>,
+    /// Named by the explanation's step shown (an election, a crash).
+    #[prop_or_default]
+    pub explained: bool,
     pub on_action: Callback<Action>,
 }
 
@@ -143,7 +146,7 @@ pub fn Brokers(props: &BrokersProps) -> Html {
     }
     html! {
         <div class="cluster" data-field="cluster">
-            <ul class="broker-strip" aria-label="Brokers">{ for brokers }</ul>
+            <ul class={class_list(&[Some("broker-strip"), props.explained.then_some("explained")])} aria-label="Brokers">{ for brokers }</ul>
             <div class="delivery-settings">
                 <label class="setting-inline">
                     <span>{ "acks" }</span>

@@ -1,7 +1,8 @@
 //! The counters: what the application saw, and the group's shape.
 
-use crate::components::class_list;
-use offsetlab_engine::{Metric, Metrics};
+use crate::components::{class_list, send};
+use crate::state::{Action, Asked};
+use offsetlab_engine::{Anomaly, Metric, Metrics};
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Properties)]
@@ -11,6 +12,8 @@ pub struct CountersProps {
     /// duplicates and the reorderings came from.
     #[prop_or_default]
     pub producer: bool,
+    /// A raised anomaly counter is a button that explains its records.
+    pub on_action: Callback<Action>,
 }
 
 /// One counter as drawn.
@@ -89,7 +92,7 @@ pub fn Counters(props: &CountersProps) -> Html {
     let producer = if props.producer {
         html! {
             <dl class="counters producer-counters" aria-label="The producer">
-                { for producer_counters(&props.metrics).into_iter().map(counter) }
+                { for producer_counters(&props.metrics).into_iter().map(|c| counter(c, &props.on_action)) }
             </dl>
         }
     } else {
@@ -100,11 +103,11 @@ pub fn Counters(props: &CountersProps) -> Html {
     html! {
         <>
         <dl class="counters">
-            { for counters(&props.metrics).into_iter().map(counter) }
+            { for counters(&props.metrics).into_iter().map(|c| counter(c, &props.on_action)) }
         </dl>
         if let clocks @ [_, ..] = clock_counters(&props.metrics).as_slice() {
             <dl class="counters clock-counters" aria-label="Kafka's clocks">
-                { for clocks.iter().copied().map(counter) }
+                { for clocks.iter().copied().map(|c| counter(c, &props.on_action)) }
             </dl>
         }
         { producer }
@@ -112,7 +115,13 @@ pub fn Counters(props: &CountersProps) -> Html {
     }
 }
 
-fn counter(c: Counter) -> Html {
+/// The anomaly a counter counts, by its `data-counter` key, if it is one the engine explains.
+#[must_use]
+pub fn anomaly_of(key: &str) -> Option<Anomaly> {
+    Anomaly::from_counter(&key.replace('-', "_"))
+}
+
+fn counter(c: Counter, on_action: &Callback<Action>) -> Html {
     let raised = c.alarm && c.value > 0;
     // Keyed by the value, an alarm counter's number is a new node
     // whenever it changes, so its CSS flash plays again.
@@ -126,7 +135,18 @@ fn counter(c: Counter) -> Html {
     html! {
         <div class={class_list(&[Some("counter"), raised.then_some("raised")])} key={c.key}>
             <dt>{ c.label }</dt>
-            <dd data-counter={c.key}>{ number }</dd>
+            <dd data-counter={c.key}>
+                if let Some(anomaly) = anomaly_of(c.key).filter(|_| raised) {
+                    <button type="button" class="counter-why" data-explain-counter={c.key}
+                        aria-label={format!("{}: {}. Explain why", c.label, c.value)}
+                        title="Why? Explain these records"
+                        onclick={send(on_action, Action::Explain(Some(Asked::Counter { group: 0, anomaly })))}>
+                        { number }
+                    </button>
+                } else {
+                    { number }
+                }
+            </dd>
         </div>
     }
 }

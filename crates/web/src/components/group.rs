@@ -94,7 +94,8 @@ pub fn Group(props: &SectionProps) -> Html {
     };
 
     html! {
-        <section class={class_list(&[Some("group panel"), (!others.is_empty()).then_some("has-groups")])}
+        <section class={class_list(&[Some("group panel"), (!others.is_empty()).then_some("has-groups"),
+            matches!(state_explained(&props.state), Some(offsetlab_engine::Part::Group { group: 0 })).then_some("explained")])}
             aria-labelledby="group-heading">
             <header class="group-head">
                 <h2 id="group-heading">{ "Consumer group: " }<code>{ first.to_string() }</code></h2>
@@ -124,7 +125,11 @@ pub fn Group(props: &SectionProps) -> Html {
             }
             <ConsumerList consumers={mine} recent={view.last_rebalance.clone()} tick={view.tick} {store}
                 share={view.groups.first().is_some_and(|g| g.protocol == GroupProtocol::Share)}
-                label="Consumers" on_action={props.on_action.clone()} />
+                label="Consumers" on_action={props.on_action.clone()}
+                explained={match state_explained(&props.state) {
+                    Some(offsetlab_engine::Part::Consumer { consumer }) => Some(consumer),
+                    _ => None,
+                }} />
             <div class="group-foot">
                 <button type="button" data-action="add-consumer" onclick={on_add} disabled={full}>
                     { "Add consumer" }
@@ -171,4 +176,9 @@ mod tests {
         let text = rebalance_text(&RebalanceView { tick: 1, generation: 1, moved });
         assert!(text.ends_with("P11 assigned to c12 and 244 more."), "{text}");
     }
+}
+
+/// The part the explanation's step shown names, if any.
+fn state_explained(state: &crate::state::AppState) -> Option<offsetlab_engine::Part> {
+    state.explaining.as_ref().and_then(|e| e.highlighted())
 }

@@ -96,7 +96,9 @@ pub fn ProducerCard(props: &SectionProps) -> Html {
     // A scenario may send faster than the list offers: show its rate too.
     let rate_options: Vec<u32> = RATES.chain((!RATES.contains(&rate)).then_some(rate)).collect();
     html! {
-        <section class="producer_card panel" aria-labelledby="producer-title">
+        <section class={crate::components::class_list(&[Some("producer_card panel"),
+            (props.state.explaining.as_ref().and_then(|e| e.highlighted()) == Some(offsetlab_engine::Part::Producer)).then_some("explained")])}
+            aria-labelledby="producer-title">
             <h2 id="producer-title">{ "Producer " }<span class="producer-name">{ "orders-api" }</span></h2>
             <div class="producer-row">
                 <button type="button" data-action="keep-sending" aria-pressed={sending.to_string()}

@@ -3,8 +3,8 @@
 //! export or import.
 
 use crate::components::{SectionProps, send};
-use crate::state::Action;
-use offsetlab_engine::Scenario;
+use crate::state::{Action, AppState, SHRINK_RUNS_PAGE, on_screen, shrink_run};
+use offsetlab_engine::{Anomaly, Metric, Metrics, Scenario, ShrinkLimit};
 use std::rc::Rc;
 use wasm_bindgen::JsCast as _;
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
@@ -45,6 +45,99 @@ fn copy(text: String, on_action: Callback<Action>) {
             .into(),
         ));
     });
+}
+
+/// How long one shrink may take in the page, in milliseconds (it runs on the page's thread).
+const SHRINK_MS: f64 = 4000.0;
+
+/// The anomaly counters above 0, as the shrinker names them.
+fn shown_anomalies(m: &Metrics) -> Vec<(Metric, u64)> {
+    Anomaly::ALL
+        .into_iter()
+        .filter_map(|a| {
+            let value = match a {
+                Anomaly::Duplicates => m.duplicates,
+                Anomaly::NeverProcessed => m.never_processed,
+                Anomaly::OutOfKeyOrder => m.out_of_key_order,
+                Anomaly::AckedLost => m.acked_lost,
+                Anomaly::ProducerDuplicates => m.producer_duplicates,
+                Anomaly::ProducerReordered => m.producer_reordered,
+                Anomaly::AbortedRead => m.aborted_seen,
+            };
+            Some((Metric::named(a.counter())?, value)).filter(|(_, v)| *v > 0)
+        })
+        .collect()
+}
+
+/// Shrinks the run on screen while `counter` stays above 0, bounded in runs and time.
+fn shrink_on_click(run: &AppState, counter: Metric, on_action: &Callback<Action>) -> Callback<MouseEvent> {
+    let run = run.clone();
+    let on_action = on_action.clone();
+    Callback::from(move |_: MouseEvent| {
+        let scenario = on_screen(run.export(), run.tick());
+        let deadline = js_sys::Date::now() + SHRINK_MS;
+        let shrunk = shrink_run(&scenario, counter, || js_sys::Date::now() < deadline);
+        on_action.emit(Action::Shrunk(Rc::new(shrunk)));
+    })
+}
+
+/// "The smallest run that still shows this": the shrinker's buttons and what it found.
+fn shrink_section(state: &AppState, on_action: &Callback<Action>) -> Html {
+    let anomalies = shown_anomalies(&state.view.metrics);
+    let found = state.shrunk.as_ref().map(|shrunk| match &shrunk.outcome {
+        Ok(r) => {
+            let stopped = match r.stopped {
+                Some(ShrinkLimit::Runs) => format!(", then stopped at its budget of {SHRINK_RUNS_PAGE} runs"),
+                Some(ShrinkLimit::Caller) => format!(", then stopped at its {} seconds", SHRINK_MS / 1000.0),
+                None => String::new(),
+            };
+            html! {
+                <div class="shrunk" data-field="shrunk">
+                    <p>
+                        { format!("Shrunk to {} of {} inputs and {} of {} ticks, with {} still {}. It tried {} runs{stopped}.",
+                            r.inputs_after, r.inputs_before, r.ticks_after, r.ticks_before,
+                            shrunk.counter.label(), r.value_after, r.runs_tried) }
+                    </p>
+                    if let Some(query) = &r.query {
+                        <a class="shrunk-link" data-field="shrunk-link" href={page_url(query)}>
+                            { "Open the shrunk run ↗" }
+                        </a>
+                        { " " }
+                    } else {
+                        <p>{ "The shrunk run does not fit in a link (a link holds at most 64 KiB):                               download its scenario file and import it here, or run it with offsetlab." }</p>
+                    }
+                    <a class="download" download={format!("{}.json", r.name)}
+                        href={format!("data:application/json;charset=utf-8,{}", js_sys::encode_uri_component(&r.json))}>
+                        { format!("Download {}.json", r.name) }
+                    </a>
+                </div>
+            }
+        }
+        Err(why) => html! {
+            <p class="shrunk" data-field="shrunk">{ format!("Could not shrink it: {why}.") }</p>
+        },
+    });
+    html! {
+        <div class="share-shrink">
+            <h3>{ "The smallest run that still shows this" }</h3>
+            <p>{ format!("Shrinks the run on screen (its scenario and your inputs, up to tick {}) while a counter \
+                stays above 0: inputs removed, numbers lowered, the run cut short. At most {SHRINK_RUNS_PAGE} runs \
+                and {} seconds; the page waits meanwhile.", state.tick(), SHRINK_MS / 1000.0) }</p>
+            if anomalies.is_empty() {
+                <p class="shrink-none">{ "No anomaly counter is above 0 at this tick yet." }</p>
+            } else {
+                <div class="shrink-buttons">
+                    { for anomalies.into_iter().map(|(metric, value)| html! {
+                        <button type="button" data-action="shrink" data-counter={metric.name()}
+                            onclick={shrink_on_click(state, metric, on_action)}>
+                            { format!("Shrink: {} ({value})", metric.label()) }
+                        </button>
+                    }) }
+                </div>
+            }
+            { for found }
+        </div>
+    }
 }
 
 /// The panel. Hookless: the exported JSON lives in the state, and Import reads
@@ -104,6 +197,7 @@ pub fn Share(props: &SectionProps) -> Html {
                     })} />
             </label>
             <button type="button" data-action="copy-link" onclick={on_copy}>{ "Copy link" }</button>
+            { shrink_section(state, &props.on_action) }
             <details class="share-json">
                 <summary>{ "Export or import scenario JSON" }</summary>
                 <p>{ "The run so far as a scenario: its config, its timeline with your inputs merged in, \

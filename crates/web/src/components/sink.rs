@@ -2,7 +2,8 @@
 
 use crate::components::class_list;
 use crate::components::scroll_window::use_items_in_view;
-use crate::components::{Counters, SectionProps};
+use crate::components::{Counters, SectionProps, send};
+use crate::state::{Action, Asked};
 use offsetlab_engine::HandledRecord;
 use yew::prelude::*;
 
@@ -91,7 +92,8 @@ pub fn Sink(props: &SectionProps) -> Html {
                     </dl>
                 </details>
             </div>
-            <Counters metrics={view.metrics.clone()} producer={props.state.cluster.is_some()} />
+            <Counters metrics={view.metrics.clone()} producer={props.state.cluster.is_some()}
+                on_action={props.on_action.clone()} />
             <ol class="sink-strip" data-field="sink-strip" ref={strip.node}
                 aria-label={format!("The last {} records the application handled, newest first", shown.len())}>
                 // Newest first, drawn right to left: a chip that does not fit wraps onto a
@@ -99,11 +101,24 @@ pub fn Sink(props: &SectionProps) -> Html {
                 { for shown.iter().enumerate().rev().map(|(i, r)| {
                     let class = class_list(&[Some("chip"), r.duplicate.then_some("duplicate"), r.out_of_key_order.then_some("out-of-order"), (!r.effect).then_some("no-effect"), r.from_producer.then_some("from-producer")]);
                     let label = chip_label(r);
+                    let text = format!("u{}\nP{}·{}", r.subject, r.partition, r.offset);
+                    // An anomaly's chip is a button: it opens the record's explanation.
+                    let anomalous = r.duplicate || r.out_of_key_order;
+                    let why = anomalous.then(|| {
+                        let asked = Asked::Record { group: Some(0), partition: r.partition, offset: r.offset };
+                        html! {
+                            <button type="button" class="chip-why" data-explain-record={format!("{}@{}", r.partition, r.offset)}
+                                aria-label={format!("{label}. Explain why")}
+                                onclick={send(&props.on_action, Action::Explain(Some(asked)))}>
+                                { text.clone() }
+                            </button>
+                        }
+                    });
                     html! {
                         <li key={first_seq + i as u64} {class} data-record-id={r.record_id.to_string()}
-                            title={label.clone()} aria-label={label}
+                            title={label.clone()} aria-label={(!anomalous).then_some(label)}
                             style={format!("--chip-key: var(--key-{})", r.subject % 12)}>
-                            { format!("u{}\nP{}·{}", r.subject, r.partition, r.offset) }
+                            if let Some(why) = why { { why } } else { { text } }
                         </li>
                     }
                 }) }

@@ -71,7 +71,13 @@ pub fn Topic(props: &SectionProps) -> Html {
     let window = use_scroll_window(rows, TAPE_ROW_ESTIMATE_PX, TAPES_DRAWN_MAX);
     let drawn =
         if windowed { window.rows.start as usize..window.rows.end as usize } else { 0..state.tapes.len() };
+    let highlighted = state.explaining.as_ref().and_then(|e| e.highlighted());
     let tapes = state.tapes[drawn].iter().map(|tape| {
+        let explained = highlighted.filter(|part| match part {
+            offsetlab_engine::Part::Record { partition, .. }
+            | offsetlab_engine::Part::Commit { partition, .. } => *partition == tape.partition,
+            _ => false,
+        });
         let partition = state.view.partitions.get(tape.partition as usize).cloned();
         let selected = selected.as_ref().filter(|s| s.partition == tape.partition).map(|s| s.offset);
         let stored =
@@ -95,7 +101,7 @@ pub fn Topic(props: &SectionProps) -> Html {
             state.cluster.as_ref().and_then(|c| c.partitions.get(tape.partition as usize)).cloned();
         html! {
             <PartitionTape key={tape.partition} tape={tape.clone()} {partition} {selected} {store} {stored}
-                {groups} {replicas} on_action={props.on_action.clone()} />
+                {groups} {replicas} {explained} on_action={props.on_action.clone()} />
         }
     });
     // One keyed list of its own, between the spacers (see tape.rs on keyed lists).
@@ -115,7 +121,9 @@ pub fn Topic(props: &SectionProps) -> Html {
         html! { <div class="tapes" data-field="tapes">{ tapes }</div> }
     };
     html! {
-        <section class="topic panel" aria-labelledby="topic-title" ref={section} {onkeydown}>
+        <section class={crate::components::class_list(&[Some("topic panel"),
+            (highlighted == Some(offsetlab_engine::Part::Topic) && state.cluster.is_none()).then_some("explained")])}
+            aria-labelledby="topic-title" ref={section} {onkeydown}>
             <h2 id="topic-title">
                 { "Topic: " }<span class="topic-name">{ "orders" }</span>
                 <span class="topic-sub">{ " · each cell is a record: its offset and its key" }</span>
@@ -143,7 +151,9 @@ pub fn Topic(props: &SectionProps) -> Html {
 fn brokers(state: &crate::state::AppState, on_action: &Callback<Action>) -> Html {
     let Some(cluster) = state.cluster.clone() else { return Html::default() };
     let idempotence_setting = state.scenario.config.producer.delivery.and_then(|d| d.enable_idempotence);
-    html! { <crate::components::Brokers {cluster} {idempotence_setting} on_action={on_action.clone()} /> }
+    let explained =
+        state.explaining.as_ref().and_then(|e| e.highlighted()) == Some(offsetlab_engine::Part::Topic);
+    html! { <crate::components::Brokers {cluster} {idempotence_setting} {explained} on_action={on_action.clone()} /> }
 }
 
 #[cfg(not(feature = "cluster"))]

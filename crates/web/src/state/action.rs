@@ -1,7 +1,9 @@
 //! What the page can do to the state ([`Action`]), and the page's own choices it names:
 //! where a tape is scrolled, which panel is open.
 
-use offsetlab_engine::{DescribeView, GroupProtocol, Input, Scenario};
+use super::explaining::Asked;
+use super::shrunk::Shrunk;
+use offsetlab_engine::{DescribeView, GroupProtocol, Input, Part, Scenario};
 use std::rc::Rc;
 
 /// Where a tape's window is.
@@ -47,6 +49,19 @@ pub enum Action {
     /// following tape starts its window so that they hold its cursor, its
     /// committed offset and, when they fit, its log end.
     TapeShown(u64),
+    /// Explain a record or a counter as of now (or close the explanation).
+    Explain(Option<Asked>),
+    /// Explain the running experiment's outcome: the counter its guide checks.
+    ExplainOutcome,
+    /// Show one step of the explanation: the run at its tick, its part highlighted.
+    ShowStep {
+        tick: u64,
+        part: Part,
+    },
+    /// Back to the tick the explanation was asked at, nothing highlighted.
+    BackFromStep,
+    /// What shrinking the run on screen found (run by the share panel, bounded).
+    Shrunk(Rc<Shrunk>),
     /// Select a record on a tape (or clear the selection).
     Select(Option<(u32, u64)>),
     /// A quiz answer: question index, choice index.

@@ -132,9 +132,13 @@ pub fn ChapterExperiments(props: &ChapterExperimentsProps) -> Html {
                         aria-label={format!("Watch it: {name}")}>
                         { "Watch it" }
                     </button>
-                    // Its story and its live check are in one place, next to the simulation.
+                    // Its story, its live check and the evidence are in one place, next to the
+                    // simulation: the link opens the explanation of the anomaly it is about.
                     if running {
-                        <a class="watch-it" href="#explanation">{ "Running: its story and check are with the simulation ↑" }</a>
+                        <a class="watch-it" href="#explanation"
+                            onclick={crate::components::send(&props.on_action, Action::ExplainOutcome)}>
+                            { "Running: its story, check and why are with the simulation ↑" }
+                        </a>
                     }
                 </div>
             </li>

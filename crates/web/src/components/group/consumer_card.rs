@@ -26,6 +26,9 @@ pub struct ConsumerCardProps {
     /// Its group is a share group: Pause stalls the application (a share consumer has no pause()).
     #[prop_or_default]
     pub share: bool,
+    /// Named by the explanation's step shown.
+    #[prop_or_default]
+    pub explained: bool,
     pub on_action: Callback<Action>,
 }
 
@@ -127,6 +130,7 @@ pub fn ConsumerCard(props: &ConsumerCardProps) -> Html {
         Some(&format!("is-{}", c.state.label())),
         c.idle_spare.then_some("is-spare"),
         (!props.arrived.is_empty()).then_some("has-arrivals"),
+        props.explained.then_some("explained"),
     ]);
     let buttons = actions_for(c.state).iter().map(|&action| {
         let input = action_input(action, c.id);

@@ -34,6 +34,9 @@ pub struct ConsumerListProps {
     #[prop_or_default]
     pub share: bool,
     pub label: AttrValue,
+    /// The consumer the explanation's step shown names.
+    #[prop_or_default]
+    pub explained: Option<ConsumerId>,
     pub on_action: Callback<Action>,
 }
 
@@ -60,7 +63,8 @@ pub fn ConsumerList(props: &ConsumerListProps) -> Html {
             <ul class="consumer-cards" aria-label={props.label.clone()}>
                 { for props.consumers.iter().map(|c| html! {
                     <ConsumerCard key={c.id.to_string()} consumer={c.clone()} arrived={arrived_for(c.id)}
-                        left={left_for(c.id)} {store} share={props.share} on_action={props.on_action.clone()} />
+                        left={left_for(c.id)} {store} share={props.share} explained={props.explained == Some(c.id)}
+                        on_action={props.on_action.clone()} />
                 }) }
             </ul>
         };

@@ -21,6 +21,9 @@ pub struct TapeCellProps {
     /// yet on every in-sync replica, so no consumer reads it yet.
     #[prop_or_default]
     pub above_high_watermark: bool,
+    /// Named by the explanation's step shown.
+    #[prop_or_default]
+    pub explained: bool,
 }
 
 /// One record: a button with its offset and key label, coloured by subject,
@@ -29,7 +32,7 @@ pub struct TapeCellProps {
 /// Its accessible name starts with what it shows ("7 u3 ×2"), then says it in words.
 #[component]
 pub fn TapeCell(props: &TapeCellProps) -> Html {
-    let TapeCellProps { record, at, selected, tab_stop, above_high_watermark } = *props;
+    let TapeCellProps { record, at, selected, tab_stop, above_high_watermark, explained } = *props;
     let r = &record;
     let hue = r.subject % KEY_HUES;
     let key = if r.keyed { format!("u{}", r.subject) } else { format!("·u{}", r.subject) };
@@ -57,6 +60,9 @@ pub fn TapeCell(props: &TapeCellProps) -> Html {
     }
     if r.poison {
         label.push_str(", poison: every handler fails on it");
+    }
+    if r.lost || r.handled > 1 {
+        label.push_str("; press to see why");
     }
     if above_high_watermark {
         label.push_str(", above the high watermark: not readable yet");
@@ -88,6 +94,7 @@ pub fn TapeCell(props: &TapeCellProps) -> Html {
         share.as_ref().map(|(state, _)| *state),
         selected.then_some("selected"),
         above_high_watermark.then_some("above-hw"),
+        explained.then_some("explained"),
     ]);
     html! {
         <button type="button" {class} data-offset={r.offset.to_string()} style={format!("left:calc({at} * var(--cell))")}

@@ -11,8 +11,8 @@
 use super::cell::TapeCell;
 use crate::components::class_list;
 use crate::components::scroll_window::use_columns_in_view;
-use crate::state::{Action, TapeScroll};
-use offsetlab_engine::PartitionView;
+use crate::state::{Action, Asked, TapeScroll};
+use offsetlab_engine::{Part, PartitionView};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement};
 use yew::prelude::*;
@@ -50,6 +50,9 @@ pub struct TapeProps {
     /// tape then ends at the high watermark, where consumers stop).
     #[prop_or_default]
     pub replicas: Option<offsetlab_engine::ReplicaSetView>,
+    /// The part the explanation's step shown names, when it is on this tape.
+    #[prop_or_default]
+    pub explained: Option<Part>,
     pub on_action: Callback<Action>,
 }
 
@@ -67,6 +70,11 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
     let tape = &props.tape;
     let p = tape.partition;
     let view = props.partition.as_ref();
+    let explained_record = match props.explained {
+        Some(Part::Record { partition, offset }) if partition == p => Some(offset),
+        _ => None,
+    };
+    let explained_commit = matches!(props.explained, Some(Part::Commit { partition, .. }) if partition == p);
     let shown = tape.records.len() as u64;
     let end = tape.from + shown;
     // The strip's origin, and how far it is slid left to show the window from `tape.from`.
@@ -106,11 +114,18 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
         .or_else(|| position.filter(|o| (tape.from..end).contains(o)))
         .unwrap_or(tape.from);
 
+    // A record the group handled twice or moved past unhandled: selecting it opens its explanation too.
+    let anomalous: Vec<u64> =
+        tape.records.iter().filter(|r| r.lost || r.handled > 1).map(|r| r.offset).collect();
     let onclick = {
         let on_action = props.on_action.clone();
         Callback::from(move |e: MouseEvent| {
             if let Some(offset) = cell_offset(e.target()) {
                 on_action.emit(Action::Select(Some((p, offset))));
+                if anomalous.contains(&offset) {
+                    let asked = Asked::Record { group: Some(0), partition: p, offset };
+                    on_action.emit(Action::Explain(Some(asked)));
+                }
             }
         })
     };
@@ -178,7 +193,10 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
     let drawn = |r: &&offsetlab_engine::RecordView| {
         in_view.columns.as_ref().is_none_or(|columns| {
             let index = u32::try_from(r.offset - tape.from).expect("a tape's window is bounded");
-            columns.contains(&index) || r.offset == tab_stop || props.selected == Some(r.offset)
+            columns.contains(&index)
+                || r.offset == tab_stop
+                || props.selected == Some(r.offset)
+                || explained_record == Some(r.offset)
         })
     };
     let cells: Html = tape
@@ -189,6 +207,7 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
             html! {
                 <TapeCell key={r.offset} record={*r} at={r.offset - base}
                     selected={props.selected == Some(r.offset)} tab_stop={r.offset == tab_stop}
+                    explained={explained_record == Some(r.offset)}
                     above_high_watermark={high_watermark.is_some_and(|hw| r.offset >= hw)} />
             }
         })
@@ -201,6 +220,7 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
             } else {
                 ("marker committed", "committed", format!("committed {c}"))
             };
+            let class = if explained_commit { format!("{class} explained") } else { class.to_string() };
             html! {
                 <span {class} data-marker={marker} style={format!("left:calc({i} * var(--cell))")}>
                     <span class="visually-hidden">{ text }</span>

@@ -1,0 +1,235 @@
+//! Why an anomaly happened: the engine's chain of events for the record or
+//! the counter the reader asked about, in sentences, each step a button
+//! that shows the run at its tick with the part it names highlighted. A
+//! counter's records are grouped by cause. Drawn in the simulation's
+//! explanation place, above the running experiment's guide.
+
+use crate::components::send;
+use crate::state::{Action, Asked, Explaining};
+use offsetlab_engine::{Explanation, Metric, Part};
+use std::rc::Rc;
+use wasm_bindgen::JsCast as _;
+use yew::prelude::*;
+
+/// A counter's explanations drawn per cause; the rest are counted.
+const PER_CAUSE_SHOWN: usize = 8;
+
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct ExplanationProps {
+    pub explaining: Option<Rc<Explaining>>,
+    /// The tick on screen.
+    pub tick: u64,
+    pub on_action: Callback<Action>,
+}
+
+/// What the explanation is about, as its heading says it.
+fn title(e: &Explaining) -> String {
+    match e.asked {
+        Asked::Record { partition, offset, .. } => match e.explanations.first() {
+            Some(first) => format!("Why P{partition}@{offset} was {}", first.anomaly.words()),
+            None => format!("P{partition}@{offset}: nothing to explain"),
+        },
+        Asked::Counter { anomaly, .. } => {
+            let label = Metric::named(anomaly.counter()).map_or(anomaly.words(), Metric::label);
+            let counted = e.report.as_ref().map_or(0, |r| r.counted);
+            format!("Why {label} is {counted}")
+        }
+    }
+}
+
+/// "P1@17 delivered twice": an explanation's head, without its chain.
+fn head(x: &Explanation) -> String {
+    let sentence = x.sentence();
+    sentence.split(" — ").next().unwrap_or_default().to_string()
+}
+
+/// The step's part as `data-part` (tests): `consumer:c1`, `record:1@17`, `commit:1@18`, `group:0`, `producer`, `topic`.
+fn part_key(part: Part) -> String {
+    match part {
+        Part::Consumer { consumer } => format!("consumer:{consumer}"),
+        Part::Group { group } => format!("group:{group}"),
+        Part::Record { partition, offset } => format!("record:{partition}@{offset}"),
+        Part::Commit { partition, offset } => format!("commit:{partition}@{offset}"),
+        Part::Producer => "producer".into(),
+        Part::Topic => "topic".into(),
+    }
+}
+
+/// Where the step's part is on the page, in words.
+fn part_words(part: Part) -> String {
+    match part {
+        Part::Consumer { consumer } => consumer.to_string(),
+        Part::Group { group } => format!("group {group}"),
+        Part::Record { partition, offset } => format!("P{partition}@{offset}"),
+        Part::Commit { partition, offset } => format!("commit P{partition}→{offset}"),
+        Part::Producer => "producer".into(),
+        Part::Topic => "brokers".into(),
+    }
+}
+
+fn chain(x: &Explanation, shown: Option<(u64, Part)>, on_action: &Callback<Action>) -> Html {
+    html! {
+        <ol class="explain-steps">
+            { for x.steps.iter().map(|s| {
+                let current = shown == Some((s.tick, s.part));
+                html! {
+                    <li>
+                        <button type="button" class="explain-step" data-step-tick={s.tick.to_string()} data-part={part_key(s.part)}
+                            aria-current={current.then_some("step")}
+                            title={format!("Show tick {} and highlight {}", s.tick, part_words(s.part))}
+                            onclick={send(on_action, Action::ShowStep { tick: s.tick, part: s.part })}>
+                            <span class="explain-tick">{ format!("tick {}", s.tick) }</span>
+                            { " " }
+                            <span class="explain-text">{ &s.text }</span>
+                        </button>
+                    </li>
+                }
+            }) }
+        </ol>
+    }
+}
+
+#[component]
+pub fn ExplanationPanel(props: &ExplanationProps) -> Html {
+    let node = use_node_ref();
+    // Opened by the reader: the focus moves to it (a screen reader reads its heading).
+    {
+        let node = node.clone();
+        let key = props.explaining.as_ref().map(|e| (e.asked, e.tick, e.by_reader));
+        use_effect_with(key, move |key| {
+            if let (Some((_, _, true)), Some(section)) = (key, node.cast::<web_sys::HtmlElement>()) {
+                let _ = section.focus();
+                // Its top clear of the sticky clock bar (its scroll-margin).
+                section.scroll_into_view_with_bool(true);
+            }
+        });
+    }
+    // A step shown: its highlighted part is brought into view if it is not (the focus stays on the step).
+    {
+        let step = props.explaining.as_ref().and_then(|e| e.step);
+        use_effect_with(step, move |step| {
+            if step.is_some() {
+                let part = web_sys::window()
+                    .and_then(|w| w.document())
+                    .and_then(|d| d.query_selector("#simulation .explained").ok().flatten());
+                if let Some(part) = part {
+                    let options = web_sys::ScrollIntoViewOptions::new();
+                    options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+                    options.set_inline(web_sys::ScrollLogicalPosition::Nearest);
+                    part.scroll_into_view_with_scroll_into_view_options(&options);
+                }
+            }
+        });
+    }
+    let live = props.explaining.as_ref().map(|e| title(e)).unwrap_or_default();
+    let Some(e) = props.explaining.as_ref() else {
+        return html! { <p class="visually-hidden" aria-live="polite" data-field="explanation-live"></p> };
+    };
+    let on_action = &props.on_action;
+    let standard = e
+        .explanations
+        .first()
+        .map(|x| x.anomaly)
+        .or(match e.asked {
+            Asked::Counter { anomaly, .. } => Some(anomaly),
+            Asked::Record { .. } => None,
+        })
+        .and_then(|a| a.standard_name());
+    let body = match &e.report {
+        Some(report) => {
+            let causes = report.causes.iter().map(|(cause, n)| {
+                let of_cause: Vec<&Explanation> =
+                    report.explanations.iter().filter(|x| x.cause == *cause).collect();
+                let more = n.saturating_sub(of_cause.iter().take(PER_CAUSE_SHOWN).map(|x| x.records).sum());
+                html! {
+                    <li class="explain-cause" key={*cause}>
+                        <h3>{ format!("{cause}: {n} record{}", if *n == 1 { "" } else { "s" }) }</h3>
+                        <ul class="explain-records">
+                            { for of_cause.iter().take(PER_CAUSE_SHOWN).enumerate().map(|(i, x)| html! {
+                                <li>
+                                    <details open={i == 0}>
+                                        <summary>{ head(x) }</summary>
+                                        { chain(x, e.step, on_action) }
+                                    </details>
+                                </li>
+                            }) }
+                        </ul>
+                        if more > 0 {
+                            <p class="explain-more">{ format!("and {more} more of this cause") }</p>
+                        }
+                    </li>
+                }
+            });
+            html! {
+                <>
+                    if report.counted == 0 {
+                        <p>{ "Nothing counted yet: play on until the counter rises, then ask again." }</p>
+                    }
+                    <ul class="explain-causes" data-field="explain-causes">{ for causes }</ul>
+                    if report.unexplained > 0 {
+                        <p class="explain-more">{ format!("{} counted record{} older than the run's memory of events: not explained.",
+                            report.unexplained, if report.unexplained == 1 { " is" } else { "s are" }) }</p>
+                    }
+                </>
+            }
+        }
+        None if e.explanations.is_empty() => html! {
+            <p>{ "The engine counts no anomaly at this record as of this tick." }</p>
+        },
+        None => html! {
+            { for e.explanations.iter().map(|x| html! {
+                <div class="explain-record">
+                    if e.explanations.len() > 1 {
+                        <h3>{ head(x) }</h3>
+                    }
+                    { chain(x, e.step, on_action) }
+                </div>
+            }) }
+        },
+    };
+    let onkeydown = {
+        let on_action = on_action.clone();
+        Callback::from(move |k: KeyboardEvent| {
+            // Escape closes it unless a details' summary or a step has something of its own to do.
+            let in_field = k.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).is_some();
+            if k.key() == "Escape" && !in_field {
+                k.prevent_default();
+                on_action.emit(Action::Explain(None));
+            }
+        })
+    };
+    html! {
+        <>
+        <p class="visually-hidden" aria-live="polite" data-field="explanation-live">{ live }</p>
+        <section class="explanation panel" data-field="explanation" ref={node} tabindex="-1"
+            aria-labelledby="explanation-heading" {onkeydown}>
+            <div class="explanation-head">
+                <h2 id="explanation-heading">{ title(e) }</h2>
+                <button type="button" class="explanation-close" data-action="close-explanation"
+                    aria-label="Close the explanation" onclick={send(on_action, Action::Explain(None))}>
+                    { "Close ×" }
+                </button>
+            </div>
+            <p class="explanation-when">
+                { format!("As of tick {}. ", e.tick) }
+                { "Each step is a button: it shows the run at that tick and highlights what it names." }
+            </p>
+            if let Some(name) = standard {
+                <p class="explanation-standard">
+                    { "Jepsen's Kafka checker calls this " }<code>{ name.name }</code>{ ": " }{ name.definition }{ "." }
+                </p>
+            }
+            if e.step.is_some() && props.tick != e.tick {
+                <p class="explanation-back">
+                    <button type="button" class="primary" data-action="back-from-step"
+                        onclick={send(on_action, Action::BackFromStep)}>
+                        { format!("Back to tick {}, where you were", e.tick) }
+                    </button>
+                    <span class="explanation-showing">{ format!(" Showing tick {}.", props.tick) }</span>
+                </p>
+            }
+            { body }
+        </section>
+        </>
+    }
+}
