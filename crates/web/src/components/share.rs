@@ -47,8 +47,9 @@ fn copy(text: String, on_action: Callback<Action>) {
     });
 }
 
-/// How long one shrink may take in the page, in milliseconds (it runs on the page's thread).
-const SHRINK_MS: f64 = 4000.0;
+/// How long one shrink may take in the page, in seconds (it runs on the page's thread). Whole
+/// seconds: the page formats no floating-point number (its formatting code weighs kilobytes).
+const SHRINK_SECONDS: u32 = 4;
 
 /// The anomaly counters above 0, as the shrinker names them.
 fn shown_anomalies(m: &Metrics) -> Vec<(Metric, u64)> {
@@ -75,7 +76,7 @@ fn shrink_on_click(run: &AppState, counter: Metric, on_action: &Callback<Action>
     let on_action = on_action.clone();
     Callback::from(move |_: MouseEvent| {
         let scenario = on_screen(run.export(), run.tick());
-        let deadline = js_sys::Date::now() + SHRINK_MS;
+        let deadline = js_sys::Date::now() + f64::from(SHRINK_SECONDS) * 1000.0;
         let shrunk = shrink_run(&scenario, counter, || js_sys::Date::now() < deadline);
         on_action.emit(Action::Shrunk(Rc::new(shrunk)));
     })
@@ -88,7 +89,7 @@ fn shrink_section(state: &AppState, on_action: &Callback<Action>) -> Html {
         Ok(r) => {
             let stopped = match r.stopped {
                 Some(ShrinkLimit::Runs) => format!(", then stopped at its budget of {SHRINK_RUNS_PAGE} runs"),
-                Some(ShrinkLimit::Caller) => format!(", then stopped at its {} seconds", SHRINK_MS / 1000.0),
+                Some(ShrinkLimit::Caller) => format!(", then stopped at its {SHRINK_SECONDS} seconds"),
                 None => String::new(),
             };
             html! {
@@ -122,7 +123,7 @@ fn shrink_section(state: &AppState, on_action: &Callback<Action>) -> Html {
             <h3>{ "The smallest run that still shows this" }</h3>
             <p>{ format!("Shrinks the run on screen (its scenario and your inputs, up to tick {}) while a counter \
                 stays above 0: inputs removed, numbers lowered, the run cut short. At most {SHRINK_RUNS_PAGE} runs \
-                and {} seconds; the page waits meanwhile.", state.tick(), SHRINK_MS / 1000.0) }</p>
+                and {SHRINK_SECONDS} seconds; the page waits meanwhile.", state.tick()) }</p>
             if anomalies.is_empty() {
                 <p class="shrink-none">{ "No anomaly counter is above 0 at this tick yet." }</p>
             } else {

@@ -2,9 +2,10 @@
 
 use crate::components::class_list;
 use crate::components::scroll_window::use_items_in_view;
-use crate::components::{Counters, SectionProps, send};
+use crate::components::{Counters, SectionProps};
 use crate::state::{Action, Asked};
 use offsetlab_engine::HandledRecord;
+use wasm_bindgen::JsCast as _;
 use yew::prelude::*;
 
 /// Chips the strip holds at most: the newest handled records. Of those it draws only as many
@@ -58,6 +59,25 @@ pub fn Sink(props: &SectionProps) -> Html {
     let shown = &recent[recent.len().saturating_sub(chips)..];
     // Each delivery's place in the whole run: a stable key while chips slide left.
     let first_seq = view.metrics.delivered.saturating_sub(shown.len() as u64);
+    // An anomaly's chip explains its record (a button: Enter and Space click it too).
+    let onclick = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |e: MouseEvent| {
+            let Some(button) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .and_then(|t| t.closest("button.chip-why").ok().flatten())
+            else {
+                return;
+            };
+            let read = |name| button.get_attribute(name).and_then(|v| v.parse::<u64>().ok());
+            let partition = read("data-partition").and_then(|p| u32::try_from(p).ok());
+            if let (Some(partition), Some(offset)) = (partition, read("data-offset")) {
+                let asked = Asked::Record { group: Some(0), partition, offset };
+                on_action.emit(Action::Explain(Some(asked)));
+            }
+        })
+    };
     html! {
         <section class="sink panel" aria-labelledby="sink-heading">
             <div class="sink-head">
@@ -94,7 +114,7 @@ pub fn Sink(props: &SectionProps) -> Html {
             </div>
             <Counters metrics={view.metrics.clone()} producer={props.state.cluster.is_some()}
                 on_action={props.on_action.clone()} />
-            <ol class="sink-strip" data-field="sink-strip" ref={strip.node}
+            <ol class="sink-strip" data-field="sink-strip" ref={strip.node} {onclick}
                 aria-label={format!("The last {} records the application handled, newest first", shown.len())}>
                 // Newest first, drawn right to left: a chip that does not fit wraps onto a
                 // hidden second line, so the oldest one shown is whole, never cut at the left.
@@ -103,22 +123,23 @@ pub fn Sink(props: &SectionProps) -> Html {
                     let label = chip_label(r);
                     let text = format!("u{}\nP{}·{}", r.subject, r.partition, r.offset);
                     // An anomaly's chip is a button: it opens the record's explanation.
+                    // (One click handler on the strip reads which.)
                     let anomalous = r.duplicate || r.out_of_key_order;
-                    let why = anomalous.then(|| {
-                        let asked = Asked::Record { group: Some(0), partition: r.partition, offset: r.offset };
+                    let content = if anomalous {
                         html! {
-                            <button type="button" class="chip-why" data-explain-record={format!("{}@{}", r.partition, r.offset)}
-                                aria-label={format!("{label}. Explain why")}
-                                onclick={send(&props.on_action, Action::Explain(Some(asked)))}>
-                                { text.clone() }
+                            <button type="button" class="chip-why" data-partition={r.partition.to_string()}
+                                data-offset={r.offset.to_string()} aria-label={format!("{label}. Explain why")}>
+                                { text }
                             </button>
                         }
-                    });
+                    } else {
+                        html! { { text } }
+                    };
                     html! {
                         <li key={first_seq + i as u64} {class} data-record-id={r.record_id.to_string()}
                             title={label.clone()} aria-label={(!anomalous).then_some(label)}
                             style={format!("--chip-key: var(--key-{})", r.subject % 12)}>
-                            if let Some(why) = why { { why } } else { { text } }
+                            { content }
                         </li>
                     }
                 }) }
