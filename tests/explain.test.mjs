@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { axeViolations } from './lib/axe.mjs';
 import { useBrowser, withLab } from './lib/page.mjs';
 import { REPO_ROOT } from './lib/server.mjs';
 
@@ -152,6 +153,7 @@ describe('explanations: every anomaly mark opens its chain of events', () => {
       await lab.pauseAtStart();
       await stepUntil(lab, 120, (m) => m.acked_lost >= 1);
       const n = (await lab.view()).metrics.acked_lost;
+      const asked = (await lab.view()).tick;
       await lab.click('[data-explain-counter=acked-lost]');
       const x = await explanation(lab);
       assert.equal(x.heading, `Why Acknowledged then lost is ${n}`);
@@ -159,6 +161,10 @@ describe('explanations: every anomaly mark opens its chain of events', () => {
       assert.ok(x.steps.length >= 2, JSON.stringify(x.steps));
       await showStep(lab, 'topic');
       await lab.need('.broker-strip.explained');
+      // The election's mark on the broker strip opens the same explanation (back at the tick asked).
+      await back(lab, asked);
+      await lab.click('[data-explain-election=acked-lost]');
+      assert.equal((await explanation(lab)).heading, `Why Acknowledged then lost is ${n}`);
       // Before the election the record was on the tape: a record step shows it there.
       const record = (await explanation(lab)).steps.find((s) => s.part.startsWith('record:'));
       if (record) {
@@ -252,6 +258,12 @@ describe('explanations: every anomaly mark opens its chain of events', () => {
           await lab.need('.consumer-card.explained');
           assert.ok(await lab.page.locator('.consumer-card.explained').isVisible());
           await lab.page.screenshot({ path: join(OUT, `explain-${shot.name}-${colorScheme}-step.png`), animations: 'disabled' });
+          if (shot.name === '390') {
+            // The way back down to the steps, on a narrow screen.
+            await lab.click('[data-action=to-explanation]');
+            assert.equal(await lab.page.evaluate(() => document.activeElement?.getAttribute('aria-current')), 'step');
+          }
+          if (shot.name === '1440') assert.deepEqual(await axeViolations(lab), [], 'an open explanation');
           await lab.page.locator(EXPLANATION).scrollIntoViewIfNeeded();
           await lab.page.screenshot({ path: join(OUT, `explain-${shot.name}-${colorScheme}.png`), animations: 'disabled' });
           // Nothing in it is cut at the right edge.

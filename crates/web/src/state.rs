@@ -1060,6 +1060,65 @@ mod tests {
         }
     }
 
+    /// An explanation is computed when asked, as of that tick; a step shows its tick with its
+    /// part highlighted, Back returns, and a fork of the past closes it. A watched experiment
+    /// opens its outcome's explanation once it is reproduced.
+    #[test]
+    fn explanations_are_asked_at_a_tick_and_their_steps_travel() {
+        let scenario = Rc::new(builtin("crash-commit-after").unwrap());
+        let mut state = run(AppState::new(1, None), [Action::Load(scenario), Action::SetPlaying(false)]);
+        while state.outcome.is_none() && state.tick() < 200 {
+            state = run(Rc::unwrap_or_clone(state), [Action::Step]);
+        }
+        let opened = state.explaining.clone().expect("a watched run explains its outcome");
+        assert_eq!(opened.asked, Asked::Counter { group: 0, anomaly: offsetlab_engine::Anomaly::Duplicates });
+        assert!(!opened.by_reader);
+        let report = opened.report.as_ref().expect("a counter's report");
+        assert_eq!(report.counted, state.view.metrics.duplicates);
+        assert_eq!(report.causes.iter().map(|(_, n)| n).sum::<u64>() + report.unexplained, report.counted);
+
+        let dup = state.view.recent.iter().find(|r| r.duplicate).expect("a duplicate chip").clone();
+        let asked = Asked::Record { group: Some(0), partition: dup.partition, offset: dup.offset };
+        let state = run(Rc::unwrap_or_clone(state), [Action::Explain(Some(asked))]);
+        let at = state.tick();
+        let explaining = state.explaining.clone().expect("open");
+        assert_eq!((explaining.asked, explaining.tick, explaining.by_reader), (asked, at, true));
+        let first = explaining.explanations.first().expect("explained");
+        assert_eq!(first.anomaly, offsetlab_engine::Anomaly::Duplicates);
+        let step = first.steps.first().expect("a chain").clone();
+        let state = run(Rc::unwrap_or_clone(state), [Action::ShowStep { tick: step.tick, part: step.part }]);
+        assert_eq!(state.tick(), step.tick);
+        assert_eq!(state.explaining.as_ref().unwrap().highlighted(), Some(step.part));
+        assert_eq!(state.explaining.as_ref().unwrap().explanations, explaining.explanations, "kept as asked");
+        let state = run(Rc::unwrap_or_clone(state), [Action::BackFromStep]);
+        assert_eq!(state.tick(), at);
+        assert_eq!(state.explaining.as_ref().unwrap().highlighted(), None);
+        // An input in the past forks the run: the chain's future is gone, so is the explanation.
+        let state = run(Rc::unwrap_or_clone(state), [Action::ShowStep { tick: step.tick, part: step.part }]);
+        let state = run(Rc::unwrap_or_clone(state), [Action::Apply(Input::Send { count: 1 })]);
+        assert!(state.explaining.is_none());
+        let state = run(Rc::unwrap_or_clone(state), [Action::ExplainOutcome, Action::Explain(None)]);
+        assert!(state.explaining.is_none());
+    }
+
+    /// Shrinking the run on screen gives a smaller run, as a link the page opens, that still shows it.
+    #[test]
+    fn the_run_on_screen_shrinks_to_a_link_that_still_shows_it() {
+        let scenario = Rc::new(builtin("crash-commit-after").unwrap());
+        let mut state = run(AppState::new(1, None), [Action::Load(scenario), Action::SetPlaying(false)]);
+        while state.view.metrics.duplicates == 0 && state.tick() < 200 {
+            state = run(Rc::unwrap_or_clone(state), [Action::Step]);
+        }
+        let metric = offsetlab_engine::Metric::Duplicates;
+        let shrunk = shrink_run(&on_screen(state.export(), state.tick()), metric, || true);
+        let found = shrunk.outcome.expect("shrunk");
+        assert!(found.runs_tried <= SHRINK_RUNS_PAGE);
+        assert!(found.ticks_after <= state.tick() && found.value_after > 0, "{found:?}");
+        let opened = AppState::from_link(found.query.as_deref().expect("fits a link")).unwrap().unwrap();
+        assert!(opened.view.metrics.duplicates > 0);
+        assert_eq!(opened.tick(), found.ticks_after);
+    }
+
     #[test]
     fn quiz_answers_are_kept() {
         let state = run(AppState::new(1, None), [Action::Answer { question: 1, choice: 2 }]);

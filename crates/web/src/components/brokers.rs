@@ -17,6 +17,9 @@ pub struct BrokersProps {
     /// Named by the explanation's step shown (an election, a crash).
     #[prop_or_default]
     pub explained: bool,
+    /// Acknowledged records an election cut off the log: the strip's mark explains them.
+    #[prop_or_default]
+    pub acked_lost: u64,
     pub on_action: Callback<Action>,
 }
 
@@ -147,6 +150,14 @@ pub fn Brokers(props: &BrokersProps) -> Html {
     html! {
         <div class="cluster" data-field="cluster">
             <ul class={class_list(&[Some("broker-strip"), props.explained.then_some("explained")])} aria-label="Brokers">{ for brokers }</ul>
+            if props.acked_lost > 0 {
+                <button type="button" class="election-why" data-explain-election="acked-lost"
+                    onclick={send(&props.on_action, Action::Explain(Some(crate::state::Asked::Counter {
+                        group: 0, anomaly: offsetlab_engine::Anomaly::AckedLost })))}>
+                    { format!("An election cut {} acknowledged record{}: why?", props.acked_lost,
+                        if props.acked_lost == 1 { "" } else { "s" }) }
+                </button>
+            }
             <div class="delivery-settings">
                 <label class="setting-inline">
                     <span>{ "acks" }</span>

@@ -198,9 +198,30 @@ pub fn ExplanationPanel(props: &ExplanationProps) -> Html {
             }
         })
     };
+    // On a narrow screen the step's part is far above the steps: a way back down to them.
+    let to_steps = {
+        let node = node.clone();
+        Callback::from(move |_: MouseEvent| {
+            let Some(section) = node.cast::<web_sys::Element>() else { return };
+            let current = section
+                .query_selector("button.explain-step[aria-current]")
+                .ok()
+                .flatten()
+                .and_then(|b| b.dyn_into::<web_sys::HtmlElement>().ok());
+            if let Some(button) = current {
+                let _ = button.focus();
+                button.scroll_into_view_with_bool(false);
+            }
+        })
+    };
     html! {
         <>
         <p class="visually-hidden" aria-live="polite" data-field="explanation-live">{ live }</p>
+        if let Some((tick, _)) = e.step {
+            <button type="button" class="explain-return" data-action="to-explanation" onclick={to_steps}>
+                { format!("↓ The explanation: step at tick {tick}") }
+            </button>
+        }
         <section class="explanation panel" data-field="explanation" ref={node} tabindex="-1"
             aria-labelledby="explanation-heading" {onkeydown}>
             <div class="explanation-head">

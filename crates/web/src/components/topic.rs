@@ -153,7 +153,8 @@ fn brokers(state: &crate::state::AppState, on_action: &Callback<Action>) -> Html
     let idempotence_setting = state.scenario.config.producer.delivery.and_then(|d| d.enable_idempotence);
     let explained =
         state.explaining.as_ref().and_then(|e| e.highlighted()) == Some(offsetlab_engine::Part::Topic);
-    html! { <crate::components::Brokers {cluster} {idempotence_setting} {explained} on_action={on_action.clone()} /> }
+    let acked_lost = state.view.metrics.acked_lost;
+    html! { <crate::components::Brokers {cluster} {idempotence_setting} {explained} {acked_lost} on_action={on_action.clone()} /> }
 }
 
 #[cfg(not(feature = "cluster"))]

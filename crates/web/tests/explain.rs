@@ -1,0 +1,56 @@
+//! Explanations in headless Chromium: an anomaly counter opens its explanation in the
+//! simulation's explanation place; a step shows its tick and highlights its part; Back returns.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use common::{Page, get, view};
+use offsetlab_web::AppProps;
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn tick() -> u64 {
+    get(&view(), "tick").as_f64().expect("a tick") as u64
+}
+
+#[wasm_bindgen_test]
+async fn a_counter_explains_its_records_and_a_step_shows_its_tick() {
+    let page = Page::mount(Some(AppProps {
+        link: Some("scenario=crash-commit-after".into()),
+        detached: true,
+        ..AppProps::default()
+    }))
+    .await;
+    if page.text("[data-field=clock]") == "playing" {
+        page.click("[data-action=play]").await;
+    }
+    page.click("[data-action=restart]").await;
+    if page.text("[data-field=clock]") == "playing" {
+        page.click("[data-action=play]").await;
+    }
+    for _ in 0..80 {
+        if page.counter("duplicates") > 0 {
+            break;
+        }
+        page.step(1).await;
+    }
+    let duplicates = page.counter("duplicates");
+    assert!(duplicates > 0, "crash-commit-after hands records over twice");
+    let asked = tick();
+    page.click("button.counter-why[data-explain-counter=duplicates]").await;
+    assert_eq!(page.text("[data-field=explanation] h2"), format!("Why Duplicates is {duplicates}"));
+    assert_eq!(page.text("[data-field=explanation-live]"), format!("Why Duplicates is {duplicates}"));
+    let step = page.find("[data-field=explanation] button.explain-step");
+    let step_tick: u64 = step.get_attribute("data-step-tick").unwrap().parse().unwrap();
+    page.click("[data-field=explanation] button.explain-step").await;
+    assert_eq!(tick(), step_tick, "the step shows its tick");
+    assert!(page.root.query_selector(".explained").unwrap().is_some(), "its part is highlighted");
+    if step_tick != asked {
+        page.click("[data-action=back-from-step]").await;
+        assert_eq!(tick(), asked, "back where the reader asked");
+    }
+    assert!(page.root.query_selector(".explained").unwrap().is_none() || step_tick == asked);
+    page.click("[data-action=close-explanation]").await;
+    assert!(page.root.query_selector("[data-field=explanation]").unwrap().is_none());
+}
