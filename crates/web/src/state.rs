@@ -1077,7 +1077,7 @@ mod tests {
         assert_eq!(report.counted, state.view.metrics.duplicates);
         assert_eq!(report.causes.iter().map(|(_, n)| n).sum::<u64>() + report.unexplained, report.counted);
 
-        let dup = state.view.recent.iter().find(|r| r.duplicate).expect("a duplicate chip").clone();
+        let dup = *state.view.recent.iter().find(|r| r.duplicate).expect("a duplicate chip");
         let asked = Asked::Record { group: Some(0), partition: dup.partition, offset: dup.offset };
         let state = run(Rc::unwrap_or_clone(state), [Action::Explain(Some(asked))]);
         let at = state.tick();

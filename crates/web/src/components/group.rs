@@ -149,6 +149,11 @@ pub fn Group(props: &SectionProps) -> Html {
     }
 }
 
+/// The part the explanation's step shown names, if any.
+fn state_explained(state: &crate::state::AppState) -> Option<offsetlab_engine::Part> {
+    state.explaining.as_ref().and_then(|e| e.highlighted())
+}
+
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
@@ -176,9 +181,4 @@ mod tests {
         let text = rebalance_text(&RebalanceView { tick: 1, generation: 1, moved });
         assert!(text.ends_with("P11 assigned to c12 and 244 more."), "{text}");
     }
-}
-
-/// The part the explanation's step shown names, if any.
-fn state_explained(state: &crate::state::AppState) -> Option<offsetlab_engine::Part> {
-    state.explaining.as_ref().and_then(|e| e.highlighted())
 }
