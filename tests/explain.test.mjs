@@ -131,6 +131,8 @@ describe('explanations: every anomaly mark opens its chain of events', () => {
       assert.ok(causes.length >= 1, 'grouped by cause');
       const total = causes.map((c) => Number(c.match(/: (\d+) records?$/)[1])).reduce((a, b) => a + b, 0);
       assert.equal(total, n, `the causes add up to the counter: ${causes}`);
+      await mkdir(OUT, { recursive: true });
+      await lab.page.locator(EXPLANATION).screenshot({ path: join(OUT, 'explain-counter-1440-light.png'), animations: 'disabled' });
     });
   });
 
@@ -233,6 +235,8 @@ describe('explanations: every anomaly mark opens its chain of events', () => {
       assert.match(found, /^Shrunk to \d+ of \d+ inputs and \d+ of \d+ ticks, with Duplicates still \d+\. It tried \d+ runs/);
       const href = await lab.page.locator('[data-field=shrunk-link]').getAttribute('href');
       assert.match(href, /[?&]j=/, 'the shrunk scenario travels in the link');
+      await mkdir(OUT, { recursive: true });
+      await lab.page.locator('section.share').screenshot({ path: join(OUT, 'explain-shrunk-1440-light.png'), animations: 'disabled' });
       const shrunk = await lab.context.newPage();
       await shrunk.goto(href);
       await shrunk.waitForFunction(() => window.offsetlab_view?.()?.metrics.duplicates >= 1, null, { timeout: 30_000 });

@@ -128,7 +128,8 @@ pub fn Sink(props: &SectionProps) -> Html {
                     let content = if anomalous {
                         html! {
                             <button type="button" class="chip-why" data-partition={r.partition.to_string()}
-                                data-offset={r.offset.to_string()} aria-label={format!("{label}. Explain why")}>
+                                data-offset={r.offset.to_string()}
+                                aria-label={format!("Why? Explain P{} offset {}", r.partition, r.offset)}>
                                 { text }
                             </button>
                         }
@@ -137,7 +138,7 @@ pub fn Sink(props: &SectionProps) -> Html {
                     };
                     html! {
                         <li key={first_seq + i as u64} {class} data-record-id={r.record_id.to_string()}
-                            title={label.clone()} aria-label={(!anomalous).then_some(label)}
+                            title={label.clone()} aria-label={label}
                             style={format!("--chip-key: var(--key-{})", r.subject % 12)}>
                             { content }
                         </li>
