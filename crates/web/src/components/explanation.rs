@@ -143,7 +143,9 @@ pub fn ExplanationPanel(props: &ExplanationProps) -> Html {
                 let more = n.saturating_sub(of_cause.iter().take(PER_CAUSE_SHOWN).map(|x| x.records).sum());
                 html! {
                     <li class="explain-cause" key={*cause}>
-                        <h3>{ format!("{cause}: {n} record{}", if *n == 1 { "" } else { "s" }) }</h3>
+                        // ASCII only: str::to_uppercase brings Unicode tables of several KB into the page.
+                        <h3>{ format!("{}{}: {n} record{}", cause.get(..1).unwrap_or_default().to_ascii_uppercase(),
+                            cause.get(1..).unwrap_or_default(), if *n == 1 { "" } else { "s" }) }</h3>
                         <ul class="explain-records">
                             { for of_cause.iter().take(PER_CAUSE_SHOWN).enumerate().map(|(i, x)| html! {
                                 <li>

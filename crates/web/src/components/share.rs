@@ -100,10 +100,11 @@ fn shrink_section(state: &AppState, on_action: &Callback<Action>) -> Html {
                             shrunk.counter.label(), r.value_after, r.runs_tried) }
                     </p>
                     if let Some(query) = &r.query {
-                        <a class="shrunk-link" data-field="shrunk-link" href={page_url(query)}>
+                        <a class="shrunk-link" data-field="shrunk-link" href={page_url(query)}
+                            target="_blank" rel="noopener">
                             { "Open the shrunk run ↗" }
                         </a>
-                        { " " }
+                        { " · " }
                     } else {
                         <p>{ "The shrunk run does not fit in a link (a link holds at most 64 KiB):                               download its scenario file and import it here, or run it with offsetlab." }</p>
                     }
