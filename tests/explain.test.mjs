@@ -269,6 +269,8 @@ describe('explanations: every anomaly mark opens its chain of events', () => {
           }
           if (shot.name === '1440') assert.deepEqual(await axeViolations(lab), [], 'an open explanation');
           await lab.page.locator(EXPLANATION).scrollIntoViewIfNeeded();
+          await lab.settle();
+          assert.equal(await lab.page.locator('[data-action=to-explanation]').count(), 0, 'no way back while the steps are in view');
           await lab.page.screenshot({ path: join(OUT, `explain-${shot.name}-${colorScheme}.png`), animations: 'disabled' });
           // Nothing in it is cut at the right edge.
           const overflow = await lab.page.evaluate((s) => {

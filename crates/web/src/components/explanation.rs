@@ -104,10 +104,15 @@ pub fn ExplanationPanel(props: &ExplanationProps) -> Html {
             }
         });
     }
-    // A step shown: its highlighted part is brought into view if it is not (the focus stays on the step).
+    // A step shown: its highlighted part is brought into view if it is not (the focus stays on the
+    // step). When that took the steps out of view (a narrow screen), a button leads back to them.
+    let steps_away = use_state_eq(|| false);
     {
         let step = props.explaining.as_ref().and_then(|e| e.step);
+        let node = node.clone();
+        let steps_away = steps_away.clone();
         use_effect_with(step, move |step| {
+            steps_away.set(false);
             if step.is_some() {
                 let part = web_sys::window()
                     .and_then(|w| w.document())
@@ -117,6 +122,41 @@ pub fn ExplanationPanel(props: &ExplanationProps) -> Html {
                     options.set_block(web_sys::ScrollLogicalPosition::Nearest);
                     options.set_inline(web_sys::ScrollLogicalPosition::Nearest);
                     part.scroll_into_view_with_scroll_into_view_options(&options);
+                }
+                let height = web_sys::window().and_then(|w| w.inner_height().ok()?.as_f64()).unwrap_or(0.0);
+                if let Some(section) = node.cast::<web_sys::Element>() {
+                    let rect = section.get_bounding_client_rect();
+                    steps_away.set(rect.top() > height || rect.bottom() < 0.0);
+                }
+            }
+        });
+    }
+    // While the button shows, scrolling the steps back into view by hand hides it.
+    {
+        let node = node.clone();
+        let steps_away = steps_away.clone();
+        use_effect_with(*steps_away, move |away| {
+            let listener = away.then(|| {
+                let closure = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
+                    let height =
+                        web_sys::window().and_then(|w| w.inner_height().ok()?.as_f64()).unwrap_or(0.0);
+                    if let Some(section) = node.cast::<web_sys::Element>() {
+                        let rect = section.get_bounding_client_rect();
+                        if rect.top() < height && rect.bottom() > 0.0 {
+                            steps_away.set(false);
+                        }
+                    }
+                });
+                if let Some(window) = web_sys::window() {
+                    let _ =
+                        window.add_event_listener_with_callback("scroll", closure.as_ref().unchecked_ref());
+                }
+                closure
+            });
+            move || {
+                if let (Some(closure), Some(window)) = (listener, web_sys::window()) {
+                    let _ = window
+                        .remove_event_listener_with_callback("scroll", closure.as_ref().unchecked_ref());
                 }
             }
         });
@@ -203,7 +243,9 @@ pub fn ExplanationPanel(props: &ExplanationProps) -> Html {
     // On a narrow screen the step's part is far above the steps: a way back down to them.
     let to_steps = {
         let node = node.clone();
+        let steps_away = steps_away.clone();
         Callback::from(move |_: MouseEvent| {
+            steps_away.set(false);
             let Some(section) = node.cast::<web_sys::Element>() else { return };
             let current = section
                 .query_selector("button.explain-step[aria-current]")
@@ -219,9 +261,9 @@ pub fn ExplanationPanel(props: &ExplanationProps) -> Html {
     html! {
         <>
         <p class="visually-hidden" aria-live="polite" data-field="explanation-live">{ live }</p>
-        if let Some((tick, _)) = e.step {
+        if e.step.is_some() && *steps_away {
             <button type="button" class="explain-return" data-action="to-explanation" onclick={to_steps}>
-                { format!("↓ The explanation: step at tick {tick}") }
+                { "↓ Back to the steps" }
             </button>
         }
         <section class="explanation panel" data-field="explanation" ref={node} tabindex="-1"
