@@ -11,13 +11,15 @@ use crate::run::{self, Ctx, Result, step};
 use crate::setup::{self, CHROMEDRIVER, CHROMIUM, WASM_TARGET};
 
 /// A guard against accidents, not a budget: the most bytes of gzip -9 of the wasm plus the js that
-/// trunk writes to dist/ that the release build may have. It is set 10% above the stable release
-/// build's size at the end of issue 37, 469,860 bytes (wasm 463,253 + js 6,607; ×1.1 = 516,846,
-/// rounded up), so that only an accident trips it: a heavy dependency pulled in, debug
-/// info kept, a feature that was meant to stay off. What the page may weigh is for its loading
-/// targets to say (docs/page-loading.md, "The prerendered page"), which `cargo xtask bench-page load`
-/// measures on the page as built and padded to this guard.
-pub const PAGE_GZIP_GUARD_BYTES: u64 = 517_000;
+/// trunk writes to dist/ that the release build may have. It was 517,000, 10% above the build at
+/// the end of issue 37 (469,860 bytes). Issue 39's explanations and shrinking on the page are meant
+/// growth: 528,643 bytes as built (the engine's explanations about 15 KB, its shrinker 4 KB, the
+/// page's explanation panel and marks 15 KB), so the guard is 540,000, a little above, to catch an
+/// accident only (a heavy dependency pulled in, debug info kept, a feature meant to stay off). It
+/// does not say the page's weight is right: its loading targets do (docs/page-loading.md, "The
+/// prerendered page"), which `cargo xtask bench-page load` measures, and the first usable control
+/// misses its target at this size (docs/page-loading.md has the figures).
+pub const PAGE_GZIP_GUARD_BYTES: u64 = 540_000;
 
 /// About what a clean `cargo xtask test` writes to the disk (target/, node_modules, Maven's and
 /// cargo's caches, the tools it installs): 4.7 GB measured on a clean clone on a fresh machine,
