@@ -808,7 +808,14 @@ fn never_processed(sim: &Sim, g: usize, p: u32, o: u64) -> Explanation {
                 } else {
                     "a crash after a commit ahead of the handling"
                 };
-                steps.push(fact_step(end));
+                // Here the commit came first: what the crash ended is the handling.
+                let text = match end {
+                    Event::Crashed { consumer, .. } | Event::KilledBeforeCommit { consumer, .. } => {
+                        format!("{consumer} crashed before handling it; the group starts after it")
+                    }
+                    _ => clause(end),
+                };
+                steps.push(Step { tick: end.tick(), part: Part::Consumer { consumer: who }, text });
             }
         }
     } else if let Some(deleted) = sim.evidence().facts().find(|e| match e {
