@@ -7,7 +7,7 @@ use crate::event::Tick;
 use crate::input::ConsumerId;
 use crate::limits;
 use serde::Serialize;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Where a record sits: its partition and offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -71,6 +71,38 @@ pub(crate) struct AppCounters {
     pub duplicates_from_producer: u64,
     /// Of `out_of_key_order`: records the producer wrote after a later-sent one.
     pub out_of_key_order_from_producer: u64,
+    /// Failed records the error policy moved past unprocessed (`skip`).
+    pub skipped_by_handler: u64,
+    /// Failed records written to the dead-letter topic.
+    pub dead_lettered: u64,
+    /// Failed records written to a retry topic.
+    pub sent_to_retry: u64,
+    /// Dead letters the replay job applied (or found applied, idempotent).
+    pub replayed: u64,
+    /// Replayed records whose effect a failed attempt had made already,
+    /// applied again (a ledger without the unique constraint).
+    pub double_applied_on_replay: u64,
+    /// Effects made by attempts that then failed (the payout written, the
+    /// step after threw): booked in the ledger, no handled delivery's.
+    pub partial_effects: u64,
+}
+
+/// What one failed attempt did (issue 40).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Failure {
+    /// 1 for the first failure of the record in this group.
+    pub attempt: u32,
+    /// The failed attempt had made its payout before it threw.
+    pub partial_effect: bool,
+}
+
+/// What the replay of one dead letter did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Replayed {
+    /// Its payout took place now.
+    pub effect: bool,
+    /// A failed attempt had made that payout already: paid twice.
+    pub double_applied: bool,
 }
 
 /// One group's application.
@@ -87,6 +119,14 @@ pub(crate) struct Application {
     subject_high: Vec<Option<(u64, RecordAt)>>,
     /// Per account (subject): the payout ledger.
     ledger: Vec<LedgerEntry>,
+    /// `fix-handler`: from now on the handler succeeds on every record.
+    fixed: bool,
+    /// Per failing record id: attempts failed so far and the tick the
+    /// next may run (the backoff); bounded, the oldest forgotten.
+    attempts: BTreeMap<u64, (u32, Tick)>,
+    /// Effect keys (record ids) a failed attempt applied: what a retry or a
+    /// replay finds done already. Bounded, the oldest forgotten.
+    applied_before_failure: BTreeSet<u64>,
 }
 
 impl Application {
@@ -134,11 +174,15 @@ impl Application {
                 counters.out_of_key_order_from_producer += 1;
             }
         }
-        let effect = !idempotent || first;
+        // An effect a failed attempt made already: the unique constraint
+        // drops it, else it is paid again.
+        let applied_before = self.applied_before_failure.contains(&fetched.id);
+        let effect = !idempotent || (first && !applied_before);
         if effect {
             counters.effects += 1;
-            self.book(fetched.subject, fetched.id, first);
+            self.book(fetched.subject, fetched.id, first && !applied_before);
         }
+        self.attempts.remove(&fetched.id);
         let handled = HandledRecord {
             tick: now,
             consumer,
@@ -176,6 +220,96 @@ impl Application {
         }
     }
 
+    /// Whether the handler fails on this attempt at the record: a poison
+    /// record until the fix, a failing one at its first attempts.
+    pub fn fails(&self, fetched: &Fetched) -> bool {
+        if self.fixed {
+            return false;
+        }
+        let failed = self.attempts.get(&fetched.id).map_or(0, |a| a.0);
+        fetched.poison || failed < u32::from(fetched.failing.first)
+    }
+
+    /// Whether the backoff after the record's last failure has run out.
+    pub fn attempt_due(&self, record_id: u64, now: Tick) -> bool {
+        self.attempts.get(&record_id).is_none_or(|a| a.1 <= now)
+    }
+
+    /// An attempt at `fetched` failed; with `failing.after_effect` its payout
+    /// was made first (once only with the unique constraint).
+    pub fn handle_failed(&mut self, fetched: &Fetched, idempotent: bool) -> Failure {
+        self.counters.failed += 1;
+        if !self.attempts.contains_key(&fetched.id) && self.attempts.len() == limits::FAILING_RECORDS_MAX {
+            self.attempts.pop_first();
+        }
+        let entry = self.attempts.entry(fetched.id).or_insert((0, 0));
+        entry.0 += 1;
+        let attempt = entry.0;
+        let mut partial_effect = false;
+        if fetched.failing.after_effect {
+            let before = self.applied_before_failure.contains(&fetched.id);
+            if !(idempotent && before) {
+                partial_effect = true;
+                self.counters.partial_effects += 1;
+                self.book(fetched.subject, fetched.id, !before);
+                self.remember_applied(fetched.id);
+            }
+        }
+        Failure { attempt, partial_effect }
+    }
+
+    fn remember_applied(&mut self, record_id: u64) {
+        if self.applied_before_failure.len() == limits::FAILING_RECORDS_MAX {
+            self.applied_before_failure.pop_first();
+        }
+        self.applied_before_failure.insert(record_id);
+    }
+
+    /// The next attempt at the record runs at `at` or later.
+    pub fn handle_retry_at(&mut self, record_id: u64, at: Tick) {
+        if let Some(entry) = self.attempts.get_mut(&record_id) {
+            entry.1 = at;
+        }
+    }
+
+    /// The application is done with a failed record here (skipped, or
+    /// written to a retry or dead-letter topic): its attempts in place end.
+    pub fn handle_moved_on(&mut self, record_id: u64) {
+        if let Some(entry) = self.attempts.get_mut(&record_id) {
+            entry.1 = 0;
+        }
+    }
+
+    /// Attempts at the record that failed so far in this group.
+    pub fn attempts_of(&self, record_id: u64) -> u32 {
+        self.attempts.get(&record_id).map_or(0, |a| a.0)
+    }
+
+    pub fn handle_fixed(&mut self) {
+        self.fixed = true;
+    }
+
+    pub fn fixed(&self) -> bool {
+        self.fixed
+    }
+
+    /// The replay job applies a dead letter under its original effect key
+    /// (the record id): the unique constraint drops it when a failed attempt
+    /// applied it already; without it the payout is made again.
+    pub fn handle_replay(&mut self, record_id: u64, subject: u32, idempotent: bool) -> Replayed {
+        self.counters.replayed += 1;
+        let before = self.applied_before_failure.contains(&record_id);
+        if idempotent && before {
+            return Replayed { effect: false, double_applied: false };
+        }
+        self.book(subject, record_id, !before);
+        if before {
+            self.counters.double_applied_on_replay += 1;
+        }
+        self.remember_applied(record_id);
+        Replayed { effect: true, double_applied: before }
+    }
+
     /// Every account's ledger that saw a payout.
     pub fn ledger(&self) -> Vec<LedgerEntry> {
         self.ledger.iter().filter(|e| e.effects > 0).copied().collect()
@@ -198,6 +332,7 @@ mod tests {
             keyed: true,
             produced_tick: 0,
             poison: false,
+            failing: crate::log::Failing::default(),
             delivery_count: 0,
             producer_copy: false,
             producer_reordered: false,

@@ -165,6 +165,82 @@ impl RemoteAssignor {
     }
 }
 
+/// What the application's code does when its handler throws (issue 40): the
+/// application's policy, not Kafka's. Spring Kafka's names in brackets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(tag = "policy", rename_all = "kebab-case")]
+pub enum ErrorPolicy {
+    /// Log the failure and move on: the record is committed past, never
+    /// processed (a hand-written loop's `catch`).
+    #[default]
+    Skip,
+    /// Try the record again in place, forever (a hand-written loop that
+    /// retries inside the handler): the partition stops at it, and once the
+    /// retries outlast `max.poll.interval` the member leaves its group and
+    /// the partition moves on to fail at its next owner.
+    RetryForever {
+        /// Ticks between two attempts (at least one attempt a tick).
+        backoff_ticks: u64,
+    },
+    /// `retries` attempts again in place, `backoff_ticks` apart, then the
+    /// record goes to the dead-letter topic and is committed past
+    /// (`DefaultErrorHandler` with a `DeadLetterPublishingRecoverer`).
+    RetryThenDeadLetter { retries: u32, backoff_ticks: u64 },
+    /// Non-blocking retries (`@RetryableTopic`): the record goes to
+    /// `orders-retry-1`, …, `orders-retry-<levels>`, each handled
+    /// `delay_ticks × 2^(level−1)` after it was written, then to the
+    /// dead-letter topic; the main partition flows on meanwhile.
+    RetryTopics { levels: u32, delay_ticks: u64 },
+}
+
+impl ErrorPolicy {
+    #[must_use]
+    pub fn is_default(&self) -> bool {
+        *self == ErrorPolicy::Skip
+    }
+
+    /// Its name in the scenario format (the `"policy"` tag).
+    #[must_use]
+    pub fn kind(self) -> &'static str {
+        match self {
+            ErrorPolicy::Skip => "skip",
+            ErrorPolicy::RetryForever { .. } => "retry-forever",
+            ErrorPolicy::RetryThenDeadLetter { .. } => "retry-then-dead-letter",
+            ErrorPolicy::RetryTopics { .. } => "retry-topics",
+        }
+    }
+
+    /// The delay of retry topic `level` (1-based): doubling per level.
+    #[must_use]
+    pub fn retry_delay(self, level: u32) -> u64 {
+        match self {
+            ErrorPolicy::RetryTopics { delay_ticks, .. } => {
+                delay_ticks.saturating_mul(1 << level.saturating_sub(1).min(16))
+            }
+            _ => 0,
+        }
+    }
+}
+
+/// An error policy's numbers in their ranges ([`limits::RETRY_TOPICS_MAX`] levels at most).
+pub(crate) fn check_error_policy(policy: ErrorPolicy) -> Result<(), ConfigError> {
+    use limits::*;
+    match policy {
+        ErrorPolicy::Skip => Ok(()),
+        ErrorPolicy::RetryForever { backoff_ticks } => {
+            check_range("error_policy.backoff_ticks", backoff_ticks, 0, RETRY_BACKOFF_TICKS_MAX)
+        }
+        ErrorPolicy::RetryThenDeadLetter { retries, backoff_ticks } => {
+            check_range("error_policy.retries", retries, 0, RETRIES_MAX)?;
+            check_range("error_policy.backoff_ticks", backoff_ticks, 0, RETRY_BACKOFF_TICKS_MAX)
+        }
+        ErrorPolicy::RetryTopics { levels, delay_ticks } => {
+            check_range("error_policy.levels", levels, 1, RETRY_TOPICS_MAX)?;
+            check_range("error_policy.delay_ticks", delay_ticks, 1, RETRY_BACKOFF_TICKS_MAX)
+        }
+    }
+}
+
 /// Where a consumer starts a partition its group has no committed offset
 /// for, or whose position retention deleted (`auto.offset.reset`).
 /// Kafka's default is `latest`; a scenario that leaves it out means
@@ -303,6 +379,7 @@ pub(crate) struct ConfigFile {
     initial_rebalance_delay_ticks: Option<u64>,
     offsets_retention_ticks: Option<u64>,
     metadata_max_age_ticks: Option<u64>,
+    error_policy: Option<ErrorPolicy>,
 }
 
 impl TryFrom<ConfigFile> for Config {
@@ -333,7 +410,8 @@ impl TryFrom<ConfigFile> for Config {
             || file.auto_offset_reset.is_some()
             || file.initial_rebalance_delay_ticks.is_some()
             || file.offsets_retention_ticks.is_some()
-            || file.metadata_max_age_ticks.is_some();
+            || file.metadata_max_age_ticks.is_some()
+            || file.error_policy.is_some();
         let groups = match file.groups {
             Some(_) if top_level_group => {
                 return Err(GROUPS_AND_TOP_LEVEL.into());
@@ -377,6 +455,7 @@ impl TryFrom<ConfigFile> for Config {
                         .unwrap_or(d.initial_rebalance_delay_ticks),
                     offsets_retention_ticks: file.offsets_retention_ticks,
                     metadata_max_age_ticks: file.metadata_max_age_ticks,
+                    error_policy: file.error_policy.unwrap_or(d.error_policy),
                 }]
             }
         };
@@ -752,6 +831,7 @@ impl Default for GroupConfig {
             initial_rebalance_delay_ticks: 0,
             offsets_retention_ticks: None,
             metadata_max_age_ticks: None,
+            error_policy: ErrorPolicy::Skip,
         }
     }
 }
@@ -953,6 +1033,12 @@ pub struct GroupConfig {
     /// sees them itself, at once.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata_max_age_ticks: Option<u64>,
+    /// Classic and consumer groups: what the application's code does when
+    /// its handler throws on a record (a poison record, or one that fails
+    /// its first attempts). Left out, `skip`: it logs and moves on, as the
+    /// model's applications did before the setting.
+    #[serde(skip_serializing_if = "ErrorPolicy::is_default")]
+    pub error_policy: ErrorPolicy,
 }
 
 /// A group's settings that inputs change while it runs.
@@ -1057,6 +1143,13 @@ impl GroupConfig {
         }
         if let Some(ticks) = self.metadata_max_age_ticks {
             check_range("metadata_max_age_ticks", ticks, 1, crate::SCENARIO_TICKS_MAX).map_err(at)?;
+        }
+        check_error_policy(self.error_policy).map_err(at)?;
+        if self.protocol == GroupProtocol::Share && !self.error_policy.is_default() {
+            return Err(at(ConfigError {
+                field: "error_policy",
+                message: "a share group's failures are counted by its delivery count (group.share.delivery.count.limit): error_policy is for classic and consumer groups".into(),
+            }));
         }
         if let AutoOffsetReset::ByDuration(ticks) = self.auto_offset_reset {
             check_range("auto_offset_reset.by_duration", ticks, 0, crate::SCENARIO_TICKS_MAX).map_err(at)?;

@@ -103,6 +103,12 @@ pub enum Event {
         /// Every handler fails on it.
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         poison: bool,
+        /// Every handler fails at its first attempts (`send-failing`).
+        #[serde(skip_serializing_if = "is_zero")]
+        fails_first: u8,
+        /// Each failing attempt makes its payout before it fails.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        after_effect: bool,
     },
     /// `poll()` returned records `from..to` of `partition`.
     Fetched {
@@ -423,6 +429,74 @@ pub enum Event {
         partition: u32,
         offset: u64,
         record_id: u64,
+        /// The record's failed attempts in this group, this one included.
+        attempt: u32,
+        /// It made its payout before it threw.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        after_effect: bool,
+    },
+    /// Issue 40, `skip`: the application logs the failure and moves past the record.
+    FailedRecordSkipped {
+        tick: Tick,
+        consumer: ConsumerId,
+        partition: u32,
+        offset: u64,
+        record_id: u64,
+    },
+    /// The application tries the record again in place at `next_tick`
+    /// (retry-forever, or retry-then-dead-letter's retries): its partition waits.
+    RetryingInPlace {
+        tick: Tick,
+        consumer: ConsumerId,
+        partition: u32,
+        offset: u64,
+        attempt: u32,
+        next_tick: Tick,
+    },
+    /// The record went to `orders.DLT` (partition `partition`, offset `dlt_offset`).
+    DeadLettered {
+        tick: Tick,
+        consumer: ConsumerId,
+        partition: u32,
+        offset: u64,
+        record_id: u64,
+        dlt_offset: u64,
+        attempts: u32,
+    },
+    /// The record went to `orders-retry-<level>`, handled again at `due_tick`.
+    SentToRetryTopic {
+        tick: Tick,
+        consumer: ConsumerId,
+        partition: u32,
+        offset: u64,
+        record_id: u64,
+        level: u32,
+        retry_offset: u64,
+        due_tick: Tick,
+    },
+    /// `fix-handler`: group `group`'s handler succeeds from now on.
+    HandlerFixed {
+        tick: Tick,
+        group: u32,
+    },
+    /// `replay-dead-letters`: group `group`'s replay job starts at the DLT's start.
+    ReplayStarted {
+        tick: Tick,
+        group: u32,
+    },
+    /// The replay job applied the dead letter at `orders.DLT` `partition`:`dlt_offset`
+    /// (the original at `partition`:`source_offset`) under its effect key.
+    Replayed {
+        tick: Tick,
+        group: u32,
+        partition: u32,
+        dlt_offset: u64,
+        source_offset: u64,
+        record_id: u64,
+        /// The payout took place now (not dropped by the unique constraint).
+        effect: bool,
+        /// A failed attempt had made this payout already: paid twice.
+        double_applied: bool,
     },
     /// The consumer's process froze (`stall`: a long GC pause, a stuck
     /// call): no heartbeats, no handling, until `until`.
@@ -778,9 +852,33 @@ impl Event {
             Event::AcknowledgeRefused { consumer, partition, offset, .. } => format!(
                 "{consumer}'s acknowledgement of P{partition}:{offset} was refused (INVALID_RECORD_STATE): its lock had expired."
             ),
-            Event::HandlerFailed { consumer, partition, offset, .. } => {
+            Event::HandlerFailed { consumer, partition, offset, attempt: 1, .. } => {
                 format!("{consumer}'s handler failed on P{partition}:{offset}.")
             }
+            Event::HandlerFailed { consumer, partition, offset, attempt, .. } => {
+                format!("{consumer}'s handler failed on P{partition}:{offset} again (attempt {attempt}).")
+            }
+            Event::FailedRecordSkipped { consumer, partition, offset, .. } => format!(
+                "{consumer}'s application logged the failure and skipped P{partition}:{offset}: it is committed past, never processed."
+            ),
+            Event::RetryingInPlace { consumer, partition, offset, attempt, next_tick, .. } => format!(
+                "{consumer} retries P{partition}:{offset} in place at tick {next_tick} (attempt {attempt} failed): P{partition} waits behind it."
+            ),
+            Event::DeadLettered { consumer, partition, offset, dlt_offset, attempts, .. } => format!(
+                "{consumer} wrote P{partition}:{offset} to orders.DLT (P{partition}:{dlt_offset}) after {attempts} failed attempt{}, and moves past it.",
+                plural(u64::from(*attempts))
+            ),
+            Event::SentToRetryTopic { consumer, partition, offset, level, due_tick, .. } => format!(
+                "{consumer} wrote P{partition}:{offset} to orders-retry-{level}, to be handled again at tick {due_tick}; P{partition} flows on."
+            ),
+            Event::HandlerFixed { .. } => {
+                "The handler is fixed: it succeeds on every record from now on.".into()
+            }
+            Event::ReplayStarted { .. } => "The replay job reads orders.DLT from its start.".into(),
+            Event::Replayed { partition, source_offset, double_applied: true, .. } => format!(
+                "The replay applied P{partition}:{source_offset} again: a failed attempt had paid it already, and the ledger has no unique constraint."
+            ),
+            Event::Replayed { .. } => return None,
             Event::Stalled { consumer, until, .. } => format!(
                 "{consumer} froze until tick {until}: no heartbeats, no handling, and it does not know it."
             ),
@@ -962,6 +1060,10 @@ impl Event {
             | Event::LockExpired { consumer, .. }
             | Event::Released { consumer, .. }
             | Event::HandlerFailed { consumer, .. }
+            | Event::FailedRecordSkipped { consumer, .. }
+            | Event::RetryingInPlace { consumer, .. }
+            | Event::DeadLettered { consumer, .. }
+            | Event::SentToRetryTopic { consumer, .. }
             | Event::Stalled { consumer, .. }
             | Event::Woke { consumer, .. } => Some(*consumer),
             Event::Reconciled(reconciled) => Some(reconciled.consumer),
@@ -1030,6 +1132,13 @@ impl Event {
             | Event::LockExpired { tick, .. }
             | Event::Released { tick, .. }
             | Event::HandlerFailed { tick, .. }
+            | Event::FailedRecordSkipped { tick, .. }
+            | Event::RetryingInPlace { tick, .. }
+            | Event::DeadLettered { tick, .. }
+            | Event::SentToRetryTopic { tick, .. }
+            | Event::HandlerFixed { tick, .. }
+            | Event::ReplayStarted { tick, .. }
+            | Event::Replayed { tick, .. }
             | Event::Stalled { tick, .. }
             | Event::Woke { tick, .. } => *tick,
             Event::Reconciled(reconciled) => reconciled.tick,
@@ -1066,12 +1175,29 @@ impl Event {
     pub fn hash_into(&self, h: &mut TraceHasher) {
         h.word(self.tick());
         match self {
-            Event::Produced { partition, offset, record_id, subject, keyed, poison, .. } => {
+            Event::Produced {
+                partition,
+                offset,
+                record_id,
+                subject,
+                keyed,
+                poison,
+                fails_first,
+                after_effect,
+                ..
+            } => {
                 h.word(1);
                 h.word(u64::from(*partition));
                 h.word(*offset);
                 h.word(*record_id);
-                h.word(u64::from(*subject) | (u64::from(*keyed) << 32) | (u64::from(*poison) << 33));
+                // Zero for the records before issue 40: their words are unchanged.
+                h.word(
+                    u64::from(*subject)
+                        | (u64::from(*keyed) << 32)
+                        | (u64::from(*poison) << 33)
+                        | (u64::from(*fails_first) << 34)
+                        | (u64::from(*after_effect) << 42),
+                );
             }
             Event::Fetched { consumer, partition, from, to, .. } => {
                 h.word(2);
@@ -1338,10 +1464,67 @@ impl Event {
                 hash_offsets(h, offsets);
                 hash_offsets(h, archived);
             }
-            Event::HandlerFailed { consumer, partition, offset, record_id, .. } => {
+            Event::HandlerFailed {
+                consumer, partition, offset, record_id, attempt, after_effect, ..
+            } => {
                 h.word(38);
                 h.word(u64::from(consumer.0) << 32 | u64::from(*partition));
                 h.word(*offset);
+                h.word(*record_id);
+                h.word(u64::from(*attempt) | u64::from(*after_effect) << 32);
+            }
+            Event::FailedRecordSkipped { consumer, partition, offset, record_id, .. } => {
+                h.word(60 << 32 | u64::from(consumer.0));
+                h.word(u64::from(*partition));
+                h.word(*offset);
+                h.word(*record_id);
+            }
+            Event::RetryingInPlace { consumer, partition, offset, attempt, next_tick, .. } => {
+                h.word(61 << 32 | u64::from(consumer.0));
+                h.word(u64::from(*partition) << 32 | u64::from(*attempt));
+                h.word(*offset);
+                h.word(*next_tick);
+            }
+            Event::DeadLettered { consumer, partition, offset, record_id, dlt_offset, attempts, .. } => {
+                h.word(62 << 32 | u64::from(consumer.0));
+                h.word(u64::from(*partition) << 32 | u64::from(*attempts));
+                h.word(*offset);
+                h.word(*record_id);
+                h.word(*dlt_offset);
+            }
+            Event::SentToRetryTopic {
+                consumer,
+                partition,
+                offset,
+                record_id,
+                level,
+                retry_offset,
+                due_tick,
+                ..
+            } => {
+                h.word(63 << 32 | u64::from(consumer.0));
+                h.word(u64::from(*partition) << 32 | u64::from(*level));
+                h.word(*offset);
+                h.word(*record_id);
+                h.word(*retry_offset);
+                h.word(*due_tick);
+            }
+            Event::HandlerFixed { group, .. } => h.word(64 << 32 | u64::from(*group)),
+            Event::ReplayStarted { group, .. } => h.word(65 << 32 | u64::from(*group)),
+            Event::Replayed {
+                group,
+                partition,
+                dlt_offset,
+                source_offset,
+                record_id,
+                effect,
+                double_applied,
+                ..
+            } => {
+                h.word(66 << 32 | u64::from(*group));
+                h.word(u64::from(*partition) << 2 | u64::from(*effect) << 1 | u64::from(*double_applied));
+                h.word(*dlt_offset);
+                h.word(*source_offset);
                 h.word(*record_id);
             }
             #[cfg(feature = "cluster")]
@@ -1562,6 +1745,11 @@ fn partitions_text(partitions: &[u32]) -> String {
             format!("{} and P{last}", rest.iter().map(|p| format!("P{p}")).collect::<Vec<_>>().join(", "))
         }
     }
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(n: &u8) -> bool {
+    *n == 0
 }
 
 fn plural(n: u64) -> &'static str {

@@ -121,11 +121,25 @@ pub enum Metric {
     AbortedSeen,
     /// Writes of a fenced producer the brokers refused.
     FencedWrites,
+    /// Failed records the error policy skipped (`skip`): never processed.
+    SkippedByHandler,
+    /// Failed records written to the dead-letter topic.
+    DeadLettered,
+    /// Failed records written to a retry topic.
+    SentToRetry,
+    /// Dead letters the replay job applied under their effect key.
+    Replayed,
+    /// Replayed records whose effect a failed attempt had made already, made again.
+    DoubleAppliedOnReplay,
+    /// Payouts made by attempts that then failed.
+    PartialEffects,
+    /// Partition-ticks a handler retried a record in place: no progress, records waiting.
+    StuckPartitionTicks,
 }
 
 impl Metric {
     /// Every metric, in declaration order.
-    pub const ALL: [Metric; 36] = [
+    pub const ALL: [Metric; 43] = [
         Metric::Produced,
         Metric::Delivered,
         Metric::Duplicates,
@@ -162,6 +176,13 @@ impl Metric {
         Metric::DownstreamDuplicates,
         Metric::AbortedSeen,
         Metric::FencedWrites,
+        Metric::SkippedByHandler,
+        Metric::DeadLettered,
+        Metric::SentToRetry,
+        Metric::Replayed,
+        Metric::DoubleAppliedOnReplay,
+        Metric::PartialEffects,
+        Metric::StuckPartitionTicks,
     ];
 
     /// Its name in scenario JSON (`never_processed`).
@@ -204,6 +225,13 @@ impl Metric {
             Metric::DownstreamDuplicates => "downstream_duplicates",
             Metric::AbortedSeen => "aborted_seen",
             Metric::FencedWrites => "fenced_writes",
+            Metric::SkippedByHandler => "skipped_by_handler",
+            Metric::DeadLettered => "dead_lettered",
+            Metric::SentToRetry => "sent_to_retry",
+            Metric::Replayed => "replayed",
+            Metric::DoubleAppliedOnReplay => "double_applied_on_replay",
+            Metric::PartialEffects => "partial_effects",
+            Metric::StuckPartitionTicks => "stuck_partition_ticks",
         }
     }
 
@@ -248,6 +276,13 @@ impl Metric {
             Metric::DownstreamDuplicates => "Results the reader received twice",
             Metric::AbortedSeen => "Aborted results read",
             Metric::FencedWrites => "Fenced writes refused",
+            Metric::SkippedByHandler => "Skipped by the handler",
+            Metric::DeadLettered => "Dead-lettered",
+            Metric::SentToRetry => "Sent to a retry topic",
+            Metric::Replayed => "Replayed from the DLT",
+            Metric::DoubleAppliedOnReplay => "Applied twice on replay",
+            Metric::PartialEffects => "Effects of failed attempts",
+            Metric::StuckPartitionTicks => "Stuck partition-ticks",
         }
     }
 
@@ -314,6 +349,13 @@ impl Metric {
             Metric::DownstreamDuplicates => m.downstream_duplicates,
             Metric::AbortedSeen => m.aborted_seen,
             Metric::FencedWrites => m.fenced_writes,
+            Metric::SkippedByHandler => m.skipped_by_handler,
+            Metric::DeadLettered => m.dead_lettered,
+            Metric::SentToRetry => m.sent_to_retry,
+            Metric::Replayed => m.replayed,
+            Metric::DoubleAppliedOnReplay => m.double_applied_on_replay,
+            Metric::PartialEffects => m.partial_effects,
+            Metric::StuckPartitionTicks => m.stuck_partition_ticks,
         }
     }
 }

@@ -61,6 +61,27 @@ pub enum Input {
     /// Send one poison record: every application's handler fails on it, at
     /// every delivery.
     SendPoison {},
+    /// Send one record whose handler fails at its first `failures` attempts
+    /// in each group, then succeeds (a downstream that is down for a while).
+    /// `after_effect`: each failing attempt has made its payout before it
+    /// fails (the step after the ledger write throws): partly succeeded.
+    SendFailing {
+        failures: u32,
+        after_effect: bool,
+    },
+    /// The group's handler is fixed: from now on it succeeds on every record.
+    FixHandler {
+        /// The group it applies to (the first group when left out).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        group: Option<String>,
+    },
+    /// The group's replay job reads the dead-letter topic from its start and
+    /// applies each of the group's records under its original effect key.
+    ReplayDeadLetters {
+        /// The group it applies to (the first group when left out).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        group: Option<String>,
+    },
     /// Keep sending `per_tick` records every tick (0 stops).
     KeepSending {
         per_tick: u32,
@@ -240,6 +261,9 @@ impl Input {
     pub const NAMES: &[&str] = &[
         "send",
         "send-poison",
+        "send-failing",
+        "fix-handler",
+        "replay-dead-letters",
         "keep-sending",
         "use-keys",
         "key-count",
@@ -280,6 +304,9 @@ impl Input {
         match self {
             Input::Send { .. } => "send",
             Input::SendPoison {} => "send-poison",
+            Input::SendFailing { .. } => "send-failing",
+            Input::FixHandler { .. } => "fix-handler",
+            Input::ReplayDeadLetters { .. } => "replay-dead-letters",
             Input::KeepSending { .. } => "keep-sending",
             Input::UseKeys { .. } => "use-keys",
             Input::KeyCount { .. } => "key-count",
@@ -365,6 +392,10 @@ pub enum InputError {
         group: String,
         input: &'static str,
     },
+    /// `replay-dead-letters` before `fix-handler`: the replay would fail again.
+    HandlerNotFixed {
+        group: String,
+    },
     /// A cluster or delivery input where the config has none.
     NoCluster {
         input: &'static str,
@@ -406,6 +437,10 @@ impl fmt::Display for InputError {
                 write!(f, "a group holds at most {} consumers", crate::limits::CONSUMERS_MAX)
             }
             InputError::RestartPending => write!(f, "a restart or rolling update is already in progress"),
+            InputError::HandlerNotFixed { group } => write!(
+                f,
+                "{group}'s handler still fails: fix it first (fix-handler), or the replay dead-letters them again"
+            ),
             InputError::RebalanceInProgress => {
                 write!(f, "the group is rebalancing: try again once it is stable")
             }
@@ -457,7 +492,10 @@ mod tests {
         let group = Some("g-1".to_string());
         Some(match input {
             Input::Send { .. } => Input::SendPoison {},
-            Input::SendPoison {} => Input::KeepSending { per_tick: 2 },
+            Input::SendPoison {} => Input::SendFailing { failures: 2, after_effect: true },
+            Input::SendFailing { .. } => Input::FixHandler { group: group.clone() },
+            Input::FixHandler { .. } => Input::ReplayDeadLetters { group: group.clone() },
+            Input::ReplayDeadLetters { .. } => Input::KeepSending { per_tick: 2 },
             Input::KeepSending { .. } => Input::UseKeys { on: false },
             Input::UseKeys { .. } => Input::KeyCount { keys: 3 },
             Input::KeyCount { .. } => Input::HotKey { share_percent: 50 },

@@ -29,6 +29,7 @@ mod explain;
 mod guide;
 mod history;
 mod input;
+mod letters;
 pub mod limits;
 mod log;
 mod observe;
@@ -54,7 +55,7 @@ pub use codec::builtins::{CommitCost, builtin, builtins, commit_cost_comparison}
 pub use codec::{Link, LinkError, LinkScenario};
 pub use config::{
     AcknowledgementMode, Assignor, AutoOffsetReset, CheckpointWrites, CommitMode, Config, ConfigError,
-    GroupProtocol, PositionModel, ProducerConfig, RemoteAssignor, ShareAutoOffsetReset,
+    ErrorPolicy, GroupProtocol, PositionModel, ProducerConfig, RemoteAssignor, ShareAutoOffsetReset,
 };
 pub use config::{ClusterConfig, DeliverySettings, IsolationLevel, TransactionsConfig};
 pub use config::{GroupConfig, GroupSettings};
@@ -76,12 +77,16 @@ pub use history::{
     SNAPSHOTS_MIN, snapshots_max,
 };
 pub use input::{ConsumerId, Input, InputError, ResetSpec};
+pub use letters::{
+    DEAD_LETTER_TOPIC, Letter, LetterPartitionView, LetterRecordView, LetterTopicId, retry_topic_name,
+};
 pub use limits::{SCENARIO_BYTES_MAX, SCENARIO_TICKS_MAX, TIMELINE_INPUTS_MAX};
-pub use observe::HISTORY_SAMPLES_MAX;
+pub use observe::{FailingRecord, HISTORY_SAMPLES_MAX, StuckPartition};
 pub use partitioner::{KeylessStrategy, murmur2, partition_for_key, to_positive};
 pub use scenario::shrink::{ShrinkError, ShrinkLimit, ShrinkReport, anomaly, shrink};
 pub use scenario::{BUILTINS, Scenario, ScenarioError, TimedInput};
 pub use sim::{IN_FLIGHT_SHOWN_MAX, Sim, subject_key};
+pub use view::LetterTopicView;
 pub use view::{BrokerView, ClusterView, ReplicaSetView, ReplicaView, TransactionsView, TxnProducerView};
 pub use view::{
     CheckpointView, ConsumerState, ConsumerStats, ConsumerView, ExpansionView, Finding, FindingKind,

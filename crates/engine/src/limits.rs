@@ -40,6 +40,21 @@ pub const EVIDENCE_COMMITS_MAX: usize = 1_024;
 pub const EVIDENCE_HANDLINGS_MAX: usize = 512;
 /// The evidence: a group's anomalous handlings kept (duplicates, out of key order).
 pub const EVIDENCE_ANOMALIES_MAX: usize = 2_048;
+/// Issue 40, the failing handler: in-place retries before a dead letter.
+pub const RETRIES_MAX: u32 = 100;
+/// Ticks between two in-place retries, and a retry topic's first delay.
+pub const RETRY_BACKOFF_TICKS_MAX: u64 = 10_000;
+/// Retry topics (`orders-retry-1` …) of the retry-topics policy.
+pub const RETRY_TOPICS_MAX: u32 = 4;
+/// Attempts a `send-failing` record fails before it succeeds.
+pub const FAILING_ATTEMPTS_MAX: u32 = 100;
+/// Records a dead-letter or retry topic keeps per partition: the oldest go
+/// past it (retention), as on the source topic.
+pub const LETTERS_RETAINED_MAX: u64 = 10_000;
+/// Per group, failing records whose attempts the application counts, and
+/// effect keys it applied before its handler failed: the oldest are
+/// forgotten past it.
+pub const FAILING_RECORDS_MAX: usize = 1_024;
 /// Handled records kept for the sink strip.
 pub const SINK_RECENT_MAX: usize = 512;
 pub const CHECKPOINT_WRITE_TICKS_MAX: u64 = 100;

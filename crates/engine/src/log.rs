@@ -16,6 +16,8 @@ pub(crate) struct Record {
     pub keyed: bool,
     /// Every application's handler fails on it (`Input::SendPoison`).
     pub poison: bool,
+    /// A handler that fails on its first attempts (`Input::SendFailing`).
+    pub failing: Failing,
     /// Written again by the producer: its id was already in the partition's
     /// log when it was appended (a retry without idempotence).
     pub producer_copy: bool,
@@ -30,6 +32,15 @@ impl Record {
     pub fn out_of_send_order(&self) -> bool {
         self.producer_copy || self.producer_reordered
     }
+}
+
+/// How a record makes the handler fail besides poison (`Input::SendFailing`):
+/// at its first `first` attempts in each group, each one's payout made
+/// before the failure when `after_effect`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Failing {
+    pub first: u8,
+    pub after_effect: bool,
 }
 
 /// A log of `T` from `log_start`: the topic's partitions hold records, each

@@ -64,6 +64,32 @@ pub(crate) struct Mark {
     /// is: at most one, except in a share group, where a record whose lock
     /// expired can be acquired again while a stalled member still holds its copy.
     pub in_flight: u16,
+    /// The application wrote it to a retry topic or the dead-letter topic:
+    /// moved past, but not lost (issue 40).
+    pub parked: bool,
+}
+
+/// A partition whose head record the group's handler keeps failing on (issue 40).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct StuckPartition {
+    /// Ticks the handler retried a record of it in place: no progress, records waiting.
+    pub ticks: u64,
+    /// The record it is failing on now, while it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failing: Option<FailingRecord>,
+    #[serde(skip)]
+    last_tick: Option<Tick>,
+}
+
+/// The record a stuck partition's handler is failing on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct FailingRecord {
+    pub offset: u64,
+    pub record_id: u64,
+    /// Attempts so far.
+    pub attempts: u32,
+    /// The tick of its first failure while stuck.
+    pub since: Tick,
 }
 
 /// One group's observer.
@@ -115,6 +141,8 @@ pub(crate) struct GroupObserver {
     pub archived: u64,
     /// Share group: acquisitions of a record delivered before.
     pub redelivered: u64,
+    /// Per partition: ticks its handler retried in place, and the record now failing.
+    pub stuck: Vec<StuckPartition>,
 }
 
 impl GroupObserver {
@@ -131,6 +159,70 @@ impl GroupObserver {
         self.handled_end.extend(std::iter::repeat_n(0, added));
         self.retention_lost.extend((0..added).map(|_| (Vec::new(), 0)));
         self.lag_history.extend((0..added).map(|_| VecDeque::new()));
+        self.stuck.extend((0..added).map(|_| StuckPartition::default()));
+    }
+
+    /// The handler failed on `fetched` at `attempt` and will try it again in
+    /// place: the partition is stuck this tick (counted once a tick).
+    pub fn handle_stuck(&mut self, fetched: &Fetched, attempts: u32, now: Tick) {
+        let stuck = &mut self.stuck[fetched.partition as usize];
+        if stuck.last_tick != Some(now) {
+            stuck.last_tick = Some(now);
+            stuck.ticks += 1;
+        }
+        let since = match stuck.failing {
+            Some(f) if f.offset == fetched.offset => f.since,
+            _ => now,
+        };
+        stuck.failing =
+            Some(FailingRecord { offset: fetched.offset, record_id: fetched.id, attempts, since });
+    }
+
+    /// The partition's failing record is done with (handled, skipped,
+    /// written elsewhere): it flows again.
+    fn unstick(&mut self, partition: u32, offset: u64) {
+        let stuck = &mut self.stuck[partition as usize];
+        if stuck.failing.is_some_and(|f| f.offset == offset) {
+            stuck.failing = None;
+        }
+    }
+
+    /// Ticks any partition of the group was stuck, summed.
+    pub fn stuck_partition_ticks(&self) -> u64 {
+        self.stuck.iter().map(|s| s.ticks).sum()
+    }
+
+    /// The application wrote the failed `fetched` to a retry topic or the
+    /// dead-letter topic and moves past it: out of flight, not lost.
+    pub fn handle_parked(&mut self, fetched: &Fetched) {
+        self.unstick(fetched.partition, fetched.offset);
+        if let Some(mark) = self.marks[fetched.partition as usize].get_mut(fetched.offset) {
+            assert!(mark.in_flight > 0);
+            mark.in_flight -= 1;
+            mark.parked = true;
+        }
+    }
+
+    /// A parked record handled from a retry topic or the dead-letter replay:
+    /// handled, as if delivered. Returns whether it is the group's first handling.
+    pub fn handle_unparked(&mut self, partition: u32, offset: u64) -> bool {
+        let p = partition as usize;
+        let Some(marks) = self.marks.get_mut(p) else { return true };
+        let first = match marks.get_mut(offset) {
+            Some(mark) => {
+                mark.handled += 1;
+                if mark.lost {
+                    mark.lost = false;
+                    self.never_processed -= 1;
+                    remove_sorted(Rc::make_mut(&mut self.lost[p]), offset);
+                }
+                mark.handled == 1
+            }
+            None => true,
+        };
+        let end = &mut self.handled_end[p];
+        *end = (*end).max(offset + 1);
+        first
     }
 
     /// The mark of a record the topic holds (`None` before the log start).
@@ -172,7 +264,7 @@ impl GroupObserver {
             if mark.lost {
                 remove_sorted(Rc::make_mut(&mut self.lost[p]), offset);
             }
-            if mark.handled == 0 && mark.in_flight == 0 && !mark.lost {
+            if mark.handled == 0 && mark.in_flight == 0 && !mark.lost && !mark.parked {
                 lost += 1;
                 let (ids, count) = &mut self.retention_lost[p];
                 *count += 1;
@@ -216,6 +308,7 @@ impl GroupObserver {
 
     /// The handler failed on `fetched` (a poison record): out of flight, not handled.
     pub fn handle_failed(&mut self, fetched: &Fetched) {
+        self.unstick(fetched.partition, fetched.offset);
         if let Some(mark) = self.marks[fetched.partition as usize].get_mut(fetched.offset) {
             assert!(mark.in_flight > 0);
             mark.in_flight -= 1;
@@ -255,6 +348,7 @@ impl GroupObserver {
     /// The application handles `fetched`; returns whether the group handles it
     /// for the first time.
     pub fn handle_delivered(&mut self, fetched: &Fetched) -> bool {
+        self.unstick(fetched.partition, fetched.offset);
         let p = fetched.partition as usize;
         let first = match self.marks[p].get_mut(fetched.offset) {
             Some(mark) => {
@@ -317,7 +411,10 @@ impl GroupObserver {
                 let marks = &mut self.marks[p];
                 let from = old.unwrap_or(marks.log_start);
                 for o in marks.present(from, new) {
-                    if marks.get(o).is_some_and(|m| m.handled == 0 && m.in_flight == 0 && !m.lost) {
+                    if marks
+                        .get(o)
+                        .is_some_and(|m| m.handled == 0 && m.in_flight == 0 && !m.lost && !m.parked)
+                    {
                         marks.get_mut(o).expect("present").lost = true;
                         self.never_processed += 1;
                         insert_sorted(Rc::make_mut(&mut self.lost[p]), o);
@@ -460,6 +557,7 @@ mod tests {
             keyed: true,
             produced_tick: 0,
             poison: false,
+            failing: crate::log::Failing::default(),
             delivery_count: 0,
             producer_copy: false,
             producer_reordered: false,

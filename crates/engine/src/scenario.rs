@@ -296,6 +296,12 @@ pub const BUILTINS: &[(&str, &str)] = builtins![
     "offsets-expired",
     "auto-commit-on-rebalance",
     "partitions-added-latest-skips",
+    "poison-blocks-partition",
+    "poison-skipped",
+    "poison-dead-lettered",
+    "retry-topic-reorders",
+    "dead-letter-replay-idempotent",
+    "dead-letter-replay-not-idempotent",
     #[cfg(feature = "cluster")]
     "acks1-leader-crash",
     #[cfg(feature = "cluster")]

@@ -15,8 +15,9 @@ use crate::config::{
 use crate::event::{Event, RebalanceReason, Tick, TraceHasher};
 use crate::evidence::Evidence;
 use crate::input::{ConsumerId, Input, InputError};
+use crate::letters::DeadLetters;
 use crate::limits;
-use crate::log::Record;
+use crate::log::{Failing, Record};
 use crate::observe::GroupObserver;
 use crate::rng::Rng;
 use crate::view::ConsumerState;
@@ -44,6 +45,7 @@ macro_rules! emit_txn {
 mod consumers;
 mod delivery;
 mod eos;
+mod failures;
 mod group;
 mod protocol;
 mod read;
@@ -141,6 +143,8 @@ pub struct Sim {
     next_consumer_number: u32,
     apps: Vec<Application>,
     bridge: BridgeTopic,
+    /// `orders.DLT`, the retry topics, and the applications' readers of them (issue 40).
+    letters: DeadLetters,
     observers: Vec<GroupObserver>,
     /// What the explanations of anomalies are built from (it watches).
     evidence: Evidence,
@@ -183,6 +187,19 @@ impl Sim {
             next_consumer_number: 1,
             apps: vec![Application::default(); n],
             bridge: BridgeTopic::new(partitions),
+            letters: DeadLetters::new(
+                partitions,
+                n,
+                config
+                    .groups
+                    .iter()
+                    .map(|g| match g.error_policy {
+                        crate::config::ErrorPolicy::RetryTopics { levels, .. } => levels,
+                        _ => 0,
+                    })
+                    .max()
+                    .unwrap_or(0),
+            ),
             observers: vec![GroupObserver::new(partitions); n],
             evidence: Evidence::new(n, partitions),
             shares: config
@@ -297,12 +314,27 @@ impl Sim {
         match input {
             Input::Send { count } => {
                 check_input_range("count", count, 1, limits::SEND_COUNT_MAX)?;
-                self.produce(count, false);
+                self.produce(count, false, Failing::default());
                 self.enforce_retention();
             }
             Input::SendPoison {} => {
-                self.produce(1, true);
+                self.produce(1, true, Failing::default());
                 self.enforce_retention();
+            }
+            Input::SendFailing { failures, after_effect } => {
+                check_input_range("failures", failures, 1, limits::FAILING_ATTEMPTS_MAX)?;
+                let first = u8::try_from(failures).expect("at most FAILING_ATTEMPTS_MAX");
+                self.produce(1, false, Failing { first, after_effect });
+                self.enforce_retention();
+            }
+            Input::FixHandler { group } => {
+                let g = self.group_index(group.as_deref())?;
+                self.apps[g].handle_fixed();
+                self.emit(Event::HandlerFixed { tick: self.now, group: g as u32 });
+            }
+            Input::ReplayDeadLetters { group } => {
+                let g = self.group_index(group.as_deref())?;
+                self.start_replay(g)?;
             }
             Input::KeepSending { per_tick } => {
                 check_input_range("per_tick", per_tick, 0, limits::SEND_RATE_MAX)?;
@@ -644,7 +676,7 @@ impl Sim {
         }
         let rate = self.producer.settings().send_per_tick;
         if rate > 0 {
-            self.produce(rate, false);
+            self.produce(rate, false, Failing::default());
         }
         if self.delivery.is_some() {
             self.delivery_end_tick();
@@ -660,6 +692,11 @@ impl Sim {
         }
         for c in 0..self.consumers.len() {
             self.step_consumer(c);
+        }
+        for g in 0..self.groups.len() {
+            // 3c. Issue 40: each application's retry consumer and dead-letter replay job.
+            self.step_retry_consumer(g);
+            self.step_replay(g);
         }
         if self.eos.is_some() {
             self.eos_downstream();
@@ -682,12 +719,12 @@ impl Sim {
 
     // ------------------------------------------------------- producer, topic
 
-    fn produce(&mut self, count: u32, poison: bool) {
+    fn produce(&mut self, count: u32, poison: bool, failing: Failing) {
         assert!(count <= limits::SEND_RATE_MAX.max(limits::SEND_COUNT_MAX));
         for _ in 0..count {
             let send = self.producer.poll_send();
             if self.delivery.is_some() {
-                self.send_to_accumulator(send, poison);
+                self.send_to_accumulator(send, poison, failing);
                 continue;
             }
             let record = Record {
@@ -696,6 +733,7 @@ impl Sim {
                 subject: send.subject,
                 keyed: send.keyed,
                 poison,
+                failing,
                 producer_copy: false,
                 producer_reordered: false,
             };
@@ -709,6 +747,8 @@ impl Sim {
                 subject: send.subject,
                 keyed: send.keyed,
                 poison,
+                fails_first: failing.first,
+                after_effect: failing.after_effect,
             });
         }
     }
@@ -761,6 +801,7 @@ impl Sim {
         let added = to - from;
         self.topic.add_partitions(added);
         self.bridge.add_partitions(added);
+        self.letters.add_partitions(added);
         self.evidence.add_partitions(added);
         if let Some(eos) = &mut self.eos {
             eos.payouts.add_partitions(added);

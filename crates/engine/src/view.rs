@@ -42,6 +42,9 @@ pub struct View {
     pub rolling_update: Option<RollingView>,
     /// Every group reading the topic, in config order.
     pub groups: Vec<GroupView>,
+    /// `orders.DLT` and the retry topics, when a group's policy writes to
+    /// them or they hold letters (issue 40).
+    pub letter_topics: Vec<LetterTopicView>,
 }
 
 /// One consumer group, as the page's group column and the CLI show it.
@@ -65,6 +68,14 @@ pub struct GroupView {
     pub group_epoch: u32,
     pub target_epoch: u32,
     pub remote_assignor: crate::config::RemoteAssignor,
+    /// Per partition: ticks its handler retried a record in place, and the
+    /// record it is failing on now (issue 40).
+    pub stuck: Vec<crate::observe::StuckPartition>,
+    /// `fix-handler` was applied: the handler succeeds on every record.
+    pub handler_fixed: bool,
+    /// The dead-letter replay job's committed offsets per `orders.DLT`
+    /// partition (group `<name>-dlt-replay`), once started.
+    pub replay: Option<Vec<u64>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -89,6 +100,17 @@ pub struct SettingsView {
     pub position: PositionModel,
     pub assignor: crate::config::Assignor,
     pub bridge: bool,
+    /// What the application's code does when its handler fails (issue 40).
+    pub error_policy: crate::config::ErrorPolicy,
+}
+
+/// A dead-letter or retry topic, for its tape (issue 40).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LetterTopicView {
+    pub topic: crate::letters::LetterTopicId,
+    /// `orders.DLT`, `orders-retry-1`, …
+    pub name: String,
+    pub partitions: Vec<crate::letters::LetterPartitionView>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -335,6 +357,20 @@ pub struct Metrics {
     /// Writes and offset commits of a fenced producer the brokers refused
     /// (a zombie instance after a newer one with its transactional.id started).
     pub fenced_writes: u64,
+    /// Failed records the error policy skipped (`skip`): never processed.
+    pub skipped_by_handler: u64,
+    /// Failed records written to the dead-letter topic.
+    pub dead_lettered: u64,
+    /// Failed records written to a retry topic.
+    pub sent_to_retry: u64,
+    /// Dead letters the replay job applied under their effect key.
+    pub replayed: u64,
+    /// Replayed records whose effect a failed attempt had made already, made again.
+    pub double_applied_on_replay: u64,
+    /// Payouts made by attempts that then failed.
+    pub partial_effects: u64,
+    /// Partition-ticks a handler retried a record in place: no progress, records waiting.
+    pub stuck_partition_ticks: u64,
 }
 
 /// The effect of restarting one partition from an offset (see [`crate::Sim::restart_preview`]).

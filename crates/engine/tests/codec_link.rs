@@ -86,6 +86,9 @@ fn every_input_has_a_short_form() {
         (Input::LoseNextAck { partition: 1 }, "lose-next-ack.1"),
         (Input::LoseNextRequest { partition: 0 }, "lose-next-request.0"),
         (Input::SlowFollower { broker: 3, fetch_per_tick: 0 }, "slow-follower.3.0"),
+        (Input::SendFailing { failures: 3, after_effect: true }, "send-failing.3.1"),
+        (Input::FixHandler { group: None }, "fix-handler"),
+        (Input::ReplayDeadLetters { group: Some("audit".into()) }, "replay-dead-letters.%40audit"),
         (Input::RollingUpdate { group: None, consumers: vec![] }, "rolling-update"),
         (Input::RollingUpdate { group: None, consumers: vec![ConsumerId(1), c] }, "rolling-update.c1+c2"),
         (
@@ -187,7 +190,7 @@ fn bad_inputs_are_named() {
         ("3.crash.c99x", "input 1 (\"crash.c99x\"): consumer: a consumer is named c1, c2, …; got \"c99x\""),
         (
             "0.send.1_2.fly",
-            "input 2 (\"fly\"): unknown input \"fly\"; the inputs are send, send-poison, keep-sending, use-keys, key-count, hot-key, pause, resume, crash, stop, start, add-consumer, remove-consumer, records-per-poll, handle-per-tick, commit, idempotent, reset-offsets, restart-from, position-store, peek, load-checkpoint, add-partitions, kill-before-commit, rolling-update, assignor, duplicate-instance, stall, crash-broker, restart-broker, lose-next-ack, lose-next-request, slow-follower",
+            "input 2 (\"fly\"): unknown input \"fly\"; the inputs are send, send-poison, send-failing, fix-handler, replay-dead-letters, keep-sending, use-keys, key-count, hot-key, pause, resume, crash, stop, start, add-consumer, remove-consumer, records-per-poll, handle-per-tick, commit, idempotent, reset-offsets, restart-from, position-store, peek, load-checkpoint, add-partitions, kill-before-commit, rolling-update, assignor, duplicate-instance, stall, crash-broker, restart-broker, lose-next-ack, lose-next-request, slow-follower",
         ),
         ("0.send", "input 1 (\"send\"): missing field `count`"),
         ("0.send.1.2", "input 1 (\"send.1.2\"): send takes 1 argument(s), got 2"),

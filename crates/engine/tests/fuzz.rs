@@ -21,8 +21,8 @@
 
 use offsetlab_engine::{
     AcknowledgementMode, Acks, Assignor, AutoOffsetReset, BUILTINS, CheckpointWrites, ClusterConfig,
-    CommitMode, Config, ConsumerId, DeliverySettings, GroupConfig, GroupProtocol, History, Input,
-    IsolationLevel, JournalEntry, KeylessStrategy, Link, LinkScenario, PositionModel, ProducerConfig,
+    CommitMode, Config, ConsumerId, DeliverySettings, ErrorPolicy, GroupConfig, GroupProtocol, History,
+    Input, IsolationLevel, JournalEntry, KeylessStrategy, Link, LinkScenario, PositionModel, ProducerConfig,
     RemoteAssignor, ResetSpec, SCENARIO_TICKS_MAX, Scenario, ScenarioError, ShareAutoOffsetReset, Sim,
     TransactionsConfig, describe, limits,
 };
@@ -239,6 +239,12 @@ impl Gen {
         match name {
             "send" => Input::Send { count: self.costly32(1, limits::SEND_COUNT_MAX) },
             "send-poison" => Input::SendPoison {},
+            "send-failing" => Input::SendFailing {
+                failures: self.num32(1, limits::FAILING_ATTEMPTS_MAX),
+                after_effect: self.chance(50),
+            },
+            "fix-handler" => Input::FixHandler { group: None },
+            "replay-dead-letters" => Input::ReplayDeadLetters { group: None },
             "keep-sending" => Input::KeepSending { per_tick: self.costly32(0, limits::SEND_RATE_MAX) },
             "use-keys" => Input::UseKeys { on: self.chance(50) },
             "key-count" => Input::KeyCount { keys: self.num32(1, limits::KEYS_MAX) },
@@ -346,6 +352,24 @@ impl Gen {
             initial_rebalance_delay_ticks: if self.chance(70) { 0 } else { self.num(0, 30, u64::MAX) },
             offsets_retention_ticks: self.chance(30).then(|| self.num(1, 100, u64::MAX)),
             metadata_max_age_ticks: self.chance(30).then(|| self.num(1, 60, u64::MAX)),
+            error_policy: self.error_policy(),
+        }
+    }
+
+    /// Issue 40's error policies, with values at and past their limits.
+    fn error_policy(&mut self) -> ErrorPolicy {
+        use limits::*;
+        match self.below(5) {
+            0 | 1 => ErrorPolicy::Skip,
+            2 => ErrorPolicy::RetryForever { backoff_ticks: self.num(0, 3, u64::MAX) },
+            3 => ErrorPolicy::RetryThenDeadLetter {
+                retries: self.num32(0, RETRIES_MAX),
+                backoff_ticks: self.num(0, 3, u64::MAX),
+            },
+            _ => ErrorPolicy::RetryTopics {
+                levels: self.num32(1, RETRY_TOPICS_MAX),
+                delay_ticks: self.num(1, 5, u64::MAX),
+            },
         }
     }
 
@@ -581,8 +605,25 @@ fn clamp_config(c: &mut Config) {
         if let Some(ticks) = &mut g.metadata_max_age_ticks {
             *ticks = (*ticks).clamp(1, SCENARIO_TICKS_MAX);
         }
+        g.error_policy = match g.error_policy {
+            ErrorPolicy::Skip => ErrorPolicy::Skip,
+            ErrorPolicy::RetryForever { backoff_ticks } => {
+                ErrorPolicy::RetryForever { backoff_ticks: backoff_ticks.min(RETRY_BACKOFF_TICKS_MAX) }
+            }
+            ErrorPolicy::RetryThenDeadLetter { retries, backoff_ticks } => ErrorPolicy::RetryThenDeadLetter {
+                retries: retries.min(RETRIES_MAX),
+                backoff_ticks: backoff_ticks.min(RETRY_BACKOFF_TICKS_MAX),
+            },
+            ErrorPolicy::RetryTopics { levels, delay_ticks } => ErrorPolicy::RetryTopics {
+                levels: levels.clamp(1, RETRY_TOPICS_MAX),
+                delay_ticks: delay_ticks.clamp(1, RETRY_BACKOFF_TICKS_MAX),
+            },
+        };
         if let AutoOffsetReset::ByDuration(ticks) = &mut g.auto_offset_reset {
             *ticks = (*ticks).min(SCENARIO_TICKS_MAX);
+        }
+        if g.protocol == GroupProtocol::Share {
+            g.error_policy = ErrorPolicy::Skip;
         }
         if g.protocol == GroupProtocol::Share {
             // KIP-932: no group.instance.id, and the progress lives on the broker.

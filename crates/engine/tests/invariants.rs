@@ -234,6 +234,20 @@ fn single_broker_config() -> impl Strategy<Value = Config> {
                     initial_rebalance_delay_ticks: seed % 4,
                     offsets_retention_ticks: (seed % 3 == 0).then_some(1 + seed % 9),
                     metadata_max_age_ticks: (seed % 4 == 1).then_some(1 + seed % 13),
+                    // Issue 40: each policy, with short retries, delays and poll timers.
+                    error_policy: match seed % 9 {
+                        _ if assignor == 7 => offsetlab_engine::ErrorPolicy::Skip,
+                        1 => offsetlab_engine::ErrorPolicy::RetryForever { backoff_ticks: seed % 3 },
+                        2 | 3 => offsetlab_engine::ErrorPolicy::RetryThenDeadLetter {
+                            retries: (seed % 3) as u32,
+                            backoff_ticks: seed % 2,
+                        },
+                        4 | 5 => offsetlab_engine::ErrorPolicy::RetryTopics {
+                            levels: 1 + (seed % 2) as u32,
+                            delay_ticks: 1 + seed % 4,
+                        },
+                        _ => offsetlab_engine::ErrorPolicy::Skip,
+                    },
                 }],
                 producer: ProducerConfig {
                     use_keys,
@@ -290,6 +304,10 @@ fn input_with(past_log_end: bool) -> impl Strategy<Value = Input> {
         1 => prop_oneof![6 => 0u32..4, 1 => prop::sample::select(vec![limits::SEND_RATE_MAX + 1, u32::MAX])]
             .prop_map(|per_tick| Input::KeepSending { per_tick }),
         1 => Just(Input::SendPoison {}),
+        1 => (prop_oneof![4 => 1u32..4, 1 => prop::sample::select(vec![0, limits::FAILING_ATTEMPTS_MAX + 1])], any::<bool>())
+            .prop_map(|(failures, after_effect)| Input::SendFailing { failures, after_effect }),
+        1 => Just(Input::FixHandler { group: None }),
+        1 => Just(Input::ReplayDeadLetters { group: None }),
         1 => any::<bool>().prop_map(|on| Input::UseKeys { on }),
         1 => bounded(1, 8, limits::KEYS_MAX).prop_map(|keys| Input::KeyCount { keys }),
         1 => prop_oneof![4 => 0u8..=100, 1 => Just(u8::MAX), 1 => Just(101)]
@@ -445,7 +463,7 @@ proptest! {
         config.groups[0].auto_offset_reset = offsetlab_engine::AutoOffsetReset::Earliest;
         let steps: Vec<_> = steps
             .into_iter()
-            .filter(|(_, i)| !matches!(i, Input::Commit { .. } | Input::ResetOffsets { .. } | Input::RestartFrom { .. } | Input::SendPoison {}))
+            .filter(|(_, i)| !matches!(i, Input::Commit { .. } | Input::ResetOffsets { .. } | Input::RestartFrom { .. } | Input::SendPoison {} | Input::SendFailing { .. }))
             .collect();
         let sim = run(&config, &steps);
         let m = sim.metrics();
@@ -465,7 +483,7 @@ proptest! {
         config.groups[0].protocol = classic_if_share(config.groups[0].protocol);
         let steps: Vec<_> = steps
             .into_iter()
-            .filter(|(_, i)| !matches!(i, Input::PositionStore { .. } | Input::ResetOffsets { .. } | Input::RestartFrom { .. } | Input::SendPoison {}))
+            .filter(|(_, i)| !matches!(i, Input::PositionStore { .. } | Input::ResetOffsets { .. } | Input::RestartFrom { .. } | Input::SendPoison {} | Input::SendFailing { .. }))
             .collect();
         let sim = run(&config, &steps);
         let m = sim.metrics();
@@ -485,7 +503,11 @@ proptest! {
     ) {
         let mut config = config;
         config.groups[0].idempotent = true;
-        let steps: Vec<_> = steps.into_iter().filter(|(_, i)| !matches!(i, Input::Idempotent { .. })).collect();
+        // An effect made by an attempt that then failed is no handled delivery's.
+        let steps: Vec<_> = steps
+            .into_iter()
+            .filter(|(_, i)| !matches!(i, Input::Idempotent { .. } | Input::SendFailing { after_effect: true, .. }))
+            .collect();
         let sim = run(&config, &steps);
         let m = sim.metrics();
         prop_assert_eq!(m.effects, m.distinct_handled, "{:?}", m);

@@ -45,6 +45,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("client", 3),
     ("app", 3),
     ("bridge", 3),
+    ("letters", 3),
     ("observe", 3),
     ("evidence", 3),
     // 4, the views: plain data the sim composes from the parts.

@@ -126,6 +126,7 @@ mod tests {
             subject: 0,
             keyed: true,
             poison: false,
+            failing: crate::log::Failing::default(),
             producer_copy: false,
             producer_reordered: false,
         }

@@ -21,6 +21,8 @@ pub(crate) struct Fetched {
     pub produced_tick: Tick,
     /// The handler fails on it.
     pub poison: bool,
+    /// The handler fails on its first attempts.
+    pub failing: crate::log::Failing,
     /// Share groups: the broker's delivery count of this acquisition (1 on
     /// the first); 0 for the other protocols.
     pub delivery_count: u8,
@@ -920,6 +922,13 @@ impl Consumer {
         self.handled += 1;
         self.handled_by_partition[fetched.partition as usize] += 1;
         self.uncommitted = true;
+    }
+
+    /// The handler failed on `fetched` and the application tries it again in
+    /// place (issue 40): it stays at the front of the batch, so the loop does
+    /// not poll (and its poll timer runs) until it is done with it.
+    pub fn handle_record_again(&mut self, fetched: Fetched) {
+        self.batch.push_front(fetched);
     }
 
     /// The application gave up on a record it could not handle: the loop

@@ -367,6 +367,9 @@ const CONSUMER: (&str, Arg) = ("consumer", Arg::Text);
 const INPUTS: &[(&str, &[(&str, Arg)])] = &[
     ("send", &[("count", Arg::Uint)]),
     ("send-poison", &[]),
+    ("send-failing", &[("failures", Arg::Uint), ("after_effect", Arg::Bool)]),
+    ("fix-handler", &[]),
+    ("replay-dead-letters", &[]),
     ("keep-sending", &[("per_tick", Arg::Uint)]),
     ("use-keys", &[("on", Arg::Bool)]),
     ("key-count", &[("keys", Arg::Uint)]),

@@ -1,6 +1,6 @@
 //! The internally tagged enums of the scenario format: `Input` (`"do"`),
 //! `ResetSpec` (`"to"`), `CommitMode` (`"mode"`), `PositionModel`
-//! (`"store"`) and `KeylessStrategy` (`"strategy"`).
+//! (`"store"`), `KeylessStrategy` (`"strategy"`) and `ErrorPolicy` (`"policy"`).
 //!
 //! Why not serde's `#[serde(tag = …)]` for reading: it buffers the object and
 //! reads the variant from the buffer, out of serde_path_to_error's sight, so
@@ -24,8 +24,8 @@
 
 use super::nested;
 use crate::config::{
-    Assignor, CheckpointWrites, ClusterConfig, CommitMode, ConfigFile, DeliverySettings, GroupConfig,
-    PositionModel, ProducerConfig, TransactionsConfig,
+    Assignor, CheckpointWrites, ClusterConfig, CommitMode, ConfigFile, DeliverySettings, ErrorPolicy,
+    GroupConfig, PositionModel, ProducerConfig, TransactionsConfig,
 };
 use crate::guide::{Condition, Guide, Outcome};
 use crate::input::{ConsumerId, Input, ResetSpec};
@@ -222,6 +222,19 @@ enum InputDef {
         share_percent: u8,
     },
     SendPoison {},
+    SendFailing {
+        failures: u32,
+        #[serde(default)]
+        after_effect: bool,
+    },
+    FixHandler {
+        #[serde(default)]
+        group: Option<String>,
+    },
+    ReplayDeadLetters {
+        #[serde(default)]
+        group: Option<String>,
+    },
     Pause {
         consumer: ConsumerId,
     },
@@ -355,6 +368,25 @@ enum PositionModelDef {
 }
 
 #[derive(serde::Deserialize)]
+#[serde(remote = "ErrorPolicy", rename_all = "kebab-case", deny_unknown_fields)]
+enum ErrorPolicyDef {
+    Skip {},
+    RetryForever {
+        #[serde(default)]
+        backoff_ticks: u64,
+    },
+    RetryThenDeadLetter {
+        retries: u32,
+        #[serde(default)]
+        backoff_ticks: u64,
+    },
+    RetryTopics {
+        levels: u32,
+        delay_ticks: u64,
+    },
+}
+
+#[derive(serde::Deserialize)]
 #[serde(remote = "KeylessStrategy", rename_all = "kebab-case", deny_unknown_fields)]
 enum KeylessStrategyDef {
     Sticky { batch_records: u32 },
@@ -382,6 +414,12 @@ impl<'de> Deserialize<'de> for CommitMode {
 impl<'de> Deserialize<'de> for PositionModel {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<PositionModel, D::Error> {
         tagged(d, "store", |d| PositionModelDef::deserialize(d))
+    }
+}
+
+impl<'de> Deserialize<'de> for ErrorPolicy {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ErrorPolicy, D::Error> {
+        tagged(d, "policy", |d| ErrorPolicyDef::deserialize(d))
     }
 }
 

@@ -488,9 +488,12 @@ fn amount(input: &Input) -> Option<(u64, u64)> {
         }
         Input::Stall { ticks, .. } => Some((ticks, 1)),
         Input::SlowFollower { fetch_per_tick, .. } => Some((fetch_per_tick, 1)),
+        Input::SendFailing { failures, .. } => Some((u64::from(failures), 1)),
         // Names, switches, modes and places: nothing to lower. (A checkpoint's
         // offset is a place in the log, not an amount.)
         Input::SendPoison {}
+        | Input::FixHandler { .. }
+        | Input::ReplayDeadLetters { .. }
         | Input::UseKeys { .. }
         | Input::Pause { .. }
         | Input::Resume { .. }
@@ -529,6 +532,7 @@ fn set_amount(input: &mut Input, v: u64) {
         }
         Input::Stall { ticks, .. } => *ticks = v,
         Input::SlowFollower { fetch_per_tick, .. } => *fetch_per_tick = v,
+        Input::SendFailing { failures, .. } => *failures = narrow(v, *failures),
         _ => {}
     }
 }

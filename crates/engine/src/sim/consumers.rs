@@ -3,6 +3,7 @@
 //! its group's coordinator (joins and leaves), its group's offsets
 //! (commits), its application and its group's observer (handled records).
 
+use super::failures::AfterFailure;
 use super::protocol::consumer_member_id;
 use super::{Sim, uuid};
 use crate::client::{Consumer, FetchStep, Fetched, OutOfGroup};
@@ -485,6 +486,7 @@ impl Sim {
                         keyed: r.keyed,
                         produced_tick: r.produced_tick,
                         poison: r.poison,
+                        failing: r.failing,
                         delivery_count: 0,
                         producer_copy: r.producer_copy,
                         producer_reordered: r.producer_reordered,
@@ -511,10 +513,21 @@ impl Sim {
         let mut ended = false;
         for _ in 0..settings.handle_per_tick {
             let Some(fetched) = self.consumers[c].poll_record() else { break };
-            if fetched.poison {
-                // The application catches the failure and moves on.
-                self.fail_record(c, &fetched);
-                self.consumers[c].handle_record_skipped();
+            if !self.attempt_due(c, &fetched) {
+                // The handler sleeps out its backoff: nothing else of the batch goes on.
+                self.consumers[c].handle_record_again(fetched);
+                break;
+            }
+            if self.apps[g].fails(&fetched) {
+                // The group's error policy (issue 40); `skip`, the default, is
+                // what the application did before: it catches the failure and moves on.
+                match self.handle_failure(c, &fetched) {
+                    AfterFailure::Again => {
+                        self.consumers[c].handle_record_again(fetched);
+                        break;
+                    }
+                    AfterFailure::MovedOn => self.consumers[c].handle_record_skipped(),
+                }
             } else {
                 self.handle_record(c, &fetched, &mut runs);
                 if !self.consumers[c].alive() {

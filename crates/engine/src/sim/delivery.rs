@@ -23,6 +23,7 @@ use crate::event::LeaderElected;
 use crate::event::{Event, Tick};
 use crate::input::InputError;
 use crate::limits;
+use crate::log::Failing;
 use crate::log::Record;
 use litemap::LiteMap;
 use std::collections::VecDeque;
@@ -48,6 +49,7 @@ struct Sent {
     subject: u32,
     keyed: bool,
     poison: bool,
+    failing: Failing,
     sent_tick: Tick,
 }
 
@@ -205,12 +207,12 @@ impl Sim {
     }
 
     /// `send()` of one record on the delivery path: it joins a batch.
-    pub(super) fn send_to_accumulator(&mut self, send: Send, poison: bool) {
+    pub(super) fn send_to_accumulator(&mut self, send: Send, poison: bool, failing: Failing) {
         let now = self.now;
         let path = self.path();
         match path.accumulator.handle_send(now, send) {
             Ok(_) => {
-                let sent = Sent { subject: send.subject, keyed: send.keyed, poison, sent_tick: now };
+                let sent = Sent { subject: send.subject, keyed: send.keyed, poison, failing, sent_tick: now };
                 path.sent.insert(send.id, sent);
             }
             Err(_) => path.counters.sends_refused += 1,
@@ -380,6 +382,7 @@ impl Sim {
                 subject: sent.subject,
                 keyed: sent.keyed,
                 poison: sent.poison,
+                failing: sent.failing,
                 producer_copy: copy,
                 producer_reordered: reordered,
             };
@@ -392,6 +395,8 @@ impl Sim {
                 subject: sent.subject,
                 keyed: sent.keyed,
                 poison: sent.poison,
+                fails_first: sent.failing.first,
+                after_effect: sent.failing.after_effect,
             });
         }
     }

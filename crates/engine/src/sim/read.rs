@@ -5,8 +5,11 @@ use super::Sim;
 use crate::bridge::{BridgePartitionView, BridgeRecordView};
 use crate::broker::{Coordinator, GroupState, RecordState};
 use crate::config::CommitMode;
+use crate::config::ErrorPolicy;
 use crate::input::ConsumerId;
+use crate::letters::{LetterRecordView, LetterTopicId};
 use crate::limits;
+use crate::view::LetterTopicView;
 use crate::view::{
     ConsumerState, ConsumerStats, ConsumerView, ExpansionView, Finding, FindingKind, GroupView,
     InFlightRecord, LagSample, LedgerEntry, MemberView, Metrics, PartitionSplit, PartitionView,
@@ -144,6 +147,13 @@ impl Sim {
             downstream_duplicates: self.eos.as_ref().map_or(0, |e| e.downstream.duplicates),
             aborted_seen: self.eos.as_ref().map_or(0, |e| e.counters.aborted_seen),
             fenced_writes: self.eos.as_ref().map_or(0, |e| e.counters.fenced_writes),
+            skipped_by_handler: app.skipped_by_handler,
+            dead_lettered: app.dead_lettered,
+            sent_to_retry: app.sent_to_retry,
+            replayed: app.replayed,
+            double_applied_on_replay: app.double_applied_on_replay,
+            partial_effects: app.partial_effects,
+            stuck_partition_ticks: observer.stuck_partition_ticks(),
         }
     }
 
@@ -219,6 +229,7 @@ impl Sim {
             position: s.position,
             assignor: s.assignor,
             bridge: group.config.bridge,
+            error_policy: group.config.error_policy,
         }
     }
 
@@ -238,7 +249,51 @@ impl Sim {
             group_epoch: self.coordinators[g].group_epoch(),
             target_epoch: self.coordinators[g].target_epoch(),
             remote_assignor: self.groups[g].config.remote_assignor,
+            stuck: self.observers[g].stuck.clone(),
+            handler_fixed: self.apps[g].fixed(),
+            replay: self.letters.replay_positions(g),
         }
+    }
+
+    /// `orders.DLT` and the retry topics, when a group's policy writes to them.
+    fn letter_topics(&self) -> Vec<LetterTopicView> {
+        let dead_letters = self.groups.iter().any(|g| {
+            matches!(
+                g.config.error_policy,
+                ErrorPolicy::RetryThenDeadLetter { .. } | ErrorPolicy::RetryTopics { .. }
+            )
+        });
+        let mut topics = Vec::new();
+        if dead_letters {
+            topics.push(LetterTopicId::DeadLetter);
+        }
+        topics.extend((1..=self.letters.levels()).map(|level| LetterTopicId::Retry { level }));
+        topics
+            .into_iter()
+            .map(|topic| LetterTopicView {
+                topic,
+                name: topic.name(),
+                partitions: self.letters.partitions(topic),
+            })
+            .collect()
+    }
+
+    /// Up to `count` letters of a dead-letter or retry topic's `partition` from `from`.
+    #[must_use]
+    pub fn letter_records(
+        &self,
+        topic: LetterTopicId,
+        partition: u32,
+        from: u64,
+        count: u32,
+    ) -> Vec<LetterRecordView> {
+        self.letters.records(topic, partition, from, count)
+    }
+
+    /// Group `g`'s dead-letter replay job's committed offsets per `orders.DLT` partition, once started.
+    #[must_use]
+    pub fn replay_positions(&self, g: usize) -> Option<Vec<u64>> {
+        self.letters.replay_positions(g)
     }
 
     fn consumer_view(&self, c: usize) -> ConsumerView {
@@ -378,6 +433,7 @@ impl Sim {
             restart_pending: first.restart_pending,
             last_rebalance: coordinator.last_rebalance().cloned(),
             bridge: self.groups.iter().any(|g| g.config.bridge).then(|| self.bridge.partitions()),
+            letter_topics: self.letter_topics(),
             last_expansion: self.last_expansion.clone(),
             rolling_update: self.rolling_view(0),
             events_dropped: self.events_dropped,

@@ -180,6 +180,7 @@ impl Sim {
                     keyed: r.keyed,
                     produced_tick: r.produced_tick,
                     poison: r.poison,
+                    failing: r.failing,
                     delivery_count: a.delivery_count,
                     producer_copy: false,
                     producer_reordered: false,
@@ -204,7 +205,7 @@ impl Sim {
         let mut runs = crate::evidence::Runs::default();
         for _ in 0..self.groups[g].settings.handle_per_tick {
             let Some(fetched) = self.consumers[c].poll_record() else { break };
-            let kind = if fetched.poison {
+            let kind = if self.apps[g].fails(&fetched) {
                 self.fail_record(c, &fetched);
                 AcknowledgeType::Release
             } else {
@@ -226,15 +227,8 @@ impl Sim {
     pub(super) fn fail_record(&mut self, c: usize, fetched: &Fetched) {
         let g = self.consumers[c].group();
         self.observers[g].handle_failed(fetched);
-        self.apps[g].counters.failed += 1;
         let consumer = self.consumers[c].id();
-        self.emit(Event::HandlerFailed {
-            tick: self.now,
-            consumer,
-            partition: fetched.partition,
-            offset: fetched.offset,
-            record_id: fetched.id,
-        });
+        self.record_failure(g, consumer, fetched);
     }
 
     /// Sends what the consumer has to acknowledge: in implicit mode, accept

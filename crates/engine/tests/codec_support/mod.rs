@@ -4,7 +4,7 @@
 
 use offsetlab_engine::{
     AcknowledgementMode, Acks, Assignor, AutoOffsetReset, CheckpointWrites, ClusterConfig, CommitMode,
-    Condition, Config, ConsumerId, DeliverySettings, GroupConfig, GroupProtocol, Guide, Input,
+    Condition, Config, ConsumerId, DeliverySettings, ErrorPolicy, GroupConfig, GroupProtocol, Guide, Input,
     IsolationLevel, KeylessStrategy, Link, LinkScenario, Metric, Outcome, PositionModel, ProducerConfig,
     RemoteAssignor, ResetSpec, SCENARIO_TICKS_MAX, Scenario, ShareAutoOffsetReset, TimedInput, Topic,
     TransactionsConfig, limits,
@@ -39,6 +39,19 @@ pub fn position() -> impl Strategy<Value = PositionModel> {
                 write_ticks,
             }
         }),
+    ]
+}
+
+/// Every error policy, in its ranges.
+pub fn error_policy() -> impl Strategy<Value = ErrorPolicy> {
+    use limits::*;
+    prop_oneof![
+        Just(ErrorPolicy::Skip),
+        (0..=RETRY_BACKOFF_TICKS_MAX).prop_map(|backoff_ticks| ErrorPolicy::RetryForever { backoff_ticks }),
+        (0..=RETRIES_MAX, 0..=RETRY_BACKOFF_TICKS_MAX)
+            .prop_map(|(retries, backoff_ticks)| ErrorPolicy::RetryThenDeadLetter { retries, backoff_ticks }),
+        (1..=RETRY_TOPICS_MAX, 1..=RETRY_BACKOFF_TICKS_MAX)
+            .prop_map(|(levels, delay_ticks)| ErrorPolicy::RetryTopics { levels, delay_ticks }),
     ]
 }
 
@@ -77,6 +90,9 @@ pub fn input() -> impl Strategy<Value = Input> {
         |(name, (n, on, share, c, (commit, reset, position, assignor), (offset, cs)))| match name {
             "send" => Input::Send { count: n },
             "send-poison" => Input::SendPoison {},
+            "send-failing" => Input::SendFailing { failures: n, after_effect: on },
+            "fix-handler" => Input::FixHandler { group: None },
+            "replay-dead-letters" => Input::ReplayDeadLetters { group: None },
             "keep-sending" => Input::KeepSending { per_tick: n },
             "use-keys" => Input::UseKeys { on },
             "key-count" => Input::KeyCount { keys: n },
@@ -310,8 +326,16 @@ pub fn config() -> impl Strategy<Value = Config> {
                 initial_rebalance_delay_ticks,
                 offsets_retention_ticks,
                 metadata_max_age_ticks,
+                error_policy: ErrorPolicy::Skip,
             },
         );
+    // Issue 40's policy, in its ranges (a share group keeps the default).
+    let group = (group, error_policy()).prop_map(|(mut g, policy)| {
+        if g.protocol != GroupProtocol::Share {
+            g.error_policy = policy;
+        }
+        g
+    });
     (
         (any::<u64>(), 1..=PARTITIONS_MAX, 1..=RETENTION_RECORDS_MAX, producer),
         prop::collection::vec(group, 1..=3),
