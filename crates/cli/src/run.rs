@@ -1,6 +1,7 @@
 //! `offsetlab run` and `offsetlab scenarios`.
 
 use crate::Failure;
+use offsetlab_engine::LetterTopicId;
 use offsetlab_engine::{
     BUILTINS, CheckpointWrites, ConsumerId, Fate, FindingKind, Input, Metric, Metrics, PayoutRecordView,
     PositionModel, SCENARIO_BYTES_MAX, Scenario, ScenarioError, Sim, SplitCheck, SplitStatus, Tick,
@@ -311,7 +312,32 @@ impl Outcome {
                 let _ = writeln!(out, "{:<17}{}", "left on poll", m.members_left_poll_timeout);
                 let _ = writeln!(out, "{:<17}{}", "commits failed", m.commit_failed);
             }
+            // Issue 40: what the error policy did with the failures, when it did anything.
+            let failures = [
+                ("handler skipped", m.skipped_by_handler),
+                ("stuck ticks", m.stuck_partition_ticks),
+                ("dead-lettered", m.dead_lettered),
+                ("sent to retry", m.sent_to_retry),
+                ("replayed", m.replayed),
+                ("paid on failure", m.partial_effects),
+                ("replayed twice", m.double_applied_on_replay),
+            ];
+            if failures.iter().any(|(_, v)| *v > 0) {
+                for (label, value) in failures {
+                    let _ = writeln!(out, "{label:<17}{value}");
+                }
+            }
+            for (p, stuck) in view.stuck.iter().enumerate() {
+                if let Some(f) = stuck.failing {
+                    let _ = writeln!(
+                        out,
+                        "P{p} stuck at offset {} (record {}): {} failed attempts since tick {}",
+                        f.offset, f.record_id, f.attempts, f.since
+                    );
+                }
+            }
         }
+        out.push_str(&letters_text(&self.sim));
         // The producer's side, once for the topic, when the run has brokers or a delivery path.
         let config = self.sim.config();
         if config.cluster.is_some() || config.producer.delivery.is_some() {
@@ -453,6 +479,7 @@ impl Outcome {
                     })
                     .collect(),
             }),
+            dead_letters: dead_letters(&self.sim),
             config: events.map(|_| self.sim.config()),
             events,
             explanations: self.explanations.as_deref(),
@@ -488,6 +515,9 @@ struct JsonReport<'a> {
     /// With `config.transactions`: each member's transactional producer.
     #[serde(skip_serializing_if = "Option::is_none")]
     transactions: Option<JsonTransactions>,
+    /// The records on `orders.DLT`, when a group's policy dead-letters (issue 40).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    dead_letters: Vec<offsetlab_engine::LetterRecordView>,
     /// `--events` only: the config the run used and its event trace.
     #[serde(skip_serializing_if = "Option::is_none")]
     config: Option<&'a offsetlab_engine::Config>,
@@ -539,6 +569,86 @@ struct JsonGroup {
     metrics: Metrics,
     /// `kafka-consumer-groups --describe --group NAME`.
     describe: String,
+}
+
+/// Letters a table shows at most per topic.
+const LETTERS_SHOWN_MAX: u32 = 20;
+
+/// Every record on `orders.DLT`, oldest first per partition (at most [`LETTERS_SHOWN_MAX`] each).
+fn dead_letters(sim: &Sim) -> Vec<offsetlab_engine::LetterRecordView> {
+    let view = sim.view();
+    let Some(dlt) = view.letter_topics.iter().find(|t| t.topic == LetterTopicId::DeadLetter) else {
+        return Vec::new();
+    };
+    dlt.partitions
+        .iter()
+        .flat_map(|p| sim.letter_records(dlt.topic, p.partition, p.log_start, LETTERS_SHOWN_MAX))
+        .collect()
+}
+
+/// Issue 40: each dead-letter and retry topic's records (offset, key, the
+/// source partition and offset, the cause), then each replay job's
+/// `--describe` lines (group `<name>-dlt-replay` on `orders.DLT`).
+fn letters_text(sim: &Sim) -> String {
+    let mut out = String::new();
+    let view = sim.view();
+    for topic in &view.letter_topics {
+        let records: Vec<_> = topic
+            .partitions
+            .iter()
+            .flat_map(|p| sim.letter_records(topic.topic, p.partition, p.log_start, LETTERS_SHOWN_MAX))
+            .collect();
+        let _ = writeln!(
+            out,
+            "
+{} ({} record{})",
+            topic.name,
+            records.len(),
+            if records.len() == 1 { "" } else { "s" }
+        );
+        if records.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "{:<10}{:<8}{:<10}{:<9}{:<6}CAUSE",
+            "PARTITION", "OFFSET", "KEY", "SOURCE", "TRIES"
+        );
+        for r in records {
+            let key =
+                if r.letter.keyed { offsetlab_engine::subject_key(r.letter.subject) } else { "null".into() };
+            let source = format!("P{}@{}", r.letter.source_partition, r.letter.source_offset);
+            let _ = writeln!(
+                out,
+                "{:<10}{:<8}{:<10}{:<9}{:<6}{}",
+                r.partition, r.offset, key, source, r.letter.attempts, r.letter.cause
+            );
+        }
+    }
+    for (g, group) in view.groups.iter().enumerate() {
+        let Some(positions) = sim.replay_positions(g) else { continue };
+        let _ = writeln!(
+            out,
+            "
+{:<22}{:<12}{:<10}{:<15}{:<15}LAG",
+            "GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET"
+        );
+        let dlt = view.letter_topics.iter().find(|t| t.topic == LetterTopicId::DeadLetter);
+        for (p, position) in positions.iter().enumerate() {
+            let end = dlt.and_then(|t| t.partitions.get(p)).map_or(*position, |v| v.log_end);
+            let _ = writeln!(
+                out,
+                "{:<22}{:<12}{:<10}{:<15}{:<15}{}",
+                format!("{}-dlt-replay", group.name),
+                offsetlab_engine::DEAD_LETTER_TOPIC,
+                p,
+                position,
+                end,
+                end.saturating_sub(*position)
+            );
+        }
+    }
+    out
 }
 
 /// The transactions block: payouts per partition (log end and last stable
