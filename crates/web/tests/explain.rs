@@ -54,3 +54,45 @@ async fn a_counter_explains_its_records_and_a_step_shows_its_tick() {
     page.click("[data-action=close-explanation]").await;
     assert!(page.root.query_selector("[data-field=explanation]").unwrap().is_none());
 }
+
+/// A group beside the first has its own anomaly counters, and they explain that group's records:
+/// two-groups with a second audit consumer, which crashes between handling and committing.
+#[wasm_bindgen_test]
+async fn another_groups_counter_explains_that_groups_records() {
+    use offsetlab_engine::{ConsumerId, Input, Link, LinkScenario};
+    let link = Link {
+        scenario: LinkScenario::Builtin { name: "two-groups".into(), guided: false },
+        seed: 5,
+        tick: 41,
+        inputs: vec![
+            (0, Input::AddConsumer { group: Some("audit".into()) }),
+            (41, Input::Crash { consumer: ConsumerId(4) }),
+        ],
+    };
+    let page = Page::mount(Some(AppProps {
+        link: Some(link.to_query().into()),
+        detached: true,
+        ..AppProps::default()
+    }))
+    .await;
+    if page.text("[data-field=clock]") == "playing" {
+        page.click("[data-action=play]").await;
+    }
+    let audit = ".group-column[data-group=audit]";
+    let duplicates = || page.text(&format!("{audit} [data-field=duplicates]")).parse::<u64>().unwrap_or(0);
+    for _ in 0..150 {
+        if duplicates() > 0 {
+            break;
+        }
+        page.step(1).await;
+    }
+    let counted = duplicates();
+    assert!(counted > 0, "c3 takes over P2 from audit's last commit and handles again what c4 had");
+    assert_eq!(page.counter("duplicates"), 0, "the first group, demo, lost no commit");
+    page.click(&format!("{audit} button.counter-why[data-explain-counter=duplicates]")).await;
+    assert_eq!(page.text("[data-field=explanation] h2"), format!("Why Duplicates in group audit is {counted}"));
+    let steps = page.all("[data-field=explanation] button.explain-step");
+    assert!(!steps.is_empty(), "the chain's steps");
+    let parts: Vec<String> = steps.iter().filter_map(|s| s.get_attribute("data-part")).collect();
+    assert!(parts.iter().any(|p| p == "consumer:c4"), "the chain names audit's c4, which crashed: {parts:?}");
+}

@@ -33,7 +33,12 @@ impl Sim {
         self.groups.iter().position(|g| g.config.name == name)
     }
 
-    pub(crate) fn group_name(&self, g: usize) -> &str {
+    /// The `group.id` of group `g`.
+    ///
+    /// # Panics
+    /// If `g` is not below [`Sim::group_count`].
+    #[must_use]
+    pub fn group_name(&self, g: usize) -> &str {
         &self.groups[g].config.name
     }
 

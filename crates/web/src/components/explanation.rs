@@ -32,7 +32,10 @@ fn title(e: &Explaining) -> String {
         Asked::Counter { anomaly, .. } => {
             let label = Metric::named(anomaly.counter()).map_or(anomaly.words(), Metric::label);
             let counted = e.report.as_ref().map_or(0, |r| r.counted);
-            format!("Why {label} is {counted}")
+            match &e.other_group {
+                Some(group) => format!("Why {label} in group {group} is {counted}"),
+                None => format!("Why {label} is {counted}"),
+            }
         }
     }
 }

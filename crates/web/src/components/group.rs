@@ -138,8 +138,8 @@ pub fn Group(props: &SectionProps) -> Html {
             </div>
             if !others.is_empty() {
                 <div class="other-groups">
-                    { for others.iter().map(|g| html! {
-                        <GroupColumn key={g.name.clone()} group={g.clone()}
+                    { for others.iter().zip(1u32..).map(|(g, index)| html! {
+                        <GroupColumn key={g.name.clone()} group={g.clone()} {index}
                             consumers={view.consumers.iter().filter(|c| c.group == g.name).cloned().collect::<Vec<_>>()}
                             on_action={props.on_action.clone()} />
                     }) }

@@ -29,6 +29,8 @@ pub struct Explaining {
     pub step: Option<(u64, Part)>,
     /// Asked by the reader (the focus moves to it), not opened by the run's end.
     pub by_reader: bool,
+    /// A counter of a group other than the first: its name, which the heading says.
+    pub other_group: Option<String>,
 }
 
 impl Explaining {
@@ -38,6 +40,7 @@ impl Explaining {
     #[must_use]
     pub fn ask(sim: &Sim, asked: Asked, by_reader: bool) -> Explaining {
         let tick = sim.now();
+        let mut other_group = None;
         let (explanations, report) = match asked {
             Asked::Record { group, partition, offset } => {
                 let mut all = Vec::new();
@@ -49,11 +52,12 @@ impl Explaining {
             }
             Asked::Counter { group, anomaly } => {
                 let g = (group as usize).min(sim.group_count().saturating_sub(1));
+                other_group = (g > 0).then(|| sim.group_name(g).to_owned());
                 let report = report(sim, g, anomaly);
                 (report.explanations.clone(), Some(report))
             }
         };
-        Explaining { asked, tick, explanations, report, step: None, by_reader }
+        Explaining { asked, tick, explanations, report, step: None, by_reader, other_group }
     }
 
     /// The highlighted part, if a step is shown.

@@ -6,13 +6,15 @@ use super::consumer_list::ConsumerList;
 use super::{epoch_help, epoch_label};
 use crate::components::clock_bar::group_state_label;
 use crate::components::send;
-use crate::state::Action;
-use offsetlab_engine::{ConsumerView, GroupView, Input, PositionModel, limits};
+use crate::state::{Action, Asked};
+use offsetlab_engine::{Anomaly, ConsumerView, GroupView, Input, PositionModel, limits};
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct GroupColumnProps {
     pub group: GroupView,
+    /// Its place among the run's groups: what its counters' explanations ask for.
+    pub index: u32,
     pub consumers: Vec<ConsumerView>,
     pub on_action: Callback<Action>,
 }
@@ -28,11 +30,23 @@ pub fn GroupColumn(props: &GroupColumnProps) -> Html {
         PositionModel::Group => None,
         PositionModel::Consumer { writes, .. } => Some(writes),
     };
-    let counter = |label: &'static str, field: &'static str, value: u64| {
+    // A raised anomaly counter is a button that explains its records, as the first group's are.
+    let counter = |label: &'static str, field: &'static str, value: u64, anomaly: Option<Anomaly>| {
+        let why = anomaly.filter(|_| value > 0).map(|anomaly| {
+            let asked = Action::Explain(Some(Asked::Counter { group: props.index, anomaly }));
+            html! {
+                <button type="button" class="counter-why" data-explain-counter={field.replace('_', "-")}
+                    data-group={g.name.clone()}
+                    aria-label={format!("{label} in group {}: {value}. Explain why", g.name)}
+                    title="Why? Explain these records" onclick={send(&props.on_action, asked)}>
+                    { value }
+                </button>
+            }
+        });
         html! {
-            <div class="group-counter">
+            <div class={if why.is_some() { "group-counter raised" } else { "group-counter" }}>
                 <dt>{ label }</dt>
-                <dd data-field={field}>{ value }</dd>
+                <dd data-field={field}>{ why.unwrap_or_else(|| html! { { value } }) }</dd>
             </div>
         }
     };
@@ -48,10 +62,10 @@ pub fn GroupColumn(props: &GroupColumnProps) -> Html {
                 </p>
             </header>
             <dl class="group-counters" aria-label={format!("Counters of group {}", g.name)}>
-                { counter("Delivered", "delivered", m.delivered) }
-                { counter("Duplicates", "duplicates", m.duplicates) }
-                { counter("Never processed", "never_processed", m.never_processed) }
-                { counter("Total lag", "total_lag", m.total_lag) }
+                { counter("Delivered", "delivered", m.delivered, None) }
+                { counter("Duplicates", "duplicates", m.duplicates, Some(Anomaly::Duplicates)) }
+                { counter("Never processed", "never_processed", m.never_processed, Some(Anomaly::NeverProcessed)) }
+                { counter("Total lag", "total_lag", m.total_lag, None) }
             </dl>
             <ConsumerList consumers={props.consumers.clone()} {store}
                 share={g.protocol == offsetlab_engine::GroupProtocol::Share}
