@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,9 +29,15 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * One consumer of a {@link FreeRunning} story, in its own JVM, running its own poll loop as an
@@ -62,11 +69,41 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * {@code commit-failed {error}} ({@link CommitFailedException}), {@code commit-refused {error}}
  * ({@link RebalanceInProgressException}), {@code commit-error {error}} (anything else); {@code
  * closed}; {@code failed {error}} when the client throws elsewhere.
+ *
+ * <p>A failing handler (issue 40): a record whose header {@code offsetlab-fails} is {@code
+ * always} (poison) or N (fails its first N attempts) makes the handler throw. What happens then
+ * is the application's error policy ({@code error_policy} of the prepare line: the model's group
+ * setting), and this class is that application's code, as Spring Kafka's error handling would
+ * run it: {@code skip} moves on; {@code retry-then-dead-letter} retries in place after {@code
+ * backoff_ticks}, {@code retries} times, then publishes the record to {@code dlt_topic} on its
+ * own partition, keyed as the original, with {@code DeadLetterPublishingRecoverer}'s headers, and
+ * moves on (the commit after the batch passes it); {@code retry-topics} publishes it to the first
+ * of {@code retry_topics} and moves on, and a second consumer in this JVM (group {@code
+ * <group>-retry}, a thread of its own) reads the retry topics, waits until each record is due
+ * ({@code delay_ticks}, doubled per level), handles it again, and passes a failure to the next
+ * level, past the last to {@code dlt_topic}. Lines: {@code handler-failed {partition, offset,
+ * value, attempt}}, {@code dead-lettered}, {@code sent-to-retry {…, level}}, {@code skipped}, and
+ * {@code handled {…, from}} for a record handled from a retry topic, with its original partition
+ * and offset. Attempts are counted per record in this JVM, and travel with a record to a retry
+ * topic (header {@code offsetlab-attempts}).
  */
 public final class FreeConsumer {
   private final ObjectMapper json = new ObjectMapper();
   private final PrintStream out;
   private KafkaConsumer<String, String> consumer;
+
+  /** The application's error policy: {@code error_policy} of the prepare line. */
+  private JsonNode policy;
+  /** Where the application publishes failed records (dead letters, retries). */
+  private KafkaProducer<String, String> letters;
+  private String dltTopic;
+  private List<String> retryTopics = List.of();
+  private String groupId;
+  private String bootstrap;
+  private String topic;
+  /** Failed attempts per record (its value, the record id). */
+  private final Map<String, Integer> attempts = new HashMap<>();
+  private long handleMs;
 
   private FreeConsumer(PrintStream out) {
     this.out = out;
@@ -122,7 +159,24 @@ public final class FreeConsumer {
     props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
     props.put(ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG, Commits.class.getName());
     Commits.member = this;
-    long handleMs = start.path("handle_ms").asLong();
+    handleMs = start.path("handle_ms").asLong();
+    groupId = start.path("group").asText();
+    this.bootstrap = bootstrap;
+    this.topic = topic;
+    policy = start.path("error_policy");
+    if (!policy.path("policy").asText("skip").equals("skip")) {
+      dltTopic = start.path("dlt_topic").asText();
+      List<String> retries = new ArrayList<>();
+      start.path("retry_topics").forEach(t -> retries.add(t.asText()));
+      retryTopics = retries;
+      Properties producerProps = new Properties();
+      producerProps.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+      producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
+      producerProps.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+      producerProps.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+      letters = new KafkaProducer<>(producerProps);
+      letters.partitionsFor(dltTopic);
+    }
     int perPoll = start.path("records_per_poll").asInt();
     Duration pollTimeout = Duration.ofMillis(start.path("poll_ms").asLong(50));
     consumer = new KafkaConsumer<>(props);
@@ -136,6 +190,11 @@ public final class FreeConsumer {
       return;
     }
     emit(json.createObjectNode().put("event", "go"));
+    if (!retryTopics.isEmpty()) {
+      Thread retrying = new Thread(this::retryLoop, "retry-topics");
+      retrying.setDaemon(true);
+      retrying.start();
+    }
     consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
       @Override
       public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
@@ -186,8 +245,7 @@ public final class FreeConsumer {
         commit(null);
       }
       for (ConsumerRecord<String, String> r : batch) {
-        Thread.sleep(handleMs);
-        emit(json.createObjectNode().put("event", "handled").put("partition", r.partition()).put("offset", r.offset()).put("value", r.value()));
+        handle(r);
         if (mode.equals("each-record")) {
           TopicPartition tp = new TopicPartition(r.topic(), r.partition());
           if (!commit(Map.of(tp, new OffsetAndMetadata(r.offset() + 1)))) {
@@ -200,6 +258,154 @@ public final class FreeConsumer {
         commit(null);
       }
     }
+  }
+
+  /** Handles `r` from the topic, as the error policy says when the handler fails. */
+  private void handle(ConsumerRecord<String, String> r) throws Exception {
+    String name = policy.path("policy").asText("skip");
+    while (true) {
+      Thread.sleep(handleMs);
+      int attempt = fails(r.headers().lastHeader("offsetlab-fails"), r.value());
+      if (attempt == 0) {
+        emit(record("handled", r.partition(), r.offset(), r.value()));
+        return;
+      }
+      emit(record("handler-failed", r.partition(), r.offset(), r.value()).put("attempt", attempt));
+      switch (name) {
+        case "retry-forever" -> Thread.sleep(Math.max(1, policy.path("backoff_ticks").asLong()) * handleMs);
+        case "retry-then-dead-letter" -> {
+          if (attempt <= policy.path("retries").asInt()) {
+            Thread.sleep(Math.max(1, policy.path("backoff_ticks").asLong()) * handleMs);
+          } else {
+            publish(dltTopic, r, r.partition(), r.offset(), attempt, 0);
+            emit(record("dead-lettered", r.partition(), r.offset(), r.value()));
+            return;
+          }
+        }
+        case "retry-topics" -> {
+          publish(retryTopics.get(0), r, r.partition(), r.offset(), attempt, delayMs(1));
+          emit(record("sent-to-retry", r.partition(), r.offset(), r.value()).put("level", 1));
+          return;
+        }
+        default -> {
+          emit(record("skipped", r.partition(), r.offset(), r.value()));
+          return;
+        }
+      }
+    }
+  }
+
+  /**
+   * Retry topic `level`'s delay (1-based): `delay_ticks` ticks, doubled per level (a tick is
+   * `handle_ms` in these stories: one record a tick).
+   */
+  private long delayMs(int level) {
+    return (policy.path("delay_ticks").asLong() * handleMs) << (level - 1);
+  }
+
+  /**
+   * The attempt that failed (counted), or 0: the handler succeeds. A record fails by its header
+   * {@code offsetlab-fails}: {@code always}, or its first N attempts.
+   */
+  private synchronized void remember(String value, int failed) {
+    attempts.merge(value, failed, Math::max);
+  }
+
+  private synchronized int fails(Header header, String value) {
+    if (header == null) {
+      return 0;
+    }
+    String how = new String(header.value(), StandardCharsets.UTF_8);
+    int failed = attempts.getOrDefault(value, 0);
+    if (!how.equals("always") && failed >= Integer.parseInt(how)) {
+      return 0;
+    }
+    attempts.put(value, failed + 1);
+    return failed + 1;
+  }
+
+  /**
+   * Publishes failed record `r` (from the topic or a retry topic) to `to` on its partition, keyed
+   * as the original, with Spring Kafka's DeadLetterPublishingRecoverer headers for the source
+   * (the partition a 4-byte and the offset an 8-byte big-endian number, as it writes them), the
+   * failing mark carried on, and, for a retry topic, when it is due (ms since the epoch).
+   */
+  private void publish(String to, ConsumerRecord<String, String> r, int sourcePartition, long sourceOffset, int attempt,
+      long delayMs) throws Exception {
+    RecordHeaders headers = new RecordHeaders();
+    headers.add("kafka_dlt-original-topic", topic.getBytes(StandardCharsets.UTF_8));
+    headers.add("kafka_dlt-original-partition", ByteBuffer.allocate(4).putInt(sourcePartition).array());
+    headers.add("kafka_dlt-original-offset", ByteBuffer.allocate(8).putLong(sourceOffset).array());
+    headers.add("kafka_dlt-original-consumer-group", groupId.getBytes(StandardCharsets.UTF_8));
+    headers.add("kafka_dlt-exception-message", "the handler failed".getBytes(StandardCharsets.UTF_8));
+    headers.add("offsetlab-attempts", Integer.toString(attempt).getBytes(StandardCharsets.UTF_8));
+    Header mark = r.headers().lastHeader("offsetlab-fails");
+    if (mark != null) {
+      headers.add("offsetlab-fails", mark.value());
+    }
+    if (delayMs > 0) {
+      headers.add("offsetlab-due-ms", Long.toString(System.currentTimeMillis() + delayMs).getBytes(StandardCharsets.UTF_8));
+    }
+    letters.send(new ProducerRecord<>(to, r.partition(), r.key(), r.value(), headers)).get();
+  }
+
+  /**
+   * The retry topics' consumer (group {@code <group>-retry}): each record handled once due; a
+   * failure goes to the next level, past the last to the dead-letter topic. Its lines carry the
+   * original partition and offset.
+   */
+  private void retryLoop() {
+    Properties props = new Properties();
+    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId + "-retry");
+    props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    try (KafkaConsumer<String, String> retry = new KafkaConsumer<>(props)) {
+      retry.subscribe(retryTopics);
+      while (true) {
+        for (ConsumerRecord<String, String> r : retry.poll(Duration.ofMillis(50))) {
+          Header due = r.headers().lastHeader("offsetlab-due-ms");
+          long wait = due == null ? 0 : Long.parseLong(new String(due.value(), StandardCharsets.UTF_8)) - System.currentTimeMillis();
+          if (wait > 0) {
+            Thread.sleep(wait);
+          }
+          int level = retryTopics.indexOf(r.topic()) + 1;
+          int sourcePartition = ByteBuffer.wrap(r.headers().lastHeader("kafka_dlt-original-partition").value()).getInt();
+          long sourceOffset = ByteBuffer.wrap(r.headers().lastHeader("kafka_dlt-original-offset").value()).getLong();
+          Thread.sleep(handleMs);
+          // The attempts so far travel with the record: the retry topic's partition may be
+          // another member's JVM than the one that failed it first.
+          Header tried = r.headers().lastHeader("offsetlab-attempts");
+          if (tried != null) {
+            remember(r.value(), Integer.parseInt(new String(tried.value(), StandardCharsets.UTF_8)));
+          }
+          int attempt = fails(r.headers().lastHeader("offsetlab-fails"), r.value());
+          if (attempt == 0) {
+            emit(record("handled", sourcePartition, sourceOffset, r.value()).put("from", r.topic()));
+          } else if (level < retryTopics.size()) {
+            emit(record("handler-failed", sourcePartition, sourceOffset, r.value()).put("attempt", attempt));
+            publish(retryTopics.get(level), r, sourcePartition, sourceOffset, attempt, delayMs(level + 1));
+            emit(record("sent-to-retry", sourcePartition, sourceOffset, r.value()).put("level", level + 1));
+          } else {
+            emit(record("handler-failed", sourcePartition, sourceOffset, r.value()).put("attempt", attempt));
+            publish(dltTopic, r, sourcePartition, sourceOffset, attempt, 0);
+            emit(record("dead-lettered", sourcePartition, sourceOffset, r.value()));
+          }
+        }
+        retry.commitSync();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      emit(json.createObjectNode().put("event", "failed").put("error", "retry topics: " + e.getClass().getSimpleName() + ": " + e.getMessage()));
+    }
+  }
+
+  /** A line about one record: the event, its partition, offset and value (its id). */
+  private ObjectNode record(String event, int partition, long offset, String value) {
+    return json.createObjectNode().put("event", event).put("partition", partition).put("offset", offset).put("value", value);
   }
 
   /**
@@ -324,7 +530,7 @@ public final class FreeConsumer {
     emit(line);
   }
 
-  private void emit(ObjectNode line) {
+  private synchronized void emit(ObjectNode line) {
     line.put("at", System.currentTimeMillis());
     try {
       out.println(json.writeValueAsString(line));

@@ -37,6 +37,9 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -44,6 +47,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -344,7 +348,31 @@ public final class FreeRunning {
               Claim.sameMembers("session_expired"),
               Claim.exact("members_left_poll_timeout"),
               // c2's join and c1's rejoin after its revocation.
-              Claim.within("generation", 3, 6)));
+              Claim.within("generation", 3, 6)),
+          Story.of(
+              "poison-dead-lettered",
+              false,
+              // The application's policy is this harness's code (FreeConsumer: two retries in
+              // place, then DeadLetterPublishingRecoverer's record); Kafka's part is the real
+              // topics, the commit past the record, and where each record lands: the poison
+              // record on orders.DLT's same partition, keyed as the original, its headers naming
+              // its source, and nothing left behind.
+              Claim.exact("dead_lettered"),
+              Claim.exact("dead_letters"),
+              Claim.exact("never_processed"),
+              Claim.zeroOrNot("duplicates"),
+              Claim.exact("members_left_poll_timeout")),
+          Story.of(
+              "retry-topic-reorders",
+              false,
+              // Spring Kafka's non-blocking retries (the harness's code): the record that fails
+              // once goes to orders-retry-1 and comes back 4 ticks later, after the next record of
+              // its key was handled from the topic: out of key order, nothing lost or doubled.
+              Claim.exact("sent_to_retry"),
+              Claim.exact("out_of_key_order"),
+              Claim.exact("dead_lettered"),
+              Claim.exact("never_processed"),
+              Claim.zeroOrNot("duplicates")));
 
   // ------------------------------------------------------------------ the program
 
@@ -600,6 +628,14 @@ public final class FreeRunning {
         default -> {}
       }
     }
+    List<String> letters = new ArrayList<>();
+    for (JsonNode d : model.path("dead_letters")) {
+      JsonNode l = d.path("letter");
+      letters.add("P" + d.path("partition").asInt() + "@" + d.path("offset").asLong() + " user-" + l.path("subject").asInt()
+          + " from P" + l.path("source_partition").asInt() + "@" + l.path("source_offset").asLong());
+    }
+    Collections.sort(letters);
+    out.put("dead_letters", letters.isEmpty() ? "none" : String.join(", ", letters));
     out.put("left_on_poll_timeout", pollTimeout);
     out.put("session_expired", expired);
     out.put("offsets_expired", offsetsExpired);
@@ -678,6 +714,8 @@ public final class FreeRunning {
     final Set<Jvm> stopped = new HashSet<>();
     /** Produced records: "partition:offset" → record id. */
     final Map<String, String> produced = new HashMap<>();
+    /** Produced records' keys: record id → its user (the key's subject). */
+    final Map<String, Integer> subjects = new HashMap<>();
     int recordsPerPoll;
     /** The topic's partitions now. */
     int partitions;
@@ -773,7 +811,17 @@ public final class FreeRunning {
     /** The topic, the group's settings, the timeline, and every consumer JVM of the run started. */
     void setUp() throws Exception {
       partitions = config.path("partitions").asInt();
-      admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+      List<NewTopic> topics = new ArrayList<>(List.of(new NewTopic(topic, partitions, (short) 1)));
+      // The application's dead-letter and retry topics: as many partitions as the topic, since a
+      // failed record goes to its own partition number (DeadLetterPublishingRecoverer's default).
+      String policy = group.path("error_policy").path("policy").asText("skip");
+      if (!policy.equals("skip")) {
+        topics.add(new NewTopic(dltTopic(), partitions, (short) 1));
+        for (String retry : retryTopics()) {
+          topics.add(new NewTopic(retry, partitions, (short) 1));
+        }
+      }
+      admin.createTopics(topics).all().get(30, TimeUnit.SECONDS);
       String protocol = group.path("protocol").asText("classic");
       if (protocol.equals("consumer")) {
         // The consumer protocol's session and heartbeats are the group's, set on the broker.
@@ -791,8 +839,8 @@ public final class FreeRunning {
         JsonNode input = item.path("input");
         String what = input.path("do").asText();
         switch (what) {
-          case "send", "keep-sending" -> {
-            continue; // the records are the model's producer's sends, below
+          case "send", "keep-sending", "send-poison", "send-failing" -> {
+            continue; // the records are the model's producer's sends, below (a failing one marked)
           }
           case "add-consumer", "start" -> processes++;
           case "records-per-poll" -> maxPollRecords = Math.max(maxPollRecords, input.path("records").asInt());
@@ -903,6 +951,23 @@ public final class FreeRunning {
       finish();
     }
 
+    /** The application's dead-letter topic: Spring Kafka's `<topic>.DLT`, as the model's `orders.DLT`. */
+    String dltTopic() {
+      return topic + ".DLT";
+    }
+
+    /** The application's retry topics, `<topic>-retry-1`…, as the model's `orders-retry-N`. */
+    List<String> retryTopics() {
+      JsonNode policy = group.path("error_policy");
+      List<String> names = new ArrayList<>();
+      if (policy.path("policy").asText().equals("retry-topics")) {
+        for (int level = 1; level <= policy.path("levels").asInt(); level++) {
+          names.add(topic + "-retry-" + level);
+        }
+      }
+      return names;
+    }
+
     /** A setting in ticks, in ms. */
     long ticks(String field) {
       return group.path(field).asLong() * TICK_MS;
@@ -1005,6 +1070,12 @@ public final class FreeRunning {
         throw new IOException(story.name + ": no free-running form for the commit mode " + mode);
       }
       start.put("handle_ms", TICK_MS / Math.max(1, group.path("handle_per_tick").asInt(1)));
+      if (group.has("error_policy")) {
+        start.set("error_policy", group.path("error_policy"));
+        start.put("dlt_topic", dltTopic());
+        ArrayNode retries = start.putArray("retry_topics");
+        retryTopics().forEach(retries::add);
+      }
       start.put("poll_ms", TICK_MS / 2);
       // A classic group's leader notices added partitions at its client's refresh.
       start.put("metadata_max_age_ms", group.has("metadata_max_age_ticks") ? ticks("metadata_max_age_ticks") : METADATA_MAX_AGE_MS);
@@ -1029,6 +1100,13 @@ public final class FreeRunning {
         ProducerRecord<String, String> record = e.path("keyed").asBoolean()
             ? new ProducerRecord<>(topic, key, value)
             : new ProducerRecord<>(topic, e.path("partition").asInt(), key, value);
+        // A record the model's handler fails on: always (poison), or its first N attempts.
+        if (e.path("poison").asBoolean()) {
+          record.headers().add("offsetlab-fails", "always".getBytes(StandardCharsets.UTF_8));
+        } else if (e.path("fails_first").asInt() > 0) {
+          record.headers().add("offsetlab-fails", e.path("fails_first").asText().getBytes(StandardCharsets.UTF_8));
+        }
+        subjects.put(value, e.path("subject").asInt());
         sent.add(producer.send(record));
       }
       producer.flush();
@@ -1054,6 +1132,7 @@ public final class FreeRunning {
       long delivered = 0;
       Set<String> seen = new HashSet<>();
       Set<String> handled = new HashSet<>();
+      Set<String> parked = new HashSet<>();
       long commitFailed = 0;
       long commits = 0;
       long generation = 0;
@@ -1074,6 +1153,9 @@ public final class FreeRunning {
                 seen.add(e.path("value").asText());
                 handled.add(e.path("partition").asInt() + ":" + e.path("offset").asLong());
               }
+              // Moved past but not lost: the application parked it on the dead-letter or a retry
+              // topic (the model's never processed leaves these out too).
+              case "dead-lettered", "sent-to-retry" -> parked.add(e.path("partition").asInt() + ":" + e.path("offset").asLong());
               case "commit-failed" -> commitFailed++;
               case "committed" -> {
                 commits++;
@@ -1118,7 +1200,7 @@ public final class FreeRunning {
         String[] at = r.getKey().split(":");
         int partition = Integer.parseInt(at[0]);
         long offset = Long.parseLong(at[1]);
-        if (handled.contains(r.getKey())) {
+        if (handled.contains(r.getKey()) || parked.contains(r.getKey())) {
           continue;
         }
         Long reset = resets.get(partition);
@@ -1146,6 +1228,7 @@ public final class FreeRunning {
           removed.add(line.replaceFirst("^.*?\\] ", ""));
         }
       }
+      failureCounters();
       counters.put("delivered", delivered);
       counters.put("duplicates", delivered - seen.size());
       counters.put("never_processed", never);
@@ -1199,6 +1282,80 @@ public final class FreeRunning {
 
     String notes() {
       return String.join("; ", notes);
+    }
+
+    /**
+     * A failing handler's counters (issue 40): {@code dead_lettered} and {@code dead_letters}
+     * (the dead-letter topic read back: each record's partition, offset, key and the source
+     * partition and offset its headers name), {@code sent_to_retry} and {@code out_of_key_order}
+     * (a record handled for the first time after a later record of its key, by time).
+     */
+    void failureCounters() throws Exception {
+      long sentToRetry = 0;
+      List<JsonNode> handledLines = new ArrayList<>();
+      for (List<Jvm> jvms : consumers.values()) {
+        for (Jvm jvm : jvms) {
+          for (JsonNode e : jvm.events()) {
+            switch (e.path("event").asText()) {
+              case "sent-to-retry" -> sentToRetry++;
+              case "handled" -> handledLines.add(e);
+              default -> {}
+            }
+          }
+        }
+      }
+      handledLines.sort(java.util.Comparator.comparingLong(e -> e.path("at").asLong()));
+      Map<Integer, Long> latest = new HashMap<>();
+      Set<String> first = new HashSet<>();
+      long outOfOrder = 0;
+      for (JsonNode e : handledLines) {
+        String id = e.path("value").asText();
+        Integer subject = subjects.get(id);
+        if (subject == null || !first.add(id)) {
+          continue;
+        }
+        long n = Long.parseLong(id);
+        if (latest.getOrDefault(subject, -1L) > n) {
+          outOfOrder++;
+        }
+        latest.merge(subject, n, Math::max);
+      }
+      counters.put("sent_to_retry", sentToRetry);
+      counters.put("out_of_key_order", outOfOrder);
+      List<String> letters = new ArrayList<>();
+      if (!group.path("error_policy").path("policy").asText("skip").equals("skip")) {
+        letters = readDeadLetters();
+      }
+      counters.put("dead_lettered", (long) letters.size());
+      counters.put("dead_letters", letters.isEmpty() ? "none" : String.join(", ", letters));
+    }
+
+    /** The dead-letter topic from its start: "P2@0 user-3 from P2@2" each, sorted. */
+    List<String> readDeadLetters() {
+      Properties props = new Properties();
+      props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+      props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+      props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+      List<String> letters = new ArrayList<>();
+      try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(props)) {
+        List<TopicPartition> all = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+          all.add(new TopicPartition(dltTopic(), p));
+        }
+        reader.assign(all);
+        reader.seekToBeginning(all);
+        Map<TopicPartition, Long> ends = reader.endOffsets(all);
+        long deadline = System.currentTimeMillis() + SETTLE_TIMEOUT_MS;
+        while (all.stream().anyMatch(tp -> reader.position(tp) < ends.get(tp)) && System.currentTimeMillis() < deadline) {
+          for (ConsumerRecord<String, String> r : reader.poll(java.time.Duration.ofMillis(200))) {
+            int sourcePartition = java.nio.ByteBuffer.wrap(r.headers().lastHeader("kafka_dlt-original-partition").value()).getInt();
+            long sourceOffset = java.nio.ByteBuffer.wrap(r.headers().lastHeader("kafka_dlt-original-offset").value()).getLong();
+            letters.add("P" + r.partition() + "@" + r.offset() + " " + r.key() + " from P" + sourcePartition + "@" + sourceOffset);
+          }
+        }
+      }
+      Collections.sort(letters);
+      return letters;
     }
 
     /**
