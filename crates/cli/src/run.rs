@@ -319,8 +319,8 @@ impl Outcome {
                 ("dead-lettered", m.dead_lettered),
                 ("sent to retry", m.sent_to_retry),
                 ("replayed", m.replayed),
-                ("paid on failure", m.partial_effects),
-                ("replayed twice", m.double_applied_on_replay),
+                ("partial effects", m.partial_effects),
+                ("doubled on replay", m.double_applied_on_replay),
             ];
             if failures.iter().any(|(_, v)| *v > 0) {
                 for (label, value) in failures {
