@@ -841,6 +841,31 @@ fn explain_names_the_cause_of_each_duplicate_and_the_record_asked_about() {
     assert_eq!(quiet, "out_of_key_order: 0\n");
 }
 
+/// Issue 40's causes, as `offsetlab explain` prints them: a record the
+/// handler's `skip` policy passed, a record a retry topic reordered, and a
+/// dead letter the replay paid twice.
+#[test]
+fn explain_names_the_failing_handler_and_its_error_policy() {
+    expect_test::expect![[r#"
+        never_processed: 1 (Jepsen: poll-skip, reads of a partition jumped over offsets that hold records)
+          1 × the handler failed and the error policy skipped it
+        P2@10 never processed — t3 the producer wrote record #20 to P2@10; t12 c2's handler failed on P2@10 (poison record); t12 the error policy skip logged it and moved on; t13 c2 committed P2 up to 12, past it
+    "#]]
+    .assert_eq(&stdout_of(&["explain", "poison-skipped"]));
+    expect_test::expect![[r#"
+        out_of_key_order: 1
+          1 × a retry topic: its partition went on without it
+        P0@1 out of key order — t5 the producer wrote user-1's record #5 to P0@1; t6 c1's handler failed on P0@1 (a failing attempt); t6 P0@1 went to orders-retry-1 after its handler failed, due at t10; P0 went on; t10 the producer wrote user-1's later record #10 to P0@3; t10 c1 handled the later record of the same key, P0@3, first (generation 1, commit after); t10 the retry consumer handled P0@1 after it
+    "#]]
+    .assert_eq(&stdout_of(&["explain", "retry-topic-reorders"]));
+    expect_test::expect![[r#"
+        double_applied_on_replay: 1
+          1 × a failed attempt paid before it threw, and the replay paid again
+        P1@6 paid twice by the replay — t2 the producer wrote record #10 to P1@6; t8 c1's handler failed on P1@6 after making its payout (a failing attempt); t8 c1 wrote P1@6 to orders.DLT (P1@0) after 1 failed attempt; t20 the handler was fixed; t22 the replay job started reading orders.DLT from its start; t23 the replay job applied P1@6 again from orders.DLT P1@0: the ledger has no unique constraint, so its payout was made twice
+    "#]]
+    .assert_eq(&stdout_of(&["explain", "dead-letter-replay-not-idempotent", "--anomaly", "double_applied_on_replay"]));
+}
+
 #[test]
 fn explain_json_lists_the_steps_and_run_adds_them_with_explain() {
     let v: Value = serde_json::from_str(&stdout_of(&["explain", "crash-commit-before", "--json"])).unwrap();

@@ -47,6 +47,11 @@ pub enum Anomaly {
     /// `aborted_seen`: results of aborted transactions the downstream
     /// consumer of `payouts` received.
     AbortedRead,
+    /// `double_applied_on_replay`: dead letters whose payout a failed
+    /// attempt had made before it threw, paid again by the replay job (a
+    /// ledger without the unique constraint). An effect's anomaly, not a
+    /// read's: nothing in Kafka's logs is out of place.
+    DoubleAppliedOnReplay,
 }
 
 /// A standard name for an anomaly and its one-line definition.
@@ -57,7 +62,7 @@ pub struct StandardName {
 }
 
 impl Anomaly {
-    pub const ALL: [Anomaly; 7] = [
+    pub const ALL: [Anomaly; 8] = [
         Anomaly::Duplicates,
         Anomaly::NeverProcessed,
         Anomaly::OutOfKeyOrder,
@@ -65,12 +70,19 @@ impl Anomaly {
         Anomaly::ProducerDuplicates,
         Anomaly::ProducerReordered,
         Anomaly::AbortedRead,
+        Anomaly::DoubleAppliedOnReplay,
     ];
 
     /// A group's (its reads) or the topic's (its writes).
     #[must_use]
     pub fn of_a_group(self) -> bool {
-        matches!(self, Anomaly::Duplicates | Anomaly::NeverProcessed | Anomaly::OutOfKeyOrder)
+        matches!(
+            self,
+            Anomaly::Duplicates
+                | Anomaly::NeverProcessed
+                | Anomaly::OutOfKeyOrder
+                | Anomaly::DoubleAppliedOnReplay
+        )
     }
 
     /// The counter's name, as `run --json` and the page have it.
@@ -84,6 +96,7 @@ impl Anomaly {
             Anomaly::ProducerDuplicates => "producer_duplicates",
             Anomaly::ProducerReordered => "producer_reordered",
             Anomaly::AbortedRead => "aborted_seen",
+            Anomaly::DoubleAppliedOnReplay => "double_applied_on_replay",
         }
     }
 
@@ -107,6 +120,7 @@ impl Anomaly {
             Anomaly::ProducerDuplicates => "written twice by the producer",
             Anomaly::ProducerReordered => "reordered by the producer",
             Anomaly::AbortedRead => "aborted, and read",
+            Anomaly::DoubleAppliedOnReplay => "paid twice by the replay",
         }
     }
 
@@ -141,6 +155,9 @@ impl Anomaly {
                 name: "aborted-read",
                 definition: "a read observed a value written by a transaction that aborted",
             }),
+            // Jepsen checks what Kafka's logs hold and what reads return; a
+            // payout the application makes twice is its own effect's.
+            Anomaly::DoubleAppliedOnReplay => None,
         }
     }
 }
@@ -246,6 +263,7 @@ pub fn report(sim: &Sim, g: usize, anomaly: Anomaly) -> Report {
         Anomaly::ProducerDuplicates => metrics.producer_duplicates,
         Anomaly::ProducerReordered => metrics.producer_reordered,
         Anomaly::AbortedRead => metrics.aborted_seen,
+        Anomaly::DoubleAppliedOnReplay => metrics.double_applied_on_replay,
     };
     let all = explain_all(sim, g, anomaly);
     let mut causes: Vec<(&'static str, u64)> = Vec::new();
@@ -303,6 +321,7 @@ fn explain_all(sim: &Sim, g: usize, anomaly: Anomaly) -> Vec<Explanation> {
         Anomaly::AckedLost => acked_lost(sim),
         Anomaly::ProducerDuplicates | Anomaly::ProducerReordered => producer_written(sim, anomaly),
         Anomaly::AbortedRead => aborted_read(sim).into_iter().collect(),
+        Anomaly::DoubleAppliedOnReplay => double_applied(sim, g),
     }
 }
 
@@ -423,6 +442,13 @@ fn clause(event: &Event) -> String {
         Event::RetentionDeleted { partition, new_log_start, .. } => {
             format!("retention deleted P{partition} up to {new_log_start}")
         }
+        Event::DeadLettered { consumer, partition, offset, dlt_offset, attempts, .. } => format!(
+            "{consumer} wrote P{partition}@{offset} to orders.DLT (P{partition}@{dlt_offset}) after {attempts} failed \
+             attempt{}",
+            if *attempts == 1 { "" } else { "s" }
+        ),
+        Event::HandlerFixed { .. } => "the handler was fixed".to_string(),
+        Event::ReplayStarted { .. } => "the replay job started reading orders.DLT from its start".to_string(),
         // Every event a chain names has words above or an announcement; a
         // Debug dump here would bring Event's Debug code into the page.
         _ => trim_sentence(event.announcement().unwrap_or_else(|| "the run moved on".to_string())),
@@ -772,6 +798,24 @@ fn never_processed(sim: &Sim, g: usize, p: u32, o: u64) -> Explanation {
         });
         steps.extend(failures.map(fact_step));
         steps.push(fact_step(archived));
+    } else if let Some(skipped) = handler_skipped(sim, g, p, o) {
+        cause = "the handler failed and the error policy skipped it";
+        steps.extend(failed_attempts(sim, g, p, o, skipped.tick()).map(|e| failed_step(sim, g, e)));
+        if let Event::FailedRecordSkipped { consumer, .. } = skipped {
+            steps.push(Step {
+                tick: skipped.tick(),
+                part: Part::Consumer { consumer: *consumer },
+                text: "the error policy skip logged it and moved on".to_string(),
+            });
+        }
+        if let Some(past) = sim.evidence().commits(g, p).find(|c| c.offset > o && c.tick >= skipped.tick()) {
+            let who = past.consumer.map_or("a reset of the offsets".to_string(), |c| c.to_string());
+            steps.push(Step {
+                tick: past.tick,
+                part: Part::Commit { partition: p, offset: past.offset },
+                text: format!("{who} committed P{p} up to {}, past it", past.offset),
+            });
+        }
     } else if let Some(ahead) = sim.evidence().commits(g, p).find(|c| c.offset > o) {
         let who = ahead.consumer;
         cause = match sim.group_setup(g).1.commit {
@@ -840,6 +884,51 @@ fn never_processed(sim: &Sim, g: usize, p: u32, o: u64) -> Explanation {
     }
 }
 
+/// Whether `consumer` is (or, removed, was) one of group `g`'s: a removed
+/// consumer's group is no longer known, and with one group it is that one.
+fn of_group(sim: &Sim, g: usize, consumer: ConsumerId) -> bool {
+    sim.group_of(consumer).map_or(sim.group_count() == 1, |of| of == g)
+}
+
+/// The last `skip` of group `g`'s application past `p`@`o`, if its error
+/// policy skipped it (a record skipped, redelivered and skipped again was
+/// passed at the last).
+fn handler_skipped(sim: &Sim, g: usize, p: u32, o: u64) -> Option<&Event> {
+    sim.evidence().facts().rev().find(|e| match e {
+        Event::FailedRecordSkipped { consumer, partition, offset, .. } => {
+            *partition == p && *offset == o && of_group(sim, g, *consumer)
+        }
+        _ => false,
+    })
+}
+
+/// Group `g`'s failed attempts at `p`@`o` up to `until`, oldest first.
+fn failed_attempts(sim: &Sim, g: usize, p: u32, o: u64, until: Tick) -> impl Iterator<Item = &Event> + '_ {
+    facts_between(sim, 0, until).filter(move |e| match e {
+        Event::HandlerFailed { consumer, partition, offset, .. } => {
+            *partition == p && *offset == o && of_group(sim, g, *consumer)
+        }
+        _ => false,
+    })
+}
+
+/// A failed attempt, with what made it fail (the record is poison, or fails
+/// its first attempts) and whether it paid before it threw.
+fn failed_step(sim: &Sim, g: usize, event: &Event) -> Step {
+    let Event::HandlerFailed { tick, consumer, partition, offset, attempt, after_effect, .. } = event else {
+        return fact_step(event);
+    };
+    let poison = sim.records_of(g, *partition, *offset, 1).first().is_some_and(|r| r.poison);
+    let why = if poison { "poison record" } else { "a failing attempt" };
+    let again = if *attempt > 1 { format!(", attempt {attempt}") } else { String::new() };
+    let paid = if *after_effect { " after making its payout" } else { "" };
+    Step {
+        tick: *tick,
+        part: Part::Consumer { consumer: *consumer },
+        text: format!("{consumer}'s handler failed on P{partition}@{offset}{paid} ({why}{again})"),
+    }
+}
+
 /// Out of key order: the later record of its key it came after, and why the
 /// two were not read in their order.
 fn out_of_order(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
@@ -851,6 +940,33 @@ fn out_of_order(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
     }];
     let mut cause = "read in another order";
     let this = sim.records_of(g, p, o, 1).into_iter().next();
+    // Retry topics: the record waited on orders-retry-N while its partition
+    // flowed on; the retry consumer handled it.
+    let retried: Vec<&Event> = facts_between(sim, 0, h.tick)
+        .filter(|e| match e {
+            Event::SentToRetryTopic { consumer, partition, offset, .. } => {
+                *partition == p && *offset == o && of_group(sim, g, *consumer)
+            }
+            _ => false,
+        })
+        .collect();
+    if let Some(first) = retried.first() {
+        cause = "a retry topic: its partition went on without it";
+        let failed = failed_attempts(sim, g, p, o, first.tick()).next();
+        steps.extend(failed.map(|e| failed_step(sim, g, e)));
+        for sent in &retried {
+            if let Event::SentToRetryTopic { tick, consumer, level, due_tick, .. } = sent {
+                steps.push(Step {
+                    tick: *tick,
+                    part: Part::Consumer { consumer: *consumer },
+                    text: format!(
+                        "P{p}@{o} went to orders-retry-{level} after its handler failed, due at t{due_tick}; \
+                         P{p} went on"
+                    ),
+                });
+            }
+        }
+    }
     if let Some(at) = h.overtaken_by {
         let later = sim.records_of(g, at.partition, at.offset, 1).into_iter().next();
         if let Some(later) = &later {
@@ -866,17 +982,17 @@ fn out_of_order(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
         if let Some(run) =
             sim.evidence().handlings(g, at.partition).find(|r| r.from <= at.offset && at.offset < r.to)
         {
-            steps.push(handled_step(
-                sim,
-                g,
-                run,
-                at.partition,
-                at.offset,
-                &format!("handled P{}@{} first", at.partition, at.offset),
-            ));
+            let what = if retried.is_empty() {
+                format!("handled P{}@{} first", at.partition, at.offset)
+            } else {
+                format!("handled the later record of the same key, P{}@{}, first", at.partition, at.offset)
+            };
+            steps.push(handled_step(sim, g, run, at.partition, at.offset, &what));
         }
         let keyless = this.as_ref().is_some_and(|r| !r.keyed) || later.as_ref().is_some_and(|r| !r.keyed);
-        if sim.group_setup(g).0.protocol == crate::config::GroupProtocol::Share {
+        if !retried.is_empty() {
+            // Said above: the retry topic is why.
+        } else if sim.group_setup(g).0.protocol == crate::config::GroupProtocol::Share {
             cause = "a share group hands a partition to several consumers";
             steps.push(Step {
                 tick: h.tick,
@@ -919,10 +1035,11 @@ fn out_of_order(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
             }
         }
     }
+    let by = if retried.is_empty() { h.consumer.to_string() } else { "the retry consumer".to_string() };
     steps.push(Step {
         tick: h.tick,
         part: Part::Record { partition: p, offset: o },
-        text: format!("{} handled P{p}@{o} after it", h.consumer),
+        text: format!("{by} handled P{p}@{o} after it"),
     });
     sort_steps(&mut steps);
     Explanation {
@@ -1102,6 +1219,70 @@ fn producer_written(sim: &Sim, anomaly: Anomaly) -> Vec<Explanation> {
                 steps,
             });
         }
+    }
+    out
+}
+
+/// Dead letters paid twice: the failed attempts that paid before they threw,
+/// the letter, the fix, and the replay that paid again (no unique constraint).
+fn double_applied(sim: &Sim, g: usize) -> Vec<Explanation> {
+    let replays = sim
+        .evidence()
+        .facts()
+        .filter(|e| matches!(e, Event::Replayed { group, double_applied: true, .. } if *group as usize == g));
+    let mut out = Vec::new();
+    for replay in replays {
+        let &Event::Replayed { tick, partition: p, dlt_offset, source_offset: o, record_id, .. } = replay
+        else {
+            continue;
+        };
+        let mut steps = vec![Step {
+            tick: sim.records_of(g, p, o, 1).first().map_or(0, |r| r.produced_tick),
+            part: Part::Record { partition: p, offset: o },
+            text: format!("the producer wrote record #{record_id} to P{p}@{o}"),
+        }];
+        // Only the attempts that paid matter here; the others are why it was dead-lettered.
+        let failed = failed_attempts(sim, g, p, o, tick);
+        steps.extend(
+            failed
+                .filter(|e| matches!(e, Event::HandlerFailed { after_effect: true, .. }))
+                .map(|e| failed_step(sim, g, e)),
+        );
+        let lettered = facts_between(sim, 0, tick).find(|e| match e {
+            Event::DeadLettered { consumer, partition, dlt_offset: d, .. } => {
+                *partition == p && *d == dlt_offset && of_group(sim, g, *consumer)
+            }
+            _ => false,
+        });
+        steps.extend(lettered.map(fact_step));
+        let fixed_and_started = facts_between(sim, 0, tick).filter(|e| match e {
+            Event::HandlerFixed { group, .. } | Event::ReplayStarted { group, .. } => *group as usize == g,
+            _ => false,
+        });
+        steps.extend(fixed_and_started.map(|e| Step {
+            tick: e.tick(),
+            part: Part::Group { group: g as u32 },
+            text: clause(e),
+        }));
+        steps.push(Step {
+            tick,
+            part: Part::Record { partition: p, offset: o },
+            text: format!(
+                "the replay job applied P{p}@{o} again from orders.DLT P{p}@{dlt_offset}: the ledger has no unique \
+                 constraint, so its payout was made twice"
+            ),
+        });
+        sort_steps(&mut steps);
+        out.push(Explanation {
+            anomaly: Anomaly::DoubleAppliedOnReplay,
+            group: Some(g as u32),
+            partition: p,
+            offset: o,
+            record_id,
+            records: 1,
+            cause: "a failed attempt paid before it threw, and the replay paid again",
+            steps,
+        });
     }
     out
 }

@@ -60,7 +60,10 @@ fn another_seed_gives_another_trace() {
 
 /// Every anomaly of the fixed scenario explained, hashed: the same words and
 /// ticks natively and in wasm32 (FNV-1a over the sentences and counts).
-const FIXED_EXPLANATIONS_HASH: u64 = 0x9cde_5139_71e5_ed69;
+/// Every anomaly's line is hashed, counted or not: `double_applied_on_replay`
+/// (issue 40) added its `0 []` line and changed it from 0x9cde_5139_71e5_ed69,
+/// which the other lines still give.
+const FIXED_EXPLANATIONS_HASH: u64 = 0x9a37_e8d0_8c32_6bb6;
 
 #[test]
 fn the_fixed_scenarios_explanations_are_the_same_everywhere() {

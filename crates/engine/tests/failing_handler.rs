@@ -176,3 +176,71 @@ fn a_share_group_refuses_an_error_policy() {
     let e = Sim::new(config).unwrap_err();
     assert!(e.to_string().contains("error_policy"), "{e}");
 }
+
+/// Retry-forever: the member stuck on the poison record leaves on its poll
+/// timeout with records it handled before it in the same batch uncommitted;
+/// its commit fails and the partition's next owner reads them again, then
+/// sticks on the record in turn. Those duplicates need no chain of their
+/// own: the poll timeout's names the leave and the failed commit.
+#[test]
+fn a_stuck_members_leave_explains_the_next_owners_duplicates() {
+    let mut config = Config { partitions: 1, ..Config::default() };
+    config.groups[0].consumers = 2;
+    config.groups[0].records_per_poll = 5;
+    config.groups[0].commit = offsetlab_engine::CommitMode::After;
+    config.groups[0].max_poll_interval_ticks = 10;
+    config.groups[0].error_policy = ErrorPolicy::RetryForever { backoff_ticks: 1 };
+    let mut sim = Sim::new(config).expect("valid");
+    input(&mut sim, Input::Send { count: 2 });
+    input(&mut sim, Input::SendPoison {});
+    common::advance(&mut sim, 60);
+    let m = sim.metrics();
+    assert!(m.members_left_poll_timeout >= 2, "{m:?}");
+    assert_eq!(m.duplicates, 2, "{m:?}");
+    let report = offsetlab_engine::report(&sim, 0, offsetlab_engine::Anomaly::Duplicates);
+    assert_eq!(report.unexplained, 0);
+    assert_eq!(report.explanations.len(), 2);
+    for e in &report.explanations {
+        let sentence = e.sentence();
+        assert!(e.cause.contains("poll timeout"), "{}: {sentence}", e.cause);
+        assert!(sentence.contains("more than max.poll.interval"), "{sentence}");
+        assert!(sentence.contains("handled it again"), "{sentence}");
+    }
+}
+
+/// A record skipped by the handler is explained as that (its failure, the
+/// policy, the commit past it), not as a commit that ran ahead.
+#[test]
+fn a_skipped_record_is_explained_by_its_failure_and_the_policy() {
+    let (sim, _) = events_of("poison-skipped");
+    let report = offsetlab_engine::report(&sim, 0, offsetlab_engine::Anomaly::NeverProcessed);
+    let [e] = report.explanations.as_slice() else { panic!("{report:?}") };
+    assert_eq!(e.cause, "the handler failed and the error policy skipped it");
+    let sentence = e.sentence();
+    assert!(sentence.contains("handler failed on P2@10 (poison record)"), "{sentence}");
+    assert!(sentence.contains("the error policy skip logged it and moved on"), "{sentence}");
+    assert!(sentence.contains("committed P2 up to 12, past it"), "{sentence}");
+}
+
+/// A retry topic's reordering names the retry topic, the later record and
+/// the retry consumer; a replay that pays twice is an anomaly of its own.
+#[test]
+fn a_retry_topics_reordering_and_a_double_payout_are_explained() {
+    let (sim, _) = events_of("retry-topic-reorders");
+    let report = offsetlab_engine::report(&sim, 0, offsetlab_engine::Anomaly::OutOfKeyOrder);
+    let [e] = report.explanations.as_slice() else { panic!("{report:?}") };
+    let sentence = e.sentence();
+    assert!(sentence.contains("went to orders-retry-1 after its handler failed"), "{sentence}");
+    assert!(sentence.contains("handled the later record of the same key"), "{sentence}");
+    assert!(sentence.contains("the retry consumer handled"), "{sentence}");
+    let (sim, _) = events_of("dead-letter-replay-not-idempotent");
+    let report = offsetlab_engine::report(&sim, 0, offsetlab_engine::Anomaly::DoubleAppliedOnReplay);
+    assert_eq!(report.counted, 1);
+    let [e] = report.explanations.as_slice() else { panic!("{report:?}") };
+    let sentence = e.sentence();
+    assert!(sentence.contains("after making its payout"), "{sentence}");
+    assert!(sentence.contains("to orders.DLT"), "{sentence}");
+    assert!(sentence.contains("the handler was fixed"), "{sentence}");
+    assert!(sentence.ends_with("so its payout was made twice"), "{sentence}");
+    assert!(offsetlab_engine::Anomaly::DoubleAppliedOnReplay.standard_name().is_none(), "no Jepsen name");
+}

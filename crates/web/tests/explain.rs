@@ -90,7 +90,10 @@ async fn another_groups_counter_explains_that_groups_records() {
     assert!(counted > 0, "c3 takes over P2 from audit's last commit and handles again what c4 had");
     assert_eq!(page.counter("duplicates"), 0, "the first group, demo, lost no commit");
     page.click(&format!("{audit} button.counter-why[data-explain-counter=duplicates]")).await;
-    assert_eq!(page.text("[data-field=explanation] h2"), format!("Why Duplicates in group audit is {counted}"));
+    assert_eq!(
+        page.text("[data-field=explanation] h2"),
+        format!("Why Duplicates in group audit is {counted}")
+    );
     let steps = page.all("[data-field=explanation] button.explain-step");
     assert!(!steps.is_empty(), "the chain's steps");
     let parts: Vec<String> = steps.iter().filter_map(|s| s.get_attribute("data-part")).collect();

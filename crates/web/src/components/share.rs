@@ -64,6 +64,7 @@ fn shown_anomalies(m: &Metrics) -> Vec<(Metric, u64)> {
                 Anomaly::ProducerDuplicates => m.producer_duplicates,
                 Anomaly::ProducerReordered => m.producer_reordered,
                 Anomaly::AbortedRead => m.aborted_seen,
+                Anomaly::DoubleAppliedOnReplay => m.double_applied_on_replay,
             };
             Some((Metric::named(a.counter())?, value)).filter(|(_, v)| *v > 0)
         })
