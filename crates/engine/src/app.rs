@@ -112,9 +112,9 @@ pub(crate) struct Replayed {
 /// for the first time (its observer knows), and returns what it did.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Application {
-    pub counters: AppCounters,
+    counters: AppCounters,
     /// The last handled records, oldest first (bounded).
-    pub recent: VecDeque<HandledRecord>,
+    recent: VecDeque<HandledRecord>,
     /// Per subject, the highest record id handled for the first time, and where it was.
     subject_high: Vec<Option<(u64, RecordAt)>>,
     /// Per account (subject): the payout ledger.
@@ -308,6 +308,31 @@ impl Application {
         }
         self.remember_applied(record_id);
         Replayed { effect: true, double_applied: before }
+    }
+
+    /// Its counters, a copy.
+    pub fn counters(&self) -> AppCounters {
+        self.counters
+    }
+
+    /// The last handled records, oldest first.
+    pub fn recent(&self) -> &VecDeque<HandledRecord> {
+        &self.recent
+    }
+
+    /// The error policy `skip` moved past a failed record unprocessed.
+    pub fn handle_skipped(&mut self) {
+        self.counters.skipped_by_handler += 1;
+    }
+
+    /// A failed record was written to the dead-letter topic.
+    pub fn handle_dead_lettered(&mut self) {
+        self.counters.dead_lettered += 1;
+    }
+
+    /// A failed record was written to a retry topic.
+    pub fn handle_sent_to_retry(&mut self) {
+        self.counters.sent_to_retry += 1;
     }
 
     /// Every account's ledger that saw a payout.

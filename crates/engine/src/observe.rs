@@ -92,6 +92,27 @@ pub struct FailingRecord {
     pub since: Tick,
 }
 
+/// A group's operational counters as its observer counted them: a copy,
+/// for the `Sim` to compose the group's `Metrics` from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ObserverCounters {
+    pub never_processed: u64,
+    pub lost_to_retention: u64,
+    pub peak_total_lag: u64,
+    pub commit_requests: u64,
+    pub torn_checkpoints: u64,
+    pub bridged: u64,
+    pub partition_ticks_stopped: u64,
+    pub static_rejoins: u64,
+    pub commit_failed: u64,
+    pub members_left_poll_timeout: u64,
+    pub skipped_by_reset: u64,
+    pub archived: u64,
+    pub redelivered: u64,
+    /// Partition-ticks a handler retried a record in place, summed.
+    pub stuck_partition_ticks: u64,
+}
+
 /// One group's observer.
 ///
 /// # Calling contract
@@ -109,40 +130,40 @@ pub(crate) struct GroupObserver {
     /// Sorted: offsets join near the end as the group moves on and leave at
     /// the front with retention, so a deque keeps both cheap.
     lost: Vec<Rc<VecDeque<u64>>>,
-    pub never_processed: u64,
-    pub lost_to_retention: u64,
+    never_processed: u64,
+    lost_to_retention: u64,
     /// Per partition, one past the highest offset handled: the last known position.
-    pub handled_end: Vec<u64>,
+    handled_end: Vec<u64>,
     /// Legal replays and resumes too far back, oldest first (bounded).
-    pub findings: VecDeque<Finding>,
-    pub findings_dropped: u64,
+    findings: VecDeque<Finding>,
+    findings_dropped: u64,
     /// Per partition, ids of records retention deleted unhandled (bounded) and their count.
-    pub retention_lost: Vec<(Vec<u64>, u64)>,
-    pub lag_history: Vec<VecDeque<LagSample>>,
+    retention_lost: Vec<(Vec<u64>, u64)>,
+    lag_history: Vec<VecDeque<LagSample>>,
     /// The highest total lag sampled.
-    pub peak_total_lag: u64,
+    peak_total_lag: u64,
     /// Commit requests (Kafka) or checkpoint writes (consumer-side stores).
-    pub commit_requests: u64,
-    pub torn_checkpoints: u64,
+    commit_requests: u64,
+    torn_checkpoints: u64,
     /// Records the application wrote to the bridge target topic.
-    pub bridged: u64,
+    bridged: u64,
     /// Partition-ticks no consumer worked because a rebalance was in progress.
-    pub partition_ticks_stopped: u64,
+    partition_ticks_stopped: u64,
     /// Static members that came back within their session and took their own place.
-    pub static_rejoins: u64,
+    static_rejoins: u64,
     /// Commits that failed with `CommitFailedException` (the member had left the group).
-    pub commit_failed: u64,
+    commit_failed: u64,
     /// Members whose client left the group when their poll timer ran out.
-    pub members_left_poll_timeout: u64,
+    members_left_poll_timeout: u64,
     /// Records an `auto.offset.reset` jumped over, unhandled (part of
     /// never processed once the group commits past them).
-    pub skipped_by_reset: u64,
+    skipped_by_reset: u64,
     /// Share group: records archived (delivered up to the limit, or rejected).
-    pub archived: u64,
+    archived: u64,
     /// Share group: acquisitions of a record delivered before.
-    pub redelivered: u64,
+    redelivered: u64,
     /// Per partition: ticks its handler retried in place, and the record now failing.
-    pub stuck: Vec<StuckPartition>,
+    stuck: Vec<StuckPartition>,
 }
 
 impl GroupObserver {
@@ -160,6 +181,109 @@ impl GroupObserver {
         self.retention_lost.extend((0..added).map(|_| (Vec::new(), 0)));
         self.lag_history.extend((0..added).map(|_| VecDeque::new()));
         self.stuck.extend((0..added).map(|_| StuckPartition::default()));
+    }
+
+    /// Its counters, a copy.
+    pub fn counters(&self) -> ObserverCounters {
+        ObserverCounters {
+            never_processed: self.never_processed,
+            lost_to_retention: self.lost_to_retention,
+            peak_total_lag: self.peak_total_lag,
+            commit_requests: self.commit_requests,
+            torn_checkpoints: self.torn_checkpoints,
+            bridged: self.bridged,
+            partition_ticks_stopped: self.partition_ticks_stopped,
+            static_rejoins: self.static_rejoins,
+            commit_failed: self.commit_failed,
+            members_left_poll_timeout: self.members_left_poll_timeout,
+            skipped_by_reset: self.skipped_by_reset,
+            archived: self.archived,
+            redelivered: self.redelivered,
+            stuck_partition_ticks: self.stuck_partition_ticks(),
+        }
+    }
+
+    /// A member of the group sent a commit request (Kafka), wrote a
+    /// checkpoint (a consumer-side store), or a share consumer its
+    /// acknowledgements.
+    pub fn handle_commit_request(&mut self) {
+        self.commit_requests += 1;
+    }
+
+    /// A member's checkpoint tore (an in-place write cut by a crash).
+    pub fn handle_torn_checkpoint(&mut self) {
+        self.torn_checkpoints += 1;
+    }
+
+    /// The application wrote a record to the bridge target topic.
+    pub fn handle_bridged(&mut self) {
+        self.bridged += 1;
+    }
+
+    /// `partitions` partitions had no consumer working this tick: a rebalance was in progress.
+    pub fn handle_partitions_stopped(&mut self, partitions: u64) {
+        self.partition_ticks_stopped += partitions;
+    }
+
+    /// A static member came back within its session and took its own place.
+    pub fn handle_static_rejoin(&mut self) {
+        self.static_rejoins += 1;
+    }
+
+    /// A commit threw `CommitFailedException`: the member had left the group.
+    pub fn handle_commit_failed(&mut self) {
+        self.commit_failed += 1;
+    }
+
+    /// A member's client left the group: its poll timer ran out.
+    pub fn handle_member_left_poll_timeout(&mut self) {
+        self.members_left_poll_timeout += 1;
+    }
+
+    /// Share group: the broker archived `records` records of the group.
+    pub fn handle_archived(&mut self, records: u64) {
+        self.archived += records;
+    }
+
+    /// Share group: a record delivered before was acquired again.
+    pub fn handle_redelivered(&mut self) {
+        self.redelivered += 1;
+    }
+
+    /// An operator's reset moved `partition`'s committed offset to `offset`:
+    /// the group's new last known position there.
+    pub fn handle_offsets_reset(&mut self, partition: u32, offset: u64) {
+        self.handled_end[partition as usize] = offset;
+    }
+
+    /// The group's total lag this tick, for its peak.
+    pub fn handle_total_lag(&mut self, total: u64) {
+        self.peak_total_lag = self.peak_total_lag.max(total);
+    }
+
+    /// One past the highest offset of `partition` handled: its last known position.
+    pub fn handled_end(&self, partition: u32) -> u64 {
+        self.handled_end[partition as usize]
+    }
+
+    /// Legal replays and resumes too far back, oldest first, and how many older ones went.
+    pub fn findings(&self) -> (&VecDeque<Finding>, u64) {
+        (&self.findings, self.findings_dropped)
+    }
+
+    /// Ids of `partition`'s records retention deleted unhandled (bounded), and their count.
+    pub fn retention_lost(&self, partition: u32) -> &(Vec<u64>, u64) {
+        &self.retention_lost[partition as usize]
+    }
+
+    /// `partition`'s lag and age samples, oldest first.
+    pub fn lag_history(&self, partition: u32) -> Option<&VecDeque<LagSample>> {
+        self.lag_history.get(partition as usize)
+    }
+
+    /// Per partition: ticks its handler retried in place, and the record failing now.
+    pub fn stuck(&self) -> &[StuckPartition] {
+        &self.stuck
     }
 
     /// The handler failed on `fetched` at `attempt` and will try it again in

@@ -885,14 +885,14 @@ impl Sim {
             let in_flight: usize =
                 self.consumers.iter().filter(|c| c.group() == g).map(|c| c.batch_len()).sum();
             assert!(flagged <= in_flight, "every in-flight mark belongs to a batch");
-            let m = &self.apps[g].counters;
+            let m = self.apps[g].counters();
             assert!(m.delivered == m.distinct_handled + m.duplicates);
             if self.groups[g].settings.idempotent {
                 // Holds when idempotence was on from the start; tests check that case.
                 assert!(m.effects <= m.delivered);
             }
             assert!(self.coordinators[g].members().len() <= 2 * limits::CONSUMERS_MAX as usize);
-            assert!(self.apps[g].recent.len() <= limits::SINK_RECENT_MAX);
+            assert!(self.apps[g].recent().len() <= limits::SINK_RECENT_MAX);
         }
         assert!(self.events.len() <= limits::EVENTS_QUEUED_MAX);
     }

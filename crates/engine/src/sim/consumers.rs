@@ -296,7 +296,7 @@ impl Sim {
         let is_static = consumer.instance_id().is_some();
         let id = consumer.id();
         consumer.handle_out_of_group(OutOfGroup::PollTimeout);
-        self.observers[g].members_left_poll_timeout += 1;
+        self.observers[g].handle_member_left_poll_timeout();
         self.emit(Event::MemberLeft {
             tick: now,
             consumer: id,
@@ -371,7 +371,7 @@ impl Sim {
     fn fail_commit(&mut self, c: usize, offsets: Vec<(u32, u64)>, reason: &'static str) {
         let g = self.consumers[c].group();
         self.consumers[c].handle_commit_failed();
-        self.observers[g].commit_failed += 1;
+        self.observers[g].handle_commit_failed();
         let consumer = self.consumers[c].id();
         self.emit(Event::CommitFailed { tick: self.now, consumer, offsets, reason });
     }
@@ -596,7 +596,7 @@ impl Sim {
             fetched.partition
         };
         let target_offset = self.bridge.handle_write(partition, fetched.id, self.topic.retention_records());
-        self.observers[g].bridged += 1;
+        self.observers[g].handle_bridged();
         self.emit(Event::Bridged { tick: self.now, partition, target_offset, record_id: fetched.id });
     }
 
@@ -680,7 +680,7 @@ impl Sim {
             self.set_committed(g, p, offset);
         }
         self.consumers[c].handle_committed();
-        self.observers[g].commit_requests += 1;
+        self.observers[g].handle_commit_request();
         let consumer = self.consumers[c].id();
         self.emit(Event::Committed { tick: self.now, consumer, offsets });
     }
@@ -696,7 +696,7 @@ impl Sim {
         let g = self.consumers[c].group();
         self.set_committed(g, partition, offset);
         self.consumers[c].handle_committed();
-        self.observers[g].commit_requests += 1;
+        self.observers[g].handle_commit_request();
         let consumer = self.consumers[c].id();
         self.emit(Event::Committed { tick: self.now, consumer, offsets: vec![(partition, offset)] });
     }
@@ -758,7 +758,7 @@ impl Sim {
             unreachable!("checkpoints belong to the consumer-side store model")
         };
         self.consumers[c].begin_checkpoint(self.now, write_ticks);
-        self.observers[g].commit_requests += 1;
+        self.observers[g].handle_commit_request();
         if write_ticks == 0 {
             self.finish_checkpoint(c);
         }
@@ -793,7 +793,7 @@ impl Sim {
             return;
         }
         for (partition, intended, stored) in torn {
-            self.observers[g].torn_checkpoints += 1;
+            self.observers[g].handle_torn_checkpoint();
             self.emit(Event::CheckpointTorn { tick: self.now, consumer, partition, intended, stored });
         }
     }
@@ -823,7 +823,7 @@ impl Sim {
         }
         if !settings.group_commits() {
             self.consumers[c].handle_resumed(partition, start);
-            let last_known = self.observers[g].handled_end[partition as usize];
+            let last_known = self.observers[g].handled_end(partition);
             self.emit(Event::ResumedFrom {
                 tick: self.now,
                 consumer: id,

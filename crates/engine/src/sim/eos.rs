@@ -287,7 +287,7 @@ impl Sim {
                 producer.in_transaction = false;
                 eos.counters.committed_transactions += 1;
                 self.consumers[c].handle_committed();
-                self.observers[g].commit_requests += 1;
+                self.observers[g].handle_commit_request();
                 self.route_txn_outputs();
                 emit_txn!(self, Event::TxnCommitted { tick: now, consumer: id, epoch: next.epoch, offsets });
             }

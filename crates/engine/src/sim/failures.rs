@@ -60,7 +60,7 @@ impl Sim {
             ErrorPolicy::Skip => {
                 self.observers[g].handle_failed(fetched);
                 self.apps[g].handle_moved_on(fetched.id);
-                self.apps[g].counters.skipped_by_handler += 1;
+                self.apps[g].handle_skipped();
                 self.emit(Event::FailedRecordSkipped {
                     tick: now,
                     consumer,
@@ -176,7 +176,7 @@ impl Sim {
         let (tick, partition, record_id) = (self.now, fetched.partition, fetched.id);
         match to {
             LetterTopicId::DeadLetter => {
-                self.apps[g].counters.dead_lettered += 1;
+                self.apps[g].handle_dead_lettered();
                 self.emit(Event::DeadLettered {
                     tick,
                     consumer,
@@ -188,7 +188,7 @@ impl Sim {
                 });
             }
             LetterTopicId::Retry { level } => {
-                self.apps[g].counters.sent_to_retry += 1;
+                self.apps[g].handle_sent_to_retry();
                 self.emit(Event::SentToRetryTopic {
                     tick,
                     consumer,

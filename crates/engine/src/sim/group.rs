@@ -235,7 +235,7 @@ impl Sim {
                 })
             })
             .count();
-        self.observers[g].partition_ticks_stopped += stopped as u64;
+        self.observers[g].handle_partitions_stopped(stopped as u64);
     }
 
     /// Consumer protocol: while the group is assigning or reconciling, the
@@ -289,7 +289,7 @@ impl Sim {
         for &(p, offset) in &targets {
             self.set_committed(g, p, offset);
             // The operator chose this replay (or skip): it is the new last known position.
-            self.observers[g].handled_end[p as usize] = offset;
+            self.observers[g].handle_offsets_reset(p, offset);
         }
         self.emit(Event::OffsetsReset { tick: self.now, group: g as u32, reset, offsets: targets });
         Ok(())
@@ -475,7 +475,6 @@ impl Sim {
             total += sample.lag;
             self.observers[g].handle_lag_sample(p, sample);
         }
-        let peak = &mut self.observers[g].peak_total_lag;
-        *peak = (*peak).max(total);
+        self.observers[g].handle_total_lag(total);
     }
 }

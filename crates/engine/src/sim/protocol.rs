@@ -159,7 +159,7 @@ impl Sim {
                     interval,
                 );
                 if let (true, Some(instance_id)) = (replaces, instance_id) {
-                    self.observers[g].static_rejoins += 1;
+                    self.observers[g].handle_static_rejoin();
                     self.emit(Event::StaticMemberReplaced(Box::new(StaticMemberReplaced {
                         tick: self.now,
                         group: g as u32,
@@ -283,7 +283,7 @@ impl Sim {
                 for &(p, start) in &starts {
                     self.note_resume(c, p, start);
                 }
-                self.observers[g].static_rejoins += 1;
+                self.observers[g].handle_static_rejoin();
                 self.emit(Event::StaticMemberReplaced(Box::new(StaticMemberReplaced {
                     tick: self.now,
                     group: g as u32,

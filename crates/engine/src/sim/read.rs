@@ -114,8 +114,8 @@ impl Sim {
     /// If there is no group `g` (see [`Sim::group_count`]).
     #[must_use]
     pub fn metrics_of(&self, g: usize) -> Metrics {
-        let app = &self.apps[g].counters;
-        let observer = &self.observers[g];
+        let app = self.apps[g].counters();
+        let observer = self.observers[g].counters();
         Metrics {
             produced: self.producer.produced(),
             delivered: app.delivered,
@@ -158,7 +158,7 @@ impl Sim {
             replayed: app.replayed,
             double_applied_on_replay: app.double_applied_on_replay,
             partial_effects: app.partial_effects,
-            stuck_partition_ticks: observer.stuck_partition_ticks(),
+            stuck_partition_ticks: observer.stuck_partition_ticks,
         }
     }
 
@@ -254,7 +254,7 @@ impl Sim {
             group_epoch: self.coordinators[g].group_epoch(),
             target_epoch: self.coordinators[g].target_epoch(),
             remote_assignor: self.groups[g].config.remote_assignor,
-            stuck: self.observers[g].stuck.clone(),
+            stuck: self.observers[g].stuck().to_vec(),
             handler_fixed: self.apps[g].fixed(),
             replay: self.letters.replay_positions(g),
         }
@@ -434,7 +434,7 @@ impl Sim {
             partitions,
             consumers: (0..self.consumers.len()).map(|c| self.consumer_view(c)).collect(),
             metrics: first.metrics.clone(),
-            recent: self.apps[0].recent.iter().copied().collect(),
+            recent: self.apps[0].recent().iter().copied().collect(),
             restart_pending: first.restart_pending,
             last_rebalance: coordinator.last_rebalance().cloned(),
             bridge: self.groups.iter().any(|g| g.config.bridge).then(|| self.bridge.partitions()),
@@ -506,9 +506,10 @@ impl Sim {
                 PartitionSplit { partition: p, written, holder, position, status }
             })
             .collect();
-        let mut findings: Vec<Finding> = observer.findings.iter().cloned().collect();
+        let (kept, findings_dropped) = observer.findings();
+        let mut findings: Vec<Finding> = kept.iter().cloned().collect();
         for p in 0..self.partition_count() {
-            let (deleted_ids, deleted) = &observer.retention_lost[p as usize];
+            let (deleted_ids, deleted) = observer.retention_lost(p);
             let lost = observer.lost_offsets(p);
             let total = lost.len() as u64 + deleted;
             if total == 0 {
@@ -537,23 +538,13 @@ impl Sim {
         }
         let legal_replays = findings.iter().filter(|f| f.kind == FindingKind::LegalReplay).count() as u64;
         let violations = findings.len() as u64 - legal_replays;
-        SplitCheck {
-            partitions,
-            findings,
-            violations,
-            legal_replays,
-            findings_dropped: observer.findings_dropped,
-        }
+        SplitCheck { partitions, findings, violations, legal_replays, findings_dropped }
     }
 
     /// The last [`crate::HISTORY_SAMPLES_MAX`] ticks of `partition`'s lag and age in the first group.
     #[must_use]
     pub fn lag_history(&self, partition: u32) -> Vec<LagSample> {
-        self.observers[0]
-            .lag_history
-            .get(partition as usize)
-            .map(|h| h.iter().copied().collect())
-            .unwrap_or_default()
+        self.observers[0].lag_history(partition).map(|h| h.iter().copied().collect()).unwrap_or_default()
     }
 
     /// Every account's ledger in the first group's application that saw a payout.

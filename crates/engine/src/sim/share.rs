@@ -170,7 +170,7 @@ impl Sim {
                 let r = *self.topic.get(p, a.offset).expect("acquired records are retained");
                 self.observers[g].handle_fetched(p, a.offset, a.offset + 1, true);
                 if a.delivery_count > 1 {
-                    self.observers[g].redelivered += 1;
+                    self.observers[g].handle_redelivered();
                 }
                 self.consumers[c].handle_fetched([Fetched {
                     partition: p,
@@ -282,7 +282,7 @@ impl Sim {
                     }
                 }
             }
-            self.observers[g].archived += archived.len() as u64;
+            self.observers[g].handle_archived(archived.len() as u64);
             if !offsets.is_empty() {
                 self.emit(Event::Acknowledged(Box::new(Acknowledged {
                     tick: now,
@@ -295,7 +295,7 @@ impl Sim {
             }
             i += run;
         }
-        self.observers[g].commit_requests += 1;
+        self.observers[g].handle_commit_request();
         Some(released)
     }
 
@@ -347,7 +347,7 @@ impl Sim {
         let mut archived = Vec::new();
         for b in back.iter().filter(|b| b.archived) {
             archived.push(b.offset);
-            self.observers[g].archived += 1;
+            self.observers[g].handle_archived(1);
             self.observers[g].handle_done_unhandled(partition, b.offset);
         }
         (back.iter().map(|b| b.offset).collect(), archived)
