@@ -694,7 +694,7 @@ impl Sim {
             self.step_consumer(c);
         }
         for g in 0..self.groups.len() {
-            // 3c. Issue 40: each application's retry consumer and dead-letter replay job.
+            // 3b. Issue 40: each application's retry consumer and dead-letter replay job.
             self.step_retry_consumer(g);
             self.step_replay(g);
         }
