@@ -34,7 +34,7 @@ pub use action::{Action, Panel, TapeScroll};
 pub use explaining::{Asked, Explaining};
 pub use run::Run;
 pub use shrunk::{SHRINK_RUNS_PAGE, Shrunk, ShrunkRun, on_screen, shrink_run};
-pub use tapes::{BridgeTape, PayoutTape, Payouts, Tape, tape_window_start};
+pub use tapes::{BridgeTape, LetterTape, PayoutTape, Payouts, Tape, tape_window_start};
 use tapes::{last_shown_start, last_window_start, lowest_committed};
 pub use ui::Ui;
 
@@ -615,6 +615,20 @@ impl AppState {
         });
     }
 
+    /// A letter's source record: selected, and its tape's window moved to it.
+    fn show_source(&mut self, partition: u32, offset: u64) {
+        self.select(Some((partition, offset)));
+        if self.selected.is_none() {
+            return;
+        }
+        let lead = TAPE_LEAD_CELLS.min(self.ui.tape_shown / 4);
+        let mut all = (*self.scroll).clone();
+        if let Some(slot) = all.get_mut(partition as usize) {
+            *slot = Some(offset.saturating_sub(lead));
+        }
+        self.scroll = Rc::new(all);
+    }
+
     fn scroll_tape(&mut self, partition: u32, scroll: TapeScroll) {
         let Some(p) = self.view.partitions.get(partition as usize) else { return };
         let share = self.view.groups.first().is_some_and(|g| g.protocol == GroupProtocol::Share);
@@ -721,6 +735,7 @@ impl Reducible for AppState {
                 next.ui.tape_shown = cells;
             }
             Action::Select(target) => next.select(target),
+            Action::ShowSource { partition, offset } => next.show_source(partition, offset),
             Action::Explain(asked) => {
                 next.explain(asked, true);
                 return Rc::new(next);

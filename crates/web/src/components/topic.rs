@@ -7,6 +7,7 @@
 
 mod cell;
 mod legend;
+mod letter_tapes;
 mod preview;
 mod tape;
 
@@ -14,9 +15,10 @@ use crate::components::SectionProps;
 use crate::components::scroll_window::{ScrollWindow, use_scroll_window};
 use crate::state::Action;
 use legend::Legend;
+use letter_tapes::LetterTapes;
 use offsetlab_engine::PositionModel;
 use preview::Preview;
-use tape::{GroupMarker, PartitionTape};
+use tape::{GroupMarker, PartitionTape, StuckMark};
 use wasm_bindgen::JsCast;
 use web_sys::HtmlElement;
 use yew::prelude::*;
@@ -99,11 +101,13 @@ pub fn Topic(props: &SectionProps) -> Html {
         };
         let replicas =
             state.cluster.as_ref().and_then(|c| c.partitions.get(tape.partition as usize)).cloned();
+        let stuck = stuck_mark(&state.view, tape.partition);
         html! {
             <PartitionTape key={tape.partition} tape={tape.clone()} {partition} {selected} {store} {stored}
-                {groups} {replicas} {explained} on_action={props.on_action.clone()} />
+                {groups} {replicas} {explained} {stuck} on_action={props.on_action.clone()} />
         }
     });
+    let letters = &state.view.letter_topics;
     // One keyed list of its own, between the spacers (see tape.rs on keyed lists).
     let tapes: Html = tapes.collect();
     let tapes = if windowed {
@@ -130,6 +134,13 @@ pub fn Topic(props: &SectionProps) -> Html {
             </h2>
             { brokers(state, &props.on_action) }
             { tapes }
+            // Said once when a partition gets stuck or moves on, not at every attempt.
+            <p class="visually-hidden" role="status" data-field="stuck-announce">{ stuck_announcement(&state.view) }</p>
+            if letters.iter().any(|t| t.partitions.iter().any(|p| p.log_end > 0)) {
+                <LetterTapes run={state.run.clone()}
+                    topics={letters.iter().filter(|t| t.partitions.iter().any(|p| p.log_end > 0)).cloned().collect::<Vec<_>>()}
+                    on_action={props.on_action.clone()} />
+            }
             if state.view.restart_pending {
                 <p class="restart-pending" data-field="restart-pending">
                     { "restart in progress: waiting for the group to empty" }
@@ -143,6 +154,27 @@ pub fn Topic(props: &SectionProps) -> Html {
             }
             <Legend {store} />
         </section>
+    }
+}
+
+/// The first group's partition `p`, while its handler retries a record in place (issue 40).
+fn stuck_mark(view: &offsetlab_engine::View, p: u32) -> Option<StuckMark> {
+    let stuck = view.groups.first()?.stuck.get(p as usize)?;
+    let failing = stuck.failing?;
+    Some(StuckMark { offset: failing.offset, attempts: failing.attempts, ticks: stuck.ticks })
+}
+
+/// The stuck partitions in a sentence for screen readers: it changes only when
+/// a partition gets stuck on a record or moves past it.
+#[must_use]
+pub fn stuck_announcement(view: &offsetlab_engine::View) -> String {
+    let stuck: Vec<String> = (0..u32::try_from(view.partitions.len()).unwrap_or(u32::MAX))
+        .filter_map(|p| stuck_mark(view, p).map(|m| format!("partition {p} is stuck on offset {}", m.offset)))
+        .collect();
+    if stuck.is_empty() {
+        String::new()
+    } else {
+        format!("The handler keeps failing: {}.", stuck.join(", "))
     }
 }
 

@@ -64,6 +64,12 @@ pub enum Action {
     Shrunk(Rc<Shrunk>),
     /// Select a record on a tape (or clear the selection).
     Select(Option<(u32, u64)>),
+    /// A dead letter's source record (its `kafka_dlt-original-partition` and
+    /// `-offset` headers): selected, and its tape's window moved to it.
+    ShowSource {
+        partition: u32,
+        offset: u64,
+    },
     /// A quiz answer: question index, choice index.
     Answer {
         question: usize,

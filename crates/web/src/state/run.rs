@@ -5,9 +5,9 @@
 //! while it is open and on screen (`components::shown`).
 
 use super::TAPE_CELLS;
-use super::tapes::{BridgeTape, last_window_start};
+use super::tapes::{BridgeTape, LetterTape, last_window_start};
 use offsetlab_engine::{
-    ConsumerStats, DescribeView, History, LagSample, LedgerEntry, Sim, View, describe_view,
+    ConsumerStats, DescribeView, History, LagSample, LedgerEntry, LetterTopicView, Sim, View, describe_view,
 };
 use std::cell::{Cell, Ref, RefCell, RefMut};
 use std::rc::Rc;
@@ -102,6 +102,30 @@ impl Run {
                         partition: p.partition,
                         records: sim.bridge_records(p.partition, from, TAPE_CELLS as u32),
                         hidden_before: from - p.log_start,
+                    }
+                })
+                .collect()
+        })
+    }
+
+    /// The dead-letter and retry topics' partitions that hold letters, each its
+    /// newest ones: a topic that was never written to has none (issue 40).
+    #[must_use]
+    pub fn letter_tapes(&self, topics: &[LetterTopicView]) -> Vec<LetterTape> {
+        self.read(|sim| {
+            topics
+                .iter()
+                .flat_map(|t| t.partitions.iter().map(move |p| (t, p)))
+                .filter(|(_, p)| p.log_end > 0)
+                .map(|(t, p)| {
+                    let from = last_window_start(p.log_start, p.log_end);
+                    LetterTape {
+                        topic: t.topic,
+                        name: t.name.clone(),
+                        partition: p.partition,
+                        records: sim.letter_records(t.topic, p.partition, from, TAPE_CELLS as u32),
+                        hidden_before: from - p.log_start,
+                        log_end: p.log_end,
                     }
                 })
                 .collect()

@@ -2,7 +2,9 @@
 //! following window starts (a pure function of the partition's view and the box's width).
 
 use super::{TAPE_CELLS, TAPE_LEAD_CELLS};
-use offsetlab_engine::{BridgeRecordView, PayoutRecordView, RecordView, TransactionsView, View};
+use offsetlab_engine::{
+    BridgeRecordView, LetterRecordView, LetterTopicId, PayoutRecordView, RecordView, TransactionsView, View,
+};
 
 /// One tape's visible window.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +28,18 @@ pub struct BridgeTape {
     pub partition: u32,
     pub records: Vec<BridgeRecordView>,
     pub hidden_before: u64,
+}
+
+/// One partition of a dead-letter or retry topic that holds letters (its newest ones).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LetterTape {
+    pub topic: LetterTopicId,
+    /// `orders.DLT`, `orders-retry-1`, …
+    pub name: String,
+    pub partition: u32,
+    pub records: Vec<LetterRecordView>,
+    pub hidden_before: u64,
+    pub log_end: u64,
 }
 
 /// One tape of the output topic payouts (its newest offsets).

@@ -24,6 +24,9 @@ pub struct TapeCellProps {
     /// Named by the explanation's step shown.
     #[prop_or_default]
     pub explained: bool,
+    /// The record a stuck partition's handler keeps failing on.
+    #[prop_or_default]
+    pub failing: bool,
 }
 
 /// One record: a button with its offset and key label, coloured by subject,
@@ -32,7 +35,7 @@ pub struct TapeCellProps {
 /// Its accessible name starts with what it shows ("7 u3 ×2"), then says it in words.
 #[component]
 pub fn TapeCell(props: &TapeCellProps) -> Html {
-    let TapeCellProps { record, at, selected, tab_stop, above_high_watermark, explained } = *props;
+    let TapeCellProps { record, at, selected, tab_stop, above_high_watermark, explained, failing } = *props;
     let r = &record;
     let hue = r.subject % KEY_HUES;
     let key = if r.keyed { format!("u{}", r.subject) } else { format!("·u{}", r.subject) };
@@ -60,6 +63,9 @@ pub fn TapeCell(props: &TapeCellProps) -> Html {
     }
     if r.poison {
         label.push_str(", poison: every handler fails on it");
+    }
+    if failing {
+        label.push_str(", failing: its handler retries it in place, its partition waits");
     }
     if r.lost || r.handled > 1 {
         label.push_str("; press to see why");
@@ -95,6 +101,7 @@ pub fn TapeCell(props: &TapeCellProps) -> Html {
         selected.then_some("selected"),
         above_high_watermark.then_some("above-hw"),
         explained.then_some("explained"),
+        failing.then_some("failing"),
     ]);
     html! {
         <button type="button" {class} data-offset={r.offset.to_string()} style={format!("left:calc({at} * var(--cell))")}

@@ -53,7 +53,27 @@ pub struct TapeProps {
     /// The part the explanation's step shown names, when it is on this tape.
     #[prop_or_default]
     pub explained: Option<Part>,
+    /// The first group's handler is retrying a record of this partition in place.
+    #[prop_or_default]
+    pub stuck: Option<StuckMark>,
     pub on_action: Callback<Action>,
+}
+
+/// A stuck partition: the record its handler keeps failing on (issue 40).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StuckMark {
+    pub offset: u64,
+    /// Attempts so far.
+    pub attempts: u32,
+    /// Ticks the partition has been stuck, in all.
+    pub ticks: u64,
+}
+
+/// "stuck at 4 · attempt 7 · 6 ticks": what the mark on the tape's head says.
+#[must_use]
+pub fn stuck_text(m: &StuckMark) -> String {
+    let ticks = if m.ticks == 1 { "1 tick".to_string() } else { format!("{} ticks", m.ticks) };
+    format!("stuck at {} · attempt {} · {ticks}", m.offset, m.attempts)
 }
 
 /// One group's committed offset on a tape.
@@ -190,6 +210,7 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
     // cells in among the (unkeyed) markers, and Yew would then diff them by
     // position, rebuilding every cell whenever the window slides.
     let high_watermark = props.replicas.as_ref().map(|r| r.high_watermark);
+    let failing = props.stuck.map(|m| m.offset);
     let drawn = |r: &&offsetlab_engine::RecordView| {
         in_view.columns.as_ref().is_none_or(|columns| {
             let index = u32::try_from(r.offset - tape.from).expect("a tape's window is bounded");
@@ -197,6 +218,7 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
                 || r.offset == tab_stop
                 || props.selected == Some(r.offset)
                 || explained_record == Some(r.offset)
+                || failing == Some(r.offset)
         })
     };
     let cells: Html = tape
@@ -207,7 +229,7 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
             html! {
                 <TapeCell key={r.offset} record={*r} at={r.offset - base}
                     selected={props.selected == Some(r.offset)} tab_stop={r.offset == tab_stop}
-                    explained={explained_record == Some(r.offset)}
+                    explained={explained_record == Some(r.offset)} failing={failing == Some(r.offset)}
                     above_high_watermark={high_watermark.is_some_and(|hw| r.offset >= hw)} />
             }
         })
@@ -268,13 +290,21 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
         }
     });
     html! {
-        <div class="tape" data-partition={p.to_string()} role="group" aria-label={format!("Partition {p}")}>
+        <div class={class_list(&[Some("tape"), props.stuck.is_some().then_some("is-stuck")])} data-partition={p.to_string()}
+            role="group" aria-label={format!("Partition {p}")}>
             <div class="tape-head">
                 <span class="tape-label">{ format!("P{p}") }</span>
                 <span class="visually-hidden">{ "owner" }</span>
                 <span class={class_list(&[Some("tape-owner"), view.is_some_and(|v| v.owner.is_some() && !v.owner_alive).then_some("crashed")])}
                     data-field="owner">{ owner.clone() }</span>
                 <span class="tape-lag" data-field="lag">{ lag }</span>
+                if let Some(m) = props.stuck {
+                    <span class="tape-stuck" data-field="stuck" data-stuck-offset={m.offset.to_string()}
+                        title={format!("The handler keeps failing on offset {}: the application retries it in place, \
+                            and nothing behind it on P{p} is handled meanwhile", m.offset)}>
+                        { stuck_text(&m) }
+                    </span>
+                }
                 <span class="tape-nav">
                     <button type="button" data-action="older" disabled={tape.hidden_before == 0}
                         aria-label={format!("Show older records of P{p}")} onclick={scroll(TapeScroll::Older)}>
