@@ -86,6 +86,26 @@ pub fn clock_counters(m: &Metrics) -> Vec<Counter> {
     shown
 }
 
+/// A failing handler's counters (issue 40), each once it has happened: what
+/// the error policy did with the records the handler failed on, how long a
+/// partition stood still behind one, and what replaying the dead letters did.
+#[must_use]
+pub fn failure_counters(m: &Metrics) -> Vec<Counter> {
+    let c = |key, metric: Metric, value, alarm| Counter { key, label: metric.label(), value, alarm };
+    [
+        c("skipped-by-handler", Metric::SkippedByHandler, m.skipped_by_handler, true),
+        c("stuck-partition-ticks", Metric::StuckPartitionTicks, m.stuck_partition_ticks, true),
+        c("sent-to-retry", Metric::SentToRetry, m.sent_to_retry, false),
+        c("dead-lettered", Metric::DeadLettered, m.dead_lettered, false),
+        c("partial-effects", Metric::PartialEffects, m.partial_effects, true),
+        c("replayed", Metric::Replayed, m.replayed, false),
+        c("double-applied-on-replay", Metric::DoubleAppliedOnReplay, m.double_applied_on_replay, true),
+    ]
+    .into_iter()
+    .filter(|c| c.value > 0)
+    .collect()
+}
+
 #[component]
 pub fn Counters(props: &CountersProps) -> Html {
     #[cfg(feature = "cluster")]
@@ -108,6 +128,11 @@ pub fn Counters(props: &CountersProps) -> Html {
         if let clocks @ [_, ..] = clock_counters(&props.metrics).as_slice() {
             <dl class="counters clock-counters" aria-label="Kafka's clocks">
                 { for clocks.iter().copied().map(|c| counter(c, &props.on_action)) }
+            </dl>
+        }
+        if let failures @ [_, ..] = failure_counters(&props.metrics).as_slice() {
+            <dl class="counters failure-counters" aria-label="The failing handler">
+                { for failures.iter().copied().map(|c| counter(c, &props.on_action)) }
             </dl>
         }
         { producer }

@@ -5,6 +5,7 @@ mod consumer_card;
 mod consumer_list;
 mod consumer_row;
 mod group_column;
+mod handler_failures;
 
 use crate::components::SectionProps;
 use crate::components::class_list;
@@ -13,6 +14,8 @@ use crate::components::send;
 use crate::state::Action;
 use consumer_list::ConsumerList;
 use group_column::GroupColumn;
+use handler_failures::HandlerFailures;
+pub use handler_failures::policy_text;
 use offsetlab_engine::{
     GroupProtocol, GroupView, Input, PartitionMove, PositionModel, RebalanceView, limits,
 };
@@ -136,6 +139,7 @@ pub fn Group(props: &SectionProps) -> Html {
                 </button>
                 <p class="group-hint">{ "Pause, crash or stop each one on its card." }</p>
             </div>
+            { handler_failures(view, &props.on_action) }
             if !others.is_empty() {
                 <div class="other-groups">
                     { for others.iter().zip(1u32..).map(|(g, index)| html! {
@@ -146,6 +150,28 @@ pub fn Group(props: &SectionProps) -> Html {
                 </div>
             }
         </section>
+    }
+}
+
+/// The first group's error policy and its fix and replay, once the run can fail a record.
+fn handler_failures(view: &offsetlab_engine::View, on_action: &Callback<Action>) -> Html {
+    let Some(group) = view.groups.first().filter(|g| g.protocol != GroupProtocol::Share) else {
+        return Html::default();
+    };
+    let policy = view.settings.error_policy;
+    let failed = view.metrics.failed > 0;
+    if policy.is_default() && !failed {
+        return Html::default();
+    }
+    let dead_letters: u64 = view
+        .letter_topics
+        .iter()
+        .filter(|t| t.topic == offsetlab_engine::LetterTopicId::DeadLetter)
+        .flat_map(|t| t.partitions.iter().map(|p| p.log_end))
+        .sum();
+    html! {
+        <HandlerFailures {policy} fixed={group.handler_fixed} {dead_letters}
+            replaying={group.replay.is_some()} {failed} on_action={on_action.clone()} />
     }
 }
 

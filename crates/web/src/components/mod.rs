@@ -49,7 +49,7 @@ pub use counters::{Counters, CountersProps};
 pub use describe_table::{DescribeTable, DescribeTableProps};
 pub use explanation::{ExplanationPanel, ExplanationProps};
 pub use fine_print::FinePrint;
-pub use group::Group;
+pub use group::{Group, policy_text};
 pub use guide::Guide;
 pub use intro::Intro;
 pub use operations::Operations;

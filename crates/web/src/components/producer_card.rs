@@ -22,6 +22,8 @@ const DEFAULT_RATE: u32 = 2;
 /// The key count input's range on the page (the engine takes more).
 const KEYS_MIN: u32 = 1;
 const KEYS_MAX: u32 = 24;
+/// "Send failing": the attempts its handler fails before it succeeds.
+const FAILING_ATTEMPTS: u32 = 2;
 /// The hot key share's range on the page, in percent.
 const HOT_MAX: u8 = 90;
 
@@ -154,6 +156,15 @@ pub fn ProducerCard(props: &SectionProps) -> Html {
             <p class="producer-help">
                 { "Keyed records stay in order: one key, one partition. Turn keys off to see records overtake each other." }
             </p>
+            <div class="producer-row producer-failing">
+                <button type="button" data-action="send-failing"
+                    title="One record whose handler fails at its first two attempts, then succeeds (a downstream down for a while); each failed attempt had made its payout already"
+                    onclick={crate::components::send(&props.on_action,
+                        Action::Apply(Input::SendFailing { failures: FAILING_ATTEMPTS, after_effect: true }))}>
+                    { "Send failing" }
+                </button>
+                <span class="producer-help">{ "fails twice, then succeeds; its payout was made before each failure" }</span>
+            </div>
             <Peek producer={producer.clone()} on_action={props.on_action.clone()} />
             </div>
             </details>

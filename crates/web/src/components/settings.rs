@@ -141,6 +141,22 @@ pub fn Settings(props: &SectionProps) -> Html {
                        leader looks for new partitions. A scenario file sets them." }
                 </p>
             </div>
+            if protocol != GroupProtocol::Share {
+                <div class="setting">
+                    <p class="setting-inline" data-field="error-policy-setting">
+                        <span>{ "Error policy" }</span>
+                        { " " }
+                        <span>{ crate::components::policy_text(settings.error_policy) }</span>
+                    </p>
+                    <p class="setting-help">
+                        { "What the application's code does when its handler throws: skip, retry forever, \
+                           retry then the dead-letter topic, or retry topics. It is the application's choice, \
+                           not a Kafka setting (in Spring Kafka, DefaultErrorHandler, \
+                           DeadLetterPublishingRecoverer and @RetryableTopic). A scenario file sets it \
+                           (error_policy); the experiments in \"When a record cannot be processed\" try each one." }
+                    </p>
+                </div>
+            }
             <fieldset class={class_list(&[Some("setting"), Some("commit-modes"), in_store.then_some("is-disabled")])}>
                 <legend>{ "Commit" }</legend>
                 if in_store {
