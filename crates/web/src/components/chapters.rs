@@ -206,6 +206,39 @@ pub static CHAPTERS: &[Chapter] = &[
         more_under_text: true,
     },
     Chapter {
+        id: "failures",
+        title: "When a record cannot be processed",
+        paragraphs: &[
+            "Sometimes the handler throws: on a {poison record} it can never process (a malformed \
+             order), or on one that fails for a while (the payment service is down). Kafka does not \
+             know; what happens next is the application's {error policy}. While the handler retries \
+             a record in place its partition is {stuck}: nothing behind it is handled, and its lag \
+             grows alone.",
+            "{Skip} commits past the record: it is never processed. {Retry forever} stops the \
+             partition until the member's `max.poll.interval` runs out, and the next owner fails the \
+             same way. {Retry, then dead-letter} tries a few more times, then writes the record to the \
+             {dead-letter topic} `orders.DLT` with headers naming its source partition, offset, cause \
+             and attempts. {Retry topics} (`orders-retry-1`, `-2`) try it later without stopping the \
+             partition, so a later record of its key overtakes it.",
+            "After a fix, a {replay} job applies each dead letter again under its original effect \
+             key: a payout a failed attempt had already made is paid twice, unless the ledger applies \
+             each key once. These policies are the application's code (Spring Kafka's \
+             DefaultErrorHandler, DeadLetterPublishingRecoverer, @RetryableTopic), not Kafka's.",
+        ],
+        rules: &[],
+        question: None,
+        live: None,
+        featured: &["poison-blocks-partition", "poison-dead-lettered"],
+        more: &[
+            "poison-skipped",
+            "retry-topic-reorders",
+            "dead-letter-replay-idempotent",
+            "dead-letter-replay-not-idempotent",
+        ],
+        rules_beside: false,
+        more_under_text: false,
+    },
+    Chapter {
         id: "kafka4-groups",
         title: "Kafka 4's groups",
         paragraphs: &[
@@ -350,6 +383,12 @@ pub fn title(name: &str) -> Option<&'static str> {
         "partition-growth" => "Adding a partition while running",
         "payout-double-payout" => "A payout paid twice",
         "payout-ledger" => "Ledger first: paid once",
+        "poison-blocks-partition" => "A poison record stops its partition",
+        "poison-skipped" => "A poison record, skipped",
+        "poison-dead-lettered" => "A poison record, dead-lettered",
+        "retry-topic-reorders" => "A retry topic reorders a key",
+        "dead-letter-replay-idempotent" => "Replaying dead letters: paid once",
+        "dead-letter-replay-not-idempotent" => "Replaying dead letters: paid twice",
         "consumer-protocol-scale-out" => "Scaling out on the consumer protocol",
         "static-rolling-update" => "A rolling update of static members",
         "share-group-busy" => "Eight share consumers",

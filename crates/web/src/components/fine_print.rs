@@ -26,7 +26,7 @@ const BROKERS: &[&str] =
      replication, acks and the producer's retries."];
 
 /// `(heading, paragraphs)`, in display order.
-const ITEMS: [(&str, &[&str]); 7] = [
+const ITEMS: [(&str, &[&str]); 8] = [
     (
         "Ticks, not milliseconds",
         &["Timers count ticks: the session timeout (45 seconds by default in Kafka), the \
@@ -64,6 +64,11 @@ const ITEMS: [(&str, &[&str]); 7] = [
            transactional requests are answered in the tick they are made and their markers written \
            at once. A fenced application stops at its first refused write; a real one that catches \
            the error is refused again at every call."],
+    ),
+    (
+        "Failing handlers",
+        &["Skipping, retrying, orders.DLT and the retry topics are the application's code, not \
+           Kafka's; their readers here never crash."],
     ),
     (
         "Offset storage",
