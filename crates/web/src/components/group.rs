@@ -126,6 +126,8 @@ pub fn Group(props: &SectionProps) -> Html {
                     { rebalance_text(r) }
                 </p>
             }
+            // Before the cards: in an experiment about a failing handler, its fix is in view.
+            { handler_failures(view, &props.on_action) }
             <ConsumerList consumers={mine} recent={view.last_rebalance.clone()} tick={view.tick} {store}
                 share={view.groups.first().is_some_and(|g| g.protocol == GroupProtocol::Share)}
                 label="Consumers" on_action={props.on_action.clone()}
@@ -139,7 +141,6 @@ pub fn Group(props: &SectionProps) -> Html {
                 </button>
                 <p class="group-hint">{ "Pause, crash or stop each one on its card." }</p>
             </div>
-            { handler_failures(view, &props.on_action) }
             if !others.is_empty() {
                 <div class="other-groups">
                     { for others.iter().zip(1u32..).map(|(g, index)| html! {

@@ -298,13 +298,6 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
                 <span class={class_list(&[Some("tape-owner"), view.is_some_and(|v| v.owner.is_some() && !v.owner_alive).then_some("crashed")])}
                     data-field="owner">{ owner.clone() }</span>
                 <span class="tape-lag" data-field="lag">{ lag }</span>
-                if let Some(m) = props.stuck {
-                    <span class="tape-stuck" data-field="stuck" data-stuck-offset={m.offset.to_string()}
-                        title={format!("The handler keeps failing on offset {}: the application retries it in place, \
-                            and nothing behind it on P{p} is handled meanwhile", m.offset)}>
-                        { stuck_text(&m) }
-                    </span>
-                }
                 <span class="tape-nav">
                     <button type="button" data-action="older" disabled={tape.hidden_before == 0}
                         aria-label={format!("Show older records of P{p}")} onclick={scroll(TapeScroll::Older)}>
@@ -359,6 +352,13 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
                     </span>
                 </div>
             </div>
+            if let Some(m) = props.stuck {
+                <p class="tape-stuck" data-field="stuck" data-stuck-offset={m.offset.to_string()}
+                    title={format!("The handler keeps failing on offset {}: the application retries it in place, \
+                        and nothing behind it on P{p} is handled meanwhile", m.offset)}>
+                    { stuck_text(&m) }
+                </p>
+            }
         </div>
     }
 }
