@@ -7,6 +7,8 @@
 //   node tests/bench/load.mjs                     (after trunk build --release)
 //   OFFSETLAB_BENCH=load cargo xtask bench-page   (builds the release page first)
 //   OFFSETLAB_BENCH_RUNS=N                        loads per bundle (5 by default)
+//   OFFSETLAB_BENCH_BEFORE=DIR[:DIR…]             A/B: DIR (a copy of an earlier dist/) and dist/,
+//                                                 their loads interleaved, instead of the padded copy
 //
 // For each load it prints, in ms from navigation start (the page's performance.timeOrigin):
 //   fp, fcp   first paint and first contentful paint (performance.getEntriesByType('paint'))
@@ -22,6 +24,8 @@
 //             (its style, layout and paint: a long-animation-frame entry's end) in which the view
 //             has 10 more records produced and the page shows the new count (the producer card's
 //             [data-field=produced])
+//   after     control less wasm: the page's own work once its bytes are in (the network's
+//             share of the load varies from load to load more than the rest)
 //   cls       cumulative layout shift from the first paint until the live app has replaced the
 //             prerendered copy: the sum of 'layout-shift' entries (buffered) without recent input
 //             that start by `live` (a unitless score; the replace itself shifts nothing, since
@@ -40,6 +44,8 @@ import { launch } from '../lib/page.mjs';
 import { DIST, serve } from '../lib/server.mjs';
 
 const RUNS = Number(process.env.OFFSETLAB_BENCH_RUNS || 5);
+/** Other builds to compare with (directories, colon-separated), load for load (A/B), instead of the padded copy. */
+const BEFORE = process.env.OFFSETLAB_BENCH_BEFORE;
 /** The loading targets: ms, but for cls, a score. */
 const TARGETS = { fcp: 1000, lcp: 2500, cls: 0.1, control: 3500 };
 /** One load may take this long before it counts as failed, in ms (of the throttled page). */
@@ -51,7 +57,7 @@ const PROFILE = {
   uploadThroughput: (750 * 1000) / 8,
   cpuSlowdown: 4,
 };
-const FIELDS = ['fp', 'fcp', 'lcp', 'wasm', 'started', 'live', 'control', 'cls', 'bytes'];
+const FIELDS = ['fp', 'fcp', 'lcp', 'wasm', 'started', 'live', 'control', 'after', 'cls', 'bytes'];
 
 /** The byte guard of `cargo xtask test`'s page size (bytes gzip of wasm + js), as
  * xtask/src/checks.rs sets PAGE_GZIP_GUARD_BYTES: one figure for the check and the bench. */
@@ -161,7 +167,7 @@ async function loadOnce(browser, url) {
     });
     // Everything the page asked for has arrived (the click's effect shows after all of it).
     const twice = requests.filter((name, i) => /\.(wasm|js|html)$/.test(name) && requests.indexOf(name) !== i);
-    return { ...marks, bytes, twice };
+    return { ...marks, after: marks.control - marks.wasm, bytes, twice };
   } finally {
     await context.close();
   }
@@ -235,27 +241,37 @@ const median = (values) => {
 const figure = (field, value) => (field === 'cls' ? value.toFixed(3) : String(Math.round(value)));
 const cell = (field, value) => (value === undefined ? '-' : figure(field, value)).padStart(8);
 
-async function bench(browser, label, dir) {
-  const server = await serve(dir, { gzip: true });
-  const rows = [];
+/** One load of each bundle in `bundles` ({ label, dir }) in turn, RUNS rounds (interleaved, so that
+ * the machine's drift falls on all of them alike); then each bundle's table. */
+async function bench(browser, bundles) {
+  const served = [];
   try {
-    console.log(`\n${label}: ${RUNS} cold loads`);
-    console.log(`${'run'.padStart(8)}${FIELDS.map((f) => f.padStart(8)).join('')}`);
+    for (const bundle of bundles) served.push({ ...bundle, server: await serve(bundle.dir, { gzip: true }), rows: [], lines: [] });
+    for (const b of served) b.lines.push(`${'run'.padStart(8)}${FIELDS.map((f) => f.padStart(8)).join('')}`);
     for (let run = 1; run <= RUNS; run++) {
-      let row;
-      try {
-        row = await loadOnce(browser, `${server.url}/?seed=1`);
-      } catch (error) {
-        console.log(`${String(run).padStart(8)}  failed: ${error.message.split('\n')[0]}`);
-        continue;
+      for (const b of served) {
+        let row;
+        try {
+          row = await loadOnce(browser, `${b.server.url}/?seed=1`);
+        } catch (error) {
+          b.lines.push(`${String(run).padStart(8)}  failed: ${error.message.split('\n')[0]}`);
+          continue;
+        }
+        b.rows.push(row);
+        const extra = row.twice.length ? `  downloaded twice: ${row.twice.join(', ')}` : '';
+        b.lines.push(`${String(run).padStart(8)}${FIELDS.map((f) => cell(f, row[f])).join('')}${extra}`);
       }
-      rows.push(row);
-      const extra = row.twice.length ? `  downloaded twice: ${row.twice.join(', ')}` : '';
-      console.log(`${String(run).padStart(8)}${FIELDS.map((f) => cell(f, row[f])).join('')}${extra}`);
     }
   } finally {
-    await server.close();
+    for (const b of served) await b.server.close();
   }
+  for (const b of served) report(b);
+}
+
+/** A bundle's loads, their median and worst, and which targets held. */
+function report({ label, rows, lines }) {
+  console.log(`\n${label}: ${RUNS} cold loads`);
+  for (const line of lines) console.log(line);
   if (!rows.length) return;
   for (const [name, pick] of [['median', median], ['worst', (v) => Math.max(...v)]]) {
     const values = FIELDS.map((f) => {
@@ -281,10 +297,20 @@ try {
     `profile: ${PROFILE.latency} ms latency, ${(PROFILE.downloadThroughput * 8) / 1e6} Mbit/s down, ` +
       `${(PROFILE.uploadThroughput * 8) / 1e6} Mbit/s up, ${PROFILE.cpuSlowdown}x CPU slowdown, gzip, no cache`,
   );
-  await bench(browser, `as built (wasm + js ${await bundleGzip(DIST)} bytes gzip)`, DIST);
-  const guard = await guardBytes();
-  padded = await paddedCopy(guard);
-  await bench(browser, `padded to the byte guard of ${guard} (wasm + js ${padded.total} bytes gzip)`, padded.dir);
+  const built = { label: `as built (wasm + js ${await bundleGzip(DIST)} bytes gzip)`, dir: DIST };
+  if (BEFORE) {
+    // A/B: other builds (copies of dist/ from before a change) and this one, load for load.
+    const before = [];
+    for (const dir of BEFORE.split(':')) before.push({ label: `before: ${dir} (wasm + js ${await bundleGzip(dir)} bytes gzip)`, dir });
+    await bench(browser, [...before, built]);
+  } else {
+    await bench(browser, [built]);
+    const guard = await guardBytes();
+    padded = await paddedCopy(guard);
+    await bench(browser, [
+      { label: `padded to the byte guard of ${guard} (wasm + js ${padded.total} bytes gzip)`, dir: padded.dir },
+    ]);
+  }
 } catch (error) {
   console.log(`load bench could not measure: ${error.message.split('\n')[0]}`);
 } finally {
