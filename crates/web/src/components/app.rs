@@ -190,15 +190,17 @@ pub fn App(props: &AppProps) -> Html {
                         <Panels state={state.clone()} on_action={on_action.clone()} />
                     }
                 </div>
+                // Below the first screen: each chapter (see `Chapters`) and the index go
+                // live on their own once the browser is idle, one per idle period.
                 if !embed {
-                    <Deferred copy="main > .explainer">
                     <div class="explainer">
                         <Chapters state={state.clone()} on_action={on_action.clone()} />
-                        <ExperimentIndex filter={AttrValue::from(state.ui.index_filter.clone())}
-                            running={AttrValue::from(state.scenario.name.clone())} on_action={on_action.clone()} />
+                        <Deferred copy="#experiments">
+                            <ExperimentIndex filter={AttrValue::from(state.ui.index_filter.clone())}
+                                running={AttrValue::from(state.scenario.name.clone())} on_action={on_action.clone()} />
+                        </Deferred>
                         <FinePrint />
                     </div>
-                    </Deferred>
                 }
             </main>
         </>

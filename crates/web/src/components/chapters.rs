@@ -20,6 +20,7 @@ pub use prediction::Prediction;
 pub use topic_describe::TopicDescribe;
 
 use crate::components::{PollLoop, SectionProps};
+use crate::prerender::Deferred;
 use offsetlab_engine::Scenario;
 use yew::prelude::*;
 
@@ -438,6 +439,9 @@ pub fn chapter_of(name: &str) -> Option<&'static Chapter> {
 
 /// Every chapter, in order. Each part gets only what it draws, so the static
 /// text renders once and only the running experiment's block follows the clock.
+/// Each chapter is a part of its own below the first screen ([`Deferred`]):
+/// its prerendered copy stands in until the browser is idle, then it renders,
+/// one chapter per idle period, so that none of them is one long task.
 #[component]
 pub fn Chapters(props: &SectionProps) -> Html {
     let state = &props.state;
@@ -460,7 +464,8 @@ pub fn Chapters(props: &SectionProps) -> Html {
                     Live::DescribeTopic => html! { <TopicDescribe run={state.run.clone()} /> },
                 });
                 html! {
-                    <section class="chapter" id={chapter.id} key={chapter.id}
+                    <Deferred key={chapter.id} copy={AttrValue::from(format!("#{}", chapter.id))}>
+                    <section class="chapter" id={chapter.id}
                         aria-labelledby={format!("{}-heading", chapter.id)}>
                         <div class="chapter-story">
                             <ChapterText index={i} />
@@ -489,6 +494,7 @@ pub fn Chapters(props: &SectionProps) -> Html {
                             on_action={props.on_action.clone()} />
                         </div>
                     </section>
+                    </Deferred>
                 }
             }) }
         </div>

@@ -88,15 +88,25 @@ pub fn class_list(parts: &[Option<&str>]) -> Option<AttrValue> {
     (!out.is_empty()).then(|| AttrValue::from(out))
 }
 
-/// A built-in scenario, parsed once per page (components ask for them on
-/// every render of a chapter).
+/// A built-in scenario by its name, parsed on its first use and then kept for
+/// the page (components ask for them on every render of a chapter). One at a
+/// time: a chapter that goes live reads only its own experiments, not all of them.
 #[must_use]
 pub fn builtin(name: &str) -> Option<std::rc::Rc<offsetlab_engine::Scenario>> {
+    use std::cell::RefCell;
+    use std::rc::Rc;
     thread_local! {
-        static BUILTINS: Vec<std::rc::Rc<offsetlab_engine::Scenario>> =
-            offsetlab_engine::builtins().into_iter().map(std::rc::Rc::new).collect();
+        static PARSED: RefCell<Vec<Rc<offsetlab_engine::Scenario>>> = const { RefCell::new(Vec::new()) };
     }
-    BUILTINS.with(|all| all.iter().find(|s| s.name == name).cloned())
+    PARSED.with(|parsed| {
+        if let Some(found) = parsed.borrow().iter().find(|s| s.name == name) {
+            return Some(found.clone());
+        }
+        // By its current name only (an old name reads the scenario under its new one).
+        let scenario = Rc::new(offsetlab_engine::builtin(name).ok().filter(|s| s.name == name)?);
+        parsed.borrow_mut().push(scenario.clone());
+        Some(scenario)
+    })
 }
 
 /// Bring the simulation into view and move the focus there, after a control
