@@ -175,21 +175,24 @@ impl AppState {
     #[must_use]
     pub fn new(seed: u64, notice: Option<Rc<str>>) -> AppState {
         let scenario = Rc::new(builtin(SCENARIO).expect("the default scenario is built in"));
-        let mut state = AppState::start(scenario, seed, false);
+        // Just read: an unchanged built-in, without reading it again to compare.
+        let mut state = AppState::start(scenario, seed, false, Some(true));
         state.message = notice;
         state
     }
 
     /// `scenario` with `seed` (replacing the scenario's own), at tick 0, with
     /// the timeline's tick-0 inputs applied; `guided` leaves out the learner's.
+    /// `builtin`: whether the scenario is an unchanged built-in, when the
+    /// caller knows (otherwise it is compared with the built-in of its name).
     ///
     /// # Panics
     /// If the scenario is invalid (built-in ones are tested valid; imported
     /// ones are validated before they get here).
-    fn start(scenario: Rc<Scenario>, seed: u64, guided: bool) -> AppState {
+    fn start(scenario: Rc<Scenario>, seed: u64, guided: bool, builtin: Option<bool>) -> AppState {
         let running = if guided { scenario.guided() } else { (*scenario).clone() };
         let history = History::new(running, seed).expect("the scenario is valid");
-        AppState::around(scenario, guided, history)
+        AppState::around(scenario, guided, history, builtin)
     }
 
     /// A recorded run (from a link): the scenario with `seed`, the inputs by
@@ -203,7 +206,7 @@ impl AppState {
     ) -> Result<AppState, ReplayError> {
         let running = if guided { scenario.guided() } else { (*scenario).clone() };
         let history = History::replay(running, seed, inputs, tick)?;
-        let mut state = AppState::around(scenario, guided, history);
+        let mut state = AppState::around(scenario, guided, history, None);
         state.playing = false;
         state.announce(format!("Opened a shared run at tick {tick}. Press Play to go on from here."));
         Ok(state)
@@ -216,10 +219,11 @@ impl AppState {
         COMMIT_COST.with(Rc::clone)
     }
 
-    fn around(scenario: Rc<Scenario>, guided: bool, history: History) -> AppState {
+    fn around(scenario: Rc<Scenario>, guided: bool, history: History, builtin: Option<bool>) -> AppState {
         let sim = history.sim();
         let partitions = sim.config().partitions as usize;
-        let builtin = builtin(&scenario.name).is_ok_and(|b| b == *scenario);
+        let builtin = builtin
+            .unwrap_or_else(|| offsetlab_engine::builtin(&scenario.name).is_ok_and(|b| b == *scenario));
         let mut state = AppState {
             view: Rc::new(sim.view()),
             payouts: None,
@@ -267,7 +271,7 @@ impl AppState {
         let (scenario, guided) = link.scenario.resolve().map_err(|e| e.to_string())?;
         if link.tick == 0 && link.inputs.is_empty() {
             // A scenario by name (a docs page's embed): it starts, as a loaded experiment does.
-            return Ok(Some(AppState::start(Rc::new(scenario), link.seed, guided)));
+            return Ok(Some(AppState::start(Rc::new(scenario), link.seed, guided, None)));
         }
         let inputs = link.inputs.into_iter().map(JournalEntry::from).collect();
         AppState::replay(Rc::new(scenario), guided, link.seed, inputs, link.tick)
@@ -389,7 +393,7 @@ impl AppState {
             _ => format!("Loaded {}. {}", scenario.name, scenario.watch),
         };
         let panel = Panel::for_scenario(&scenario);
-        let mut next = AppState::start(scenario, seed, guided);
+        let mut next = AppState::start(scenario, seed, guided, None);
         self.carry_ui(&mut next);
         next.ui.panel = panel.or(self.ui.panel);
         next.announce(announcement);
@@ -410,7 +414,7 @@ impl AppState {
             next.message = Some(format!("{refused}: {e}").into());
             return Rc::new(next);
         }
-        let mut next = AppState::start(Rc::new(scenario), self.seed, self.guided);
+        let mut next = AppState::start(Rc::new(scenario), self.seed, self.guided, None);
         self.carry_ui(&mut next);
         next.playing = self.playing;
         next.announce(format!("Started {} again with {setting} (seed {}).", self.scenario.name, self.seed));
@@ -712,7 +716,7 @@ impl Reducible for AppState {
             }
             Action::Guide(scenario) => next = self.load(scenario, true),
             Action::Restart => {
-                next = AppState::start(self.scenario.clone(), self.seed, self.guided);
+                next = AppState::start(self.scenario.clone(), self.seed, self.guided, Some(self.builtin));
                 self.carry_ui(&mut next);
                 next.playing = self.playing;
                 next.announce(format!(
@@ -721,7 +725,7 @@ impl Reducible for AppState {
                 ));
             }
             Action::Reseed(seed) => {
-                next = AppState::start(self.scenario.clone(), seed, self.guided);
+                next = AppState::start(self.scenario.clone(), seed, self.guided, Some(self.builtin));
                 self.carry_ui(&mut next);
                 next.playing = self.playing;
                 next.announce(format!("Started {} with seed {seed}.", self.scenario.name));
