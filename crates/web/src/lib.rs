@@ -49,6 +49,7 @@ pub fn start() {
         detached: false,
         link: Some(AttrValue::from(search)),
         embed,
+        tape_shown: prerender::tape_cells_shown(),
     };
     match prerender::live_root() {
         Ok(root) => yew::Renderer::<prerender::Live>::with_root_and_props(root, props).render(),

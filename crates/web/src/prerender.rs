@@ -70,7 +70,18 @@ pub fn live_root() -> Result<web_sys::Element, wasm_bindgen::JsValue> {
 /// see `index.html`).
 #[must_use]
 pub fn first_render_props() -> AppProps {
-    AppProps { seed: Some(SEED), notice: None, detached: false, link: None, embed: false }
+    AppProps { seed: Some(SEED), notice: None, detached: false, link: None, embed: false, tape_shown: None }
+}
+
+/// The cells a tape's box shows in the prerendered copy, as a tape of the
+/// live app measures its own box once rendered: measured before the first
+/// render, the app draws its tapes at their width at once, instead of at the
+/// default width and then all over again when they are measured. `None`
+/// without a copy, or a hidden one (an embed).
+#[must_use]
+pub fn tape_cells_shown() -> Option<u64> {
+    let copy = web_sys::window()?.document()?.get_element_by_id(ROOT_ID)?;
+    crate::components::tape_cells_shown(&copy)
 }
 
 /// The live app, mounted once the wasm runs: [`App`] with `props`, and the

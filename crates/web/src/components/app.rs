@@ -39,6 +39,11 @@ pub struct AppProps {
     /// Just the simulation, with minimal chrome, for an iframe in a docs site.
     #[prop_or_default]
     pub embed: bool,
+    /// The cells a tape's box shows, when the page measured it before the app
+    /// (the prerendered copy's tapes, `prerender::tape_cells_shown`): the first
+    /// render draws the tapes at that width, as it will stay.
+    #[prop_or_default]
+    pub tape_shown: Option<u64>,
 }
 
 #[component]
@@ -47,16 +52,21 @@ pub fn App(props: &AppProps) -> Html {
         let seed = props.seed;
         let notice = props.notice.clone();
         let link = props.link.clone();
+        let tape_shown = props.tape_shown;
         use_reducer(move || {
             let notice: Option<Rc<str>> = notice.map(|n| Rc::from(n.as_str()));
             let fallback = |notice| AppState::new(seed.unwrap_or_else(seed::random), notice);
-            match link.as_deref().map(AppState::from_link) {
+            let state = match link.as_deref().map(AppState::from_link) {
                 Some(Ok(Some(state))) => state,
                 Some(Err(e)) => fallback(Some(
                     format!("This link could not be opened: {e}. Showing the default scenario instead.")
                         .into(),
                 )),
                 _ => fallback(notice),
+            };
+            match tape_shown {
+                Some(cells) => Rc::unwrap_or_clone(Rc::new(state).reduce(Action::TapeShown(cells))),
+                None => state,
             }
         })
     };

@@ -62,7 +62,7 @@ pub use share::Share;
 pub use sink::Sink;
 pub use status_line::{StatusLine, StatusLineProps};
 pub use timeline::Timeline;
-pub use topic::Topic;
+pub use topic::{Topic, tape_cells_shown};
 
 /// A callback that sends `action` on any event: one closure type for every
 /// control whose action does not depend on the event (each distinct closure

@@ -146,6 +146,23 @@ struct MeasuredX {
     scrolled: bool,
 }
 
+impl MeasuredX {
+    /// Whole columns the box is wide enough for.
+    fn fit(self) -> u32 {
+        // Float to u32 saturates: a NaN width reads as none.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let fit = (self.viewport_px / self.column_px).floor() as u32;
+        fit
+    }
+}
+
+/// Whole columns the sideways box `row` is wide enough for, as [`use_columns_in_view`]
+/// measures it (its `fit`): `None` without columns, or when it does not scroll sideways.
+#[must_use]
+pub fn columns_that_fit(row: &Element) -> Option<u32> {
+    measure_row(row).map(MeasuredX::fit)
+}
+
 /// What [`use_columns_in_view`] gives a row: the box's ref and scroll handler, and which of
 /// its columns to draw (`None`: all of them, until the box is measured or when it does not
 /// scroll sideways).
@@ -188,12 +205,7 @@ pub fn use_columns_in_view(columns: u32) -> ColumnsInView {
             }
         });
     }
-    let fit = (*measured).map(|m| {
-        // Float to u32 saturates: a NaN width reads as none.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let fit = (m.viewport_px / m.column_px).floor() as u32;
-        fit
-    });
+    let fit = (*measured).map(MeasuredX::fit);
     let scrolled = (*measured).is_some_and(|m| m.scrolled);
     let columns = (*measured)
         .map(|m| visible_rows(m.scroll_left_px, m.viewport_px, m.column_px, columns, columns.max(1)));
@@ -278,9 +290,13 @@ fn observe_size<T: PartialEq + 'static>(
 /// `[data-columns]` element over their count): `None` without the box or columns, or when the
 /// box does not scroll sideways.
 fn measure_x(node: &NodeRef) -> Option<MeasuredX> {
-    let row = node.cast::<Element>()?;
+    measure_row(&node.cast::<Element>()?)
+}
+
+/// [`measure_x`] of the box itself.
+fn measure_row(row: &Element) -> Option<MeasuredX> {
     // A box that does not scroll sideways (no stylesheet) shows every column.
-    if !matches!(computed(&row, "overflow-x")?.as_str(), "scroll" | "auto") {
+    if !matches!(computed(row, "overflow-x")?.as_str(), "scroll" | "auto") {
         return None;
     }
     let track = row.query_selector("[data-columns]").ok()??;

@@ -18,6 +18,7 @@ use legend::Legend;
 use letter_tapes::LetterTapes;
 use offsetlab_engine::PositionModel;
 use preview::Preview;
+pub use tape::tape_cells_shown;
 use tape::{GroupMarker, PartitionTape, StuckMark};
 use wasm_bindgen::JsCast;
 use web_sys::HtmlElement;

@@ -10,7 +10,7 @@
 
 use super::cell::TapeCell;
 use crate::components::class_list;
-use crate::components::scroll_window::use_columns_in_view;
+use crate::components::scroll_window::{columns_that_fit, use_columns_in_view};
 use crate::state::{Action, Asked, TapeScroll};
 use offsetlab_engine::{Part, PartitionView};
 use wasm_bindgen::JsCast;
@@ -28,6 +28,20 @@ const STRIP_STEP_CELLS: u64 = 4096;
 /// Of the cells a tape's box is wide enough for, those its labels take: "+N
 /// older" before the cells and "end N" after them.
 const SHOWN_LABEL_CELLS: u32 = 2;
+
+/// The cells a tape's box shows, of the `fit` cells it is wide enough for: its labels take the rest.
+fn cells_shown(fit: u32) -> u64 {
+    u64::from(fit.saturating_sub(SHOWN_LABEL_CELLS))
+}
+
+/// The cells the box of the first tape in `root` shows, measured as a tape measures its own
+/// box after it renders: `None` without a tape, or when its box does not scroll sideways (or
+/// is not laid out, e.g. hidden).
+#[must_use]
+pub fn tape_cells_shown(root: &Element) -> Option<u64> {
+    let row = root.query_selector(".tape-scroll").ok()??;
+    columns_that_fit(&row).map(cells_shown)
+}
 
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct TapeProps {
@@ -189,7 +203,7 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
         let on_action = props.on_action.clone();
         use_effect_with(in_view.fit, move |fit| {
             if let Some(fit) = *fit {
-                on_action.emit(Action::TapeShown(u64::from(fit.saturating_sub(SHOWN_LABEL_CELLS))));
+                on_action.emit(Action::TapeShown(cells_shown(fit)));
             }
         });
     }
