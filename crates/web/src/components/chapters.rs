@@ -5,6 +5,7 @@
 
 mod chapter_experiments;
 mod chapter_rules;
+mod chapter_section;
 mod chapter_text;
 mod experiment_index;
 mod prediction;
@@ -13,13 +14,14 @@ mod topic_describe;
 
 pub use chapter_experiments::{ChapterExperiments, Part};
 pub use chapter_rules::ChapterRules;
+pub use chapter_section::ChapterSection;
 pub use chapter_text::ChapterText;
 pub use experiment_index::ExperimentIndex;
 pub use prediction::Prediction;
 #[cfg(feature = "cluster")]
 pub use topic_describe::TopicDescribe;
 
-use crate::components::{PollLoop, SectionProps};
+use crate::components::SectionProps;
 use crate::prerender::Deferred;
 use offsetlab_engine::Scenario;
 use yew::prelude::*;
@@ -441,7 +443,8 @@ pub fn chapter_of(name: &str) -> Option<&'static Chapter> {
 /// text renders once and only the running experiment's block follows the clock.
 /// Each chapter is a part of its own below the first screen ([`Deferred`]):
 /// its prerendered copy stands in until the browser is idle, then it renders,
-/// one chapter per idle period, so that none of them is one long task.
+/// one chapter per idle period, so that none of them is one long task (and
+/// the page's first render builds none of them).
 #[component]
 pub fn Chapters(props: &SectionProps) -> Html {
     let state = &props.state;
@@ -449,51 +452,13 @@ pub fn Chapters(props: &SectionProps) -> Html {
     html! {
         <div class="chapters">
             { for CHAPTERS.iter().enumerate().map(|(i, chapter)| {
-                let split = chapter.more_under_text && !chapter.more.is_empty();
-                let live = chapter.live.map(|live| match live {
-                    // The table itself sits with the simulation, where its numbers move.
-                    Live::Describe => html! {
-                        <p class="describe-pointer">
-                            { "The operator's view of the same group, " }<code>{ "kafka-consumer-groups --describe" }</code>
-                            { ", is live " }<a href="#describe">{ "under the simulation" }</a>
-                            { ": CURRENT-OFFSET is the group's last commit, LAG the records after it." }
-                        </p>
-                    },
-                    Live::PollLoop => html! { <PollLoop state={state.clone()} on_action={props.on_action.clone()} /> },
-                    #[cfg(feature = "cluster")]
-                    Live::DescribeTopic => html! { <TopicDescribe run={state.run.clone()} /> },
-                });
+                // Only a chapter whose live output follows the run gets the state.
+                let follows = matches!(chapter.live, Some(live) if live != Live::Describe);
                 html! {
                     <Deferred key={chapter.id} copy={AttrValue::from(format!("#{}", chapter.id))}>
-                    <section class="chapter" id={chapter.id}
-                        aria-labelledby={format!("{}-heading", chapter.id)}>
-                        <div class="chapter-story">
-                            <ChapterText index={i} />
-                            if !chapter.rules_beside {
-                                <ChapterRules index={i} on_action={props.on_action.clone()} />
-                            }
-                            { for live }
-                            // A chapter without live output has room under its text for the
-                            // experiments it does not feature: the two columns end level.
-                            if split {
-                                <ChapterExperiments index={i} running={running.clone()}
-                                    part={Part::More} on_action={props.on_action.clone()} />
-                            }
-                        </div>
-                        <div class="chapter-side">
-                        if chapter.rules_beside {
-                            <ChapterRules index={i} on_action={props.on_action.clone()} />
-                        }
-                        // Predict first, then try it.
-                        if let Some(q) = chapter.question {
-                            <Prediction question={q} answer={state.ui.quiz.get(q).copied().flatten()}
-                                on_action={props.on_action.clone()} />
-                        }
-                        <ChapterExperiments index={i} running={running.clone()}
-                            part={if split { Part::Featured } else { Part::All }}
-                            on_action={props.on_action.clone()} />
-                        </div>
-                    </section>
+                        <ChapterSection index={i} running={running.clone()}
+                            answer={chapter.question.and_then(|q| state.ui.quiz.get(q).copied().flatten())}
+                            state={follows.then(|| state.clone())} on_action={props.on_action.clone()} />
                     </Deferred>
                 }
             }) }
