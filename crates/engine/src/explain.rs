@@ -1134,6 +1134,9 @@ fn acked_lost(sim: &Sim) -> Vec<Explanation> {
                     if *lost == 1 { "" } else { "s" }
                 ),
             });
+            // The last ISR change may come after the crash (the controller
+            // shrinks it when the broker's session ends): tick order.
+            sort_steps(&mut steps);
             out.push(Explanation {
                 anomaly: Anomaly::AckedLost,
                 group: None,
