@@ -480,6 +480,7 @@ impl Outcome {
                     .collect(),
             }),
             dead_letters: dead_letters(&self.sim),
+            share_dead_letters: share_dead_letters(&self.sim),
             config: events.map(|_| self.sim.config()),
             events,
             explanations: self.explanations.as_deref(),
@@ -518,6 +519,9 @@ struct JsonReport<'a> {
     /// The records on `orders.DLT`, when a group's policy dead-letters (issue 40).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     dead_letters: Vec<offsetlab_engine::LetterRecordView>,
+    /// The records the broker wrote to share groups' dead-letter topics (KIP-1191).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    share_dead_letters: Vec<JsonShareDeadLetter>,
     /// `--events` only: the config the run used and its event trace.
     #[serde(skip_serializing_if = "Option::is_none")]
     config: Option<&'a offsetlab_engine::Config>,
@@ -574,6 +578,53 @@ struct JsonGroup {
 /// Letters a table shows at most per topic.
 const LETTERS_SHOWN_MAX: u32 = 20;
 
+/// One record of a share group's dead-letter topic, as a consumer of it reads it.
+#[derive(Debug, Serialize)]
+struct JsonShareDeadLetter {
+    group: String,
+    topic: String,
+    partition: u32,
+    offset: u64,
+    /// Null unless the group copies records (`errors.deadletterqueue.copy.record.enable`).
+    key: Option<String>,
+    /// The copied value's payout operation (the record id); null when not copied.
+    value_record_id: Option<u64>,
+    /// Kafka's `__dlq.errors.*` headers, in the order the broker writes them.
+    headers: Vec<JsonHeader>,
+}
+
+#[derive(Debug, Serialize)]
+struct JsonHeader {
+    name: &'static str,
+    value: String,
+}
+
+/// Every share group's dead letters, group by group.
+fn share_dead_letters(sim: &Sim) -> Vec<JsonShareDeadLetter> {
+    let mut out = Vec::new();
+    for (g, group) in sim.config().groups.iter().enumerate() {
+        let Some(topic) = &group.dead_letter_topic else { continue };
+        for r in sim.share_dead_letters(g) {
+            let copied = r.letter.copied;
+            out.push(JsonShareDeadLetter {
+                group: group.name.clone(),
+                topic: topic.clone(),
+                partition: r.partition,
+                offset: r.offset,
+                key: copied.filter(|c| c.keyed).map(|c| offsetlab_engine::subject_key(c.subject)),
+                value_record_id: copied.map(|c| c.record_id),
+                headers: r
+                    .letter
+                    .headers(&group.name)
+                    .into_iter()
+                    .map(|(name, value)| JsonHeader { name, value })
+                    .collect(),
+            });
+        }
+    }
+    out
+}
+
 /// Every record on `orders.DLT`, oldest first per partition (at most [`LETTERS_SHOWN_MAX`] each).
 fn dead_letters(sim: &Sim) -> Vec<offsetlab_engine::LetterRecordView> {
     let view = sim.view();
@@ -623,6 +674,18 @@ fn letters_text(sim: &Sim) -> String {
                 "{:<10}{:<8}{:<10}{:<9}{:<6}{}",
                 r.partition, r.offset, key, source, r.letter.attempts, r.letter.cause
             );
+        }
+    }
+    for letter in share_dead_letters(sim) {
+        let key = letter.key.as_deref().unwrap_or("null");
+        let value = letter.value_record_id.map_or("null".to_string(), |id| format!("#{id}"));
+        let _ = writeln!(
+            out,
+            "\n{} (group {}) P{}@{}: key {key}, value {value}",
+            letter.topic, letter.group, letter.partition, letter.offset
+        );
+        for h in &letter.headers {
+            let _ = writeln!(out, "  {}: {}", h.name, h.value);
         }
     }
     for (g, group) in view.groups.iter().enumerate() {

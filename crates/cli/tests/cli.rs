@@ -821,6 +821,40 @@ fn run_prints_the_poll_timeouts_and_the_failed_commits() {
     assert!(!stdout_of(&["run", "--scenario", "crash-commit-after"]).contains("left on poll"));
 }
 
+/// KIP-1191: `run --json` counts the share group's dead letter and lists it
+/// with Kafka's headers; the text prints it under its topic's name.
+#[test]
+fn run_shows_a_share_groups_dead_letter_with_kafkas_headers() {
+    let v = run_json(&["share-dlq"]);
+    assert_eq!(v["metrics"]["archived"], 1, "{}", v["metrics"]);
+    assert_eq!(v["metrics"]["dead_lettered"], 1, "{}", v["metrics"]);
+    let letters = v["share_dead_letters"].as_array().expect("listed");
+    assert_eq!(letters.len(), 1);
+    let letter = &letters[0];
+    assert_eq!(letter["topic"], "dlq.orders");
+    assert_eq!(letter["group"], "demo");
+    assert!(letter["key"].is_string() && letter["value_record_id"].is_u64(), "copied: {letter}");
+    let names: Vec<&str> =
+        letter["headers"].as_array().unwrap().iter().map(|h| h["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "__dlq.errors.topic",
+            "__dlq.errors.partition",
+            "__dlq.errors.offset",
+            "__dlq.errors.group",
+            "__dlq.errors.delivery.count",
+            "__dlq.errors.message"
+        ]
+    );
+    assert_eq!(letter["headers"][4]["value"], "5");
+    assert_eq!(letter["headers"][5]["value"], "Offset delivery count exceeded the threshold.");
+    let text = stdout_of(&["run", "share-dlq"]);
+    assert!(text.contains("dlq.orders (group demo) P"), "{text}");
+    assert!(text.contains("  __dlq.errors.group: demo\n"), "{text}");
+    assert!(run_json(&["share-poison-record"]).get("share_dead_letters").is_none());
+}
+
 // ------------------------------------------------------------------ explain
 
 #[test]

@@ -223,6 +223,63 @@ impl ErrorPolicy {
 }
 
 /// An error policy's numbers in their ranges ([`limits::RETRY_TOPICS_MAX`] levels at most).
+/// The broker's default `errors.deadletterqueue.topic.name.prefix`: a share
+/// group's dead-letter topic must start with it (KIP-1191).
+pub const DEAD_LETTER_TOPIC_PREFIX: &str = "dlq.";
+
+/// A share group's dead-letter queue settings, refused as Kafka 4.4.0
+/// refuses them: the group config's `__` rule (`GroupConfig`), the broker's
+/// prefix (`ProduceRequestHandler.validateDlqTopic`), and a topic name's
+/// length and characters (`Topic.validate`). A classic or consumer group
+/// has no such config: its application's `error_policy` writes `orders.DLT`.
+fn check_dead_letter_topic(group: &GroupConfig) -> Result<(), ConfigError> {
+    let refuse = |field: &'static str, message: String| Err(ConfigError { field, message });
+    if group.protocol != GroupProtocol::Share {
+        if group.dead_letter_topic.is_some() {
+            return refuse("dead_letter_topic", "errors.deadletterqueue.topic.name is a share group's config (KIP-1191): a classic or consumer group's application dead-letters through error_policy".into());
+        }
+        if group.dead_letter_copy_record {
+            return refuse(
+                "dead_letter_copy_record",
+                "errors.deadletterqueue.copy.record.enable is a share group's config (KIP-1191)".into(),
+            );
+        }
+        return Ok(());
+    }
+    let Some(name) = &group.dead_letter_topic else {
+        if group.dead_letter_copy_record {
+            return refuse(
+                "dead_letter_copy_record",
+                "copying records needs a dead-letter topic (dead_letter_topic)".into(),
+            );
+        }
+        return Ok(());
+    };
+    if name.starts_with("__") {
+        return refuse("dead_letter_topic", "DLQ topic name must not start with '__'".into());
+    }
+    if !name.starts_with(DEAD_LETTER_TOPIC_PREFIX) || name.len() == DEAD_LETTER_TOPIC_PREFIX.len() {
+        return refuse(
+            "dead_letter_topic",
+            format!(
+                "the DLQ topic name must start with the prefix {DEAD_LETTER_TOPIC_PREFIX} (errors.deadletterqueue.topic.name.prefix) and go on"
+            ),
+        );
+    }
+    if name.len() > limits::TOPIC_NAME_MAX
+        || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    {
+        return refuse(
+            "dead_letter_topic",
+            format!(
+                "a topic name is 1 to {} of ASCII letters, digits, '.', '_' and '-'",
+                limits::TOPIC_NAME_MAX
+            ),
+        );
+    }
+    Ok(())
+}
+
 pub(crate) fn check_error_policy(policy: ErrorPolicy) -> Result<(), ConfigError> {
     use limits::*;
     match policy {
@@ -380,6 +437,8 @@ pub(crate) struct ConfigFile {
     offsets_retention_ticks: Option<u64>,
     metadata_max_age_ticks: Option<u64>,
     error_policy: Option<ErrorPolicy>,
+    dead_letter_topic: Option<String>,
+    dead_letter_copy_record: Option<bool>,
 }
 
 impl TryFrom<ConfigFile> for Config {
@@ -411,7 +470,9 @@ impl TryFrom<ConfigFile> for Config {
             || file.initial_rebalance_delay_ticks.is_some()
             || file.offsets_retention_ticks.is_some()
             || file.metadata_max_age_ticks.is_some()
-            || file.error_policy.is_some();
+            || file.error_policy.is_some()
+            || file.dead_letter_topic.is_some()
+            || file.dead_letter_copy_record.is_some();
         let groups = match file.groups {
             Some(_) if top_level_group => {
                 return Err(GROUPS_AND_TOP_LEVEL.into());
@@ -456,6 +517,10 @@ impl TryFrom<ConfigFile> for Config {
                     offsets_retention_ticks: file.offsets_retention_ticks,
                     metadata_max_age_ticks: file.metadata_max_age_ticks,
                     error_policy: file.error_policy.unwrap_or(d.error_policy),
+                    dead_letter_topic: file.dead_letter_topic,
+                    dead_letter_copy_record: file
+                        .dead_letter_copy_record
+                        .unwrap_or(d.dead_letter_copy_record),
                 }]
             }
         };
@@ -832,6 +897,8 @@ impl Default for GroupConfig {
             offsets_retention_ticks: None,
             metadata_max_age_ticks: None,
             error_policy: ErrorPolicy::Skip,
+            dead_letter_topic: None,
+            dead_letter_copy_record: false,
         }
     }
 }
@@ -1039,6 +1106,17 @@ pub struct GroupConfig {
     /// model's applications did before the setting.
     #[serde(skip_serializing_if = "ErrorPolicy::is_default")]
     pub error_policy: ErrorPolicy,
+    /// Share groups: `errors.deadletterqueue.topic.name` (KIP-1191, a group
+    /// config): the topic the broker writes the records it archives to.
+    /// Left out, none (Kafka's blank default). It must start with `dlq.`,
+    /// the broker's default `errors.deadletterqueue.topic.name.prefix`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dead_letter_topic: Option<String>,
+    /// Share groups: `errors.deadletterqueue.copy.record.enable`: the dead
+    /// letter carries the original's key and value (Kafka's default, false:
+    /// its headers only).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dead_letter_copy_record: bool,
 }
 
 /// A group's settings that inputs change while it runs.
@@ -1151,6 +1229,7 @@ impl GroupConfig {
                 message: "a share group's failures are counted by its delivery count (group.share.delivery.count.limit): error_policy is for classic and consumer groups".into(),
             }));
         }
+        check_dead_letter_topic(self).map_err(at)?;
         if let AutoOffsetReset::ByDuration(ticks) = self.auto_offset_reset {
             check_range("auto_offset_reset.by_duration", ticks, 0, crate::SCENARIO_TICKS_MAX).map_err(at)?;
         }

@@ -21,6 +21,9 @@ use serde::Serialize;
 /// The dead-letter topic's name, after Spring Kafka's `DeadLetterPublishingRecoverer` (`<topic>.DLT`).
 pub const DEAD_LETTER_TOPIC: &str = "orders.DLT";
 
+/// The topic the letters' originals are on.
+const SOURCE_TOPIC: &str = "orders";
+
 /// Retry topic `level`'s name (1-based): `orders-retry-1`, …
 #[must_use]
 pub fn retry_topic_name(level: u32) -> String {
@@ -95,6 +98,93 @@ pub struct LetterRecordView {
     pub letter: Letter,
 }
 
+/// Why the broker archived a share group's record, as KIP-1191 writes it in
+/// `__dlq.errors.message` (`ShareGroupDLQManager`'s two causes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ShareDlqCause {
+    /// A `REJECT` acknowledgement (`CLIENT_REJECT`).
+    Rejected,
+    /// Its delivery count reached `share.delivery.count.limit` when it was
+    /// released or its lock ran out (`DELIVERY_COUNT_EXCEEDED`).
+    DeliveryCountExceeded,
+}
+
+impl ShareDlqCause {
+    /// The cause's message, Kafka 4.4.0's words.
+    #[must_use]
+    pub fn message(self) -> &'static str {
+        match self {
+            ShareDlqCause::Rejected => "Offset rejected by client.",
+            ShareDlqCause::DeliveryCountExceeded => "Offset delivery count exceeded the threshold.",
+        }
+    }
+}
+
+/// The original record's key and value, copied with
+/// `errors.deadletterqueue.copy.record.enable`: its id (the value's
+/// payout operation) and its key `user-N` when keyed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct CopiedRecord {
+    pub record_id: u64,
+    pub subject: u32,
+    pub keyed: bool,
+}
+
+/// One record the broker wrote to a share group's dead-letter topic
+/// (KIP-1191, `ShareGroupDLQStateManager$ProduceRequestHandler`): null key
+/// and value unless the group copies records, and the context headers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ShareDeadLetter {
+    /// The share group's index.
+    pub group: u32,
+    /// `__dlq.errors.partition` / `__dlq.errors.offset`.
+    pub source_partition: u32,
+    pub source_offset: u64,
+    /// `__dlq.errors.delivery.count`.
+    pub delivery_count: u8,
+    /// `__dlq.errors.message`.
+    pub cause: ShareDlqCause,
+    /// Key and value, with copy.record.enable; else both null.
+    pub copied: Option<CopiedRecord>,
+    /// The broker's clock at the write: the record's timestamp.
+    pub written_tick: Tick,
+}
+
+impl ShareDeadLetter {
+    /// Its headers, in the order Kafka 4.4.0 writes them
+    /// (`ProduceRequestHandler.headers`), values as their UTF-8 strings.
+    #[must_use]
+    pub fn headers(&self, group_name: &str) -> [(&'static str, String); 6] {
+        [
+            ("__dlq.errors.topic", SOURCE_TOPIC.to_string()),
+            ("__dlq.errors.partition", self.source_partition.to_string()),
+            ("__dlq.errors.offset", self.source_offset.to_string()),
+            ("__dlq.errors.group", group_name.to_string()),
+            ("__dlq.errors.delivery.count", self.delivery_count.to_string()),
+            ("__dlq.errors.message", self.cause.message().to_string()),
+        ]
+    }
+}
+
+/// A record of a share group's dead-letter topic, with where it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ShareDeadLetterView {
+    pub partition: u32,
+    pub offset: u64,
+    pub letter: ShareDeadLetter,
+}
+
+/// A share group's dead-letter topic, made at its first write with the
+/// source topic's partition count then (Kafka: the broker's default
+/// `num.partitions` when it auto-creates it, or what an operator chose).
+#[derive(Debug, Clone, Default)]
+struct ShareDlq {
+    partitions: Vec<PartitionLog<ShareDeadLetter>>,
+    /// Records written, those retention dropped included.
+    written: u64,
+}
+
 /// A letter topic: one log per partition, bounded by [`limits::LETTERS_RETAINED_MAX`].
 #[derive(Debug, Clone, Default)]
 struct LetterTopic {
@@ -132,6 +222,8 @@ pub(crate) struct DeadLetters {
     dlt: LetterTopic,
     retry: Vec<LetterTopic>,
     readers: Vec<Readers>,
+    /// Per group: its share dead-letter topic (KIP-1191), once written.
+    share: Vec<Option<ShareDlq>>,
 }
 
 impl DeadLetters {
@@ -143,6 +235,7 @@ impl DeadLetters {
             dlt: LetterTopic::new(partitions),
             retry: (0..levels).map(|_| LetterTopic::new(partitions)).collect(),
             readers: vec![readers; groups],
+            share: vec![None; groups],
         }
     }
 
@@ -255,6 +348,43 @@ impl DeadLetters {
                 log_end: log.log_end(),
             })
             .collect()
+    }
+
+    /// The broker writes a record share group `g` archived to its
+    /// dead-letter topic: to the partition of its source's number modulo the
+    /// topic's partition count (`populateDLQTopicData`). Returns where.
+    pub fn handle_share_write(&mut self, g: usize, letter: ShareDeadLetter) -> (u32, u64) {
+        let partitions = self.dlt.partitions.len();
+        let topic = self.share[g].get_or_insert_with(|| ShareDlq {
+            partitions: vec![PartitionLog::default(); partitions],
+            written: 0,
+        });
+        let partition = letter.source_partition % topic.partitions.len() as u32;
+        let log = &mut topic.partitions[partition as usize];
+        let offset = log.push(letter);
+        if log.records.len() as u64 > limits::LETTERS_RETAINED_MAX {
+            log.pop_front();
+        }
+        topic.written += 1;
+        (partition, offset)
+    }
+
+    /// Records the broker wrote to group `g`'s share dead-letter topic.
+    pub fn share_written(&self, g: usize) -> u64 {
+        self.share.get(g).and_then(Option::as_ref).map_or(0, |t| t.written)
+    }
+
+    /// Every record group `g`'s share dead-letter topic retains, partition by partition.
+    pub fn share_records(&self, g: usize) -> Vec<ShareDeadLetterView> {
+        let Some(topic) = self.share.get(g).and_then(Option::as_ref) else { return Vec::new() };
+        let mut out = Vec::new();
+        for (p, log) in topic.partitions.iter().enumerate() {
+            for offset in log.present(log.log_start, log.log_end()) {
+                let letter = *log.get(offset).expect("present");
+                out.push(ShareDeadLetterView { partition: p as u32, offset, letter });
+            }
+        }
+        out
     }
 
     /// Up to `count` letters of `partition` from `from`.

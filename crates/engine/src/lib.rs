@@ -78,7 +78,8 @@ pub use history::{
 };
 pub use input::{ConsumerId, Input, InputError, ResetSpec};
 pub use letters::{
-    DEAD_LETTER_TOPIC, Letter, LetterPartitionView, LetterRecordView, LetterTopicId, retry_topic_name,
+    CopiedRecord, DEAD_LETTER_TOPIC, Letter, LetterPartitionView, LetterRecordView, LetterTopicId,
+    ShareDeadLetter, ShareDeadLetterView, ShareDlqCause, retry_topic_name,
 };
 pub use limits::{SCENARIO_BYTES_MAX, SCENARIO_TICKS_MAX, TIMELINE_INPUTS_MAX};
 pub use observe::{FailingRecord, HISTORY_SAMPLES_MAX, StuckPartition};

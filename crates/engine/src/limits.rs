@@ -120,3 +120,7 @@ pub const SHRINK_RUNS_MAX: u32 = 1_000_000;
 /// to go on (a wall clock, in the CLI): bounds how far past its time a run
 /// goes, at a cost the ticks dwarf.
 pub const SHRINK_ASK_EVERY_TICKS: u64 = 64;
+
+/// A topic name's length at most (Kafka's `Topic.MAX_NAME_LENGTH`): a share
+/// group's dead-letter topic is named by the scenario.
+pub const TOPIC_NAME_MAX: usize = 249;

@@ -302,6 +302,7 @@ pub const BUILTINS: &[(&str, &str)] = builtins![
     "retry-topic-reorders",
     "dead-letter-replay-idempotent",
     "dead-letter-replay-not-idempotent",
+    "share-dlq",
     #[cfg(feature = "cluster")]
     "acks1-leader-crash",
     #[cfg(feature = "cluster")]

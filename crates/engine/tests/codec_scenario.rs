@@ -323,7 +323,8 @@ fn errors_name_the_field_and_the_place() {
              `protocol`, `remote_assignor`, `static_members`, `heartbeat_interval_ticks`, \
              `max_poll_interval_ticks`, `rebalance_timeout_ticks`, `lock_duration_ticks`, `delivery_count_limit`, `max_record_locks`, \
              `share_auto_offset_reset`, `acknowledgement_mode`, `auto_offset_reset`, \
-             `initial_rebalance_delay_ticks`, `offsets_retention_ticks`, `metadata_max_age_ticks`, `error_policy`",
+             `initial_rebalance_delay_ticks`, `offsets_retention_ticks`, `metadata_max_age_ticks`, `error_policy`, \
+             `dead_letter_topic`, `dead_letter_copy_record`",
             (4, 21),
         ),
         (
@@ -504,9 +505,20 @@ mod properties {
                     GroupProtocol::Consumer => "consumer",
                     GroupProtocol::Share => "share",
                 });
+                seen.extend(g.dead_letter_topic.as_ref().map(|_| "share-dlq"));
+                seen.extend(g.dead_letter_copy_record.then_some("share-dlq-copy"));
             }
         }
-        let sections = ["cluster", "delivery", "transactions", "classic", "consumer", "share"];
+        let sections = [
+            "cluster",
+            "delivery",
+            "transactions",
+            "classic",
+            "consumer",
+            "share",
+            "share-dlq",
+            "share-dlq-copy",
+        ];
         let missing: Vec<&str> =
             Input::NAMES.iter().chain(&sections).copied().filter(|name| !seen.contains(name)).collect();
         assert!(missing.is_empty(), "never generated: {missing:?}");

@@ -353,6 +353,16 @@ impl Gen {
             offsets_retention_ticks: self.chance(30).then(|| self.num(1, 100, u64::MAX)),
             metadata_max_age_ticks: self.chance(30).then(|| self.num(1, 60, u64::MAX)),
             error_policy: self.error_policy(),
+            // KIP-1191's topic, valid and as Kafka refuses it (a classic or
+            // consumer group refuses any).
+            dead_letter_topic: match self.below(8) {
+                0 | 1 => Some("dlq.orders".to_string()),
+                2 => Some("__dlq".to_string()),
+                3 => Some("orders.DLT".to_string()),
+                4 => Some("dlq.".to_string()),
+                _ => None,
+            },
+            dead_letter_copy_record: self.chance(30),
         }
     }
 
@@ -624,6 +634,15 @@ fn clamp_config(c: &mut Config) {
         }
         if g.protocol == GroupProtocol::Share {
             g.error_policy = ErrorPolicy::Skip;
+            if g.dead_letter_topic.as_deref().is_some_and(|name| !name.starts_with("dlq.") || name == "dlq.")
+            {
+                g.dead_letter_topic = Some("dlq.orders".to_string());
+            }
+        } else {
+            g.dead_letter_topic = None;
+        }
+        if g.dead_letter_topic.is_none() {
+            g.dead_letter_copy_record = false;
         }
         if g.protocol == GroupProtocol::Share {
             // KIP-932: no group.instance.id, and the progress lives on the broker.

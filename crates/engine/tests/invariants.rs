@@ -248,6 +248,9 @@ fn single_broker_config() -> impl Strategy<Value = Config> {
                         },
                         _ => offsetlab_engine::ErrorPolicy::Skip,
                     },
+                    // KIP-1191: half the share groups have a dead-letter topic, some copying records.
+                    dead_letter_topic: (assignor == 7 && seed % 2 == 0).then(|| "dlq.orders".to_string()),
+                    dead_letter_copy_record: assignor == 7 && seed % 4 == 0,
                 }],
                 producer: ProducerConfig {
                     use_keys,
@@ -370,10 +373,13 @@ fn failing(input: &Input) -> bool {
     matches!(input, Input::SendPoison {} | Input::SendFailing { .. })
 }
 
-fn classic_if_share(protocol: offsetlab_engine::GroupProtocol) -> offsetlab_engine::GroupProtocol {
-    match protocol {
-        offsetlab_engine::GroupProtocol::Share => offsetlab_engine::GroupProtocol::Classic,
-        other => other,
+/// The group as a classic group if it is a share group, without the share
+/// group's dead-letter topic (KIP-1191), which a classic group refuses.
+fn classic_if_share(group: &mut GroupConfig) {
+    if group.protocol == offsetlab_engine::GroupProtocol::Share {
+        group.protocol = offsetlab_engine::GroupProtocol::Classic;
+        group.dead_letter_topic = None;
+        group.dead_letter_copy_record = false;
     }
 }
 
@@ -467,7 +473,7 @@ proptest! {
         let mut config = config;
         config.groups[0].commit = CommitMode::After;
         // A share group archives what it delivered too often: not this property's.
-        config.groups[0].protocol = classic_if_share(config.groups[0].protocol);
+        classic_if_share(&mut config.groups[0]);
         // Nor is a reset that starts past records (latest, by_duration), as the
         // reset inputs are not: skipped_by_reset counts those.
         config.groups[0].auto_offset_reset = offsetlab_engine::AutoOffsetReset::Earliest;
@@ -492,7 +498,7 @@ proptest! {
         let mut config = config;
         config.groups[0].position = PositionModel::Consumer { writes, write_ticks: 1 };
         config.transactions = None;
-        config.groups[0].protocol = classic_if_share(config.groups[0].protocol);
+        classic_if_share(&mut config.groups[0]);
         let skips = config.groups[0].error_policy == offsetlab_engine::ErrorPolicy::Skip;
         let steps: Vec<_> = steps
             .into_iter()
@@ -654,8 +660,19 @@ fn every_config_section_is_generated() {
             GroupProtocol::Consumer => "consumer",
             GroupProtocol::Share => "share",
         });
+        seen.extend(config.groups[0].dead_letter_topic.as_ref().map(|_| "share-dlq"));
+        seen.extend(config.groups[0].dead_letter_copy_record.then_some("share-dlq-copy"));
     }
-    let all = ["cluster", "delivery", "transactions", "classic", "consumer", "share"];
+    let all = [
+        "cluster",
+        "delivery",
+        "transactions",
+        "classic",
+        "consumer",
+        "share",
+        "share-dlq",
+        "share-dlq-copy",
+    ];
     let missing: Vec<_> = all.iter().filter(|n| !seen.contains(**n)).collect();
     assert!(missing.is_empty(), "never generated: {missing:?}");
 }

@@ -258,3 +258,74 @@ fn partitions_added_to_a_read_topic_start_at_offset_0_whatever_the_reset() {
             .contains("demo            orders          1          ")
     );
 }
+
+/// KIP-1191 (Kafka 4.4): the record a share group archives goes to its
+/// dead-letter topic, written by the broker: the source partition modulo the
+/// topic's partitions, the six `__dlq.errors.*` headers as
+/// `ProduceRequestHandler.headers` writes them, and a copy of the key and
+/// value only with `errors.deadletterqueue.copy.record.enable`.
+#[test]
+fn an_archived_record_goes_to_the_share_groups_dead_letter_topic() {
+    let (sim, _) = events_of("share-dlq");
+    let scenario = offsetlab_engine::builtin("share-dlq").expect("built-in");
+    if let Err(failing) = scenario.guide.as_ref().expect("a guide").outcome.evaluate(&sim) {
+        panic!("share-dlq: outcome not reproduced: {failing}");
+    }
+    let m = sim.metrics();
+    assert_eq!((m.archived, m.dead_lettered), (1, 1), "{m:?}");
+    let [letter] = sim.share_dead_letters(0).try_into().expect("one dead letter");
+    let poison: Vec<_> = (0..2)
+        .flat_map(|p| sim.records_of(0, p, 0, u32::MAX).into_iter().filter(|r| r.poison).map(move |r| (p, r)))
+        .collect();
+    let [(p, record)] = poison.try_into().expect("one poison record");
+    assert_eq!((letter.partition, letter.offset), (p % 2, 0), "the source partition modulo the DLQ's");
+    let l = letter.letter;
+    assert_eq!((l.source_partition, l.source_offset), (p, record.offset));
+    assert_eq!(l.cause, offsetlab_engine::ShareDlqCause::DeliveryCountExceeded);
+    let copied = l.copied.expect("copy.record.enable copies key and value");
+    assert_eq!(
+        (copied.record_id, copied.subject, copied.keyed),
+        (record.record_id, record.subject, record.keyed)
+    );
+    let headers = l.headers(sim.group_name(0));
+    let expected = [
+        ("__dlq.errors.topic", "orders".to_string()),
+        ("__dlq.errors.partition", p.to_string()),
+        ("__dlq.errors.offset", record.offset.to_string()),
+        ("__dlq.errors.group", "demo".to_string()),
+        ("__dlq.errors.delivery.count", "5".to_string()),
+        ("__dlq.errors.message", "Offset delivery count exceeded the threshold.".to_string()),
+    ];
+    assert_eq!(headers, expected);
+}
+
+/// Without a dead-letter topic nothing is written; without
+/// copy.record.enable the letter has headers only; Kafka's rules for the
+/// topic's name are refused, and so is the config outside a share group.
+#[test]
+fn a_share_dead_letter_is_headers_only_by_default_and_none_without_a_topic() {
+    let group = GroupConfig { acknowledgement_mode: AcknowledgementMode::Explicit, ..share_group(1) };
+    let mut config = Config { groups: vec![group], ..Config::default() };
+    let mut sim = Sim::new(config.clone()).expect("valid");
+    input(&mut sim, Input::SendPoison {});
+    advance(&mut sim, 60);
+    assert_eq!(sim.metrics().archived, 1);
+    assert!(sim.share_dead_letters(0).is_empty(), "no topic, no letter");
+    assert_eq!(sim.metrics().dead_lettered, 0);
+    config.groups[0].dead_letter_topic = Some("dlq.orders".into());
+    let mut sim = Sim::new(config.clone()).expect("valid");
+    input(&mut sim, Input::SendPoison {});
+    advance(&mut sim, 60);
+    let [letter] = sim.share_dead_letters(0).try_into().expect("one dead letter");
+    assert_eq!(letter.letter.copied, None, "headers only by default");
+    // Kafka's refusals of the topic's name, and a classic group has no such config.
+    for bad in ["__dlq", "orders.DLT", "dlq.", "dlq.a b"] {
+        config.groups[0].dead_letter_topic = Some(bad.into());
+        let e = Sim::new(config.clone()).expect_err(bad);
+        assert!(e.to_string().contains("dead_letter_topic"), "{bad}: {e}");
+    }
+    config.groups[0].dead_letter_topic = Some("dlq.orders".into());
+    config.groups[0].protocol = offsetlab_engine::GroupProtocol::Classic;
+    let e = Sim::new(config).expect_err("classic");
+    assert!(e.to_string().contains("share group"), "{e}");
+}

@@ -153,7 +153,7 @@ impl Sim {
             aborted_seen: self.eos.as_ref().map_or(0, |e| e.counters.aborted_seen),
             fenced_writes: self.eos.as_ref().map_or(0, |e| e.counters.fenced_writes),
             skipped_by_handler: app.skipped_by_handler,
-            dead_lettered: app.dead_lettered,
+            dead_lettered: app.dead_lettered + self.letters.share_written(g),
             sent_to_retry: app.sent_to_retry,
             replayed: app.replayed,
             double_applied_on_replay: app.double_applied_on_replay,
@@ -293,6 +293,13 @@ impl Sim {
         count: u32,
     ) -> Vec<LetterRecordView> {
         self.letters.records(topic, partition, from, count)
+    }
+
+    /// Share group `g`'s dead-letter topic's records (KIP-1191,
+    /// `errors.deadletterqueue.topic.name`), partition by partition.
+    #[must_use]
+    pub fn share_dead_letters(&self, g: usize) -> Vec<crate::letters::ShareDeadLetterView> {
+        self.letters.share_records(g)
     }
 
     /// Group `g`'s dead-letter replay job's committed offsets per `orders.DLT` partition, once started.

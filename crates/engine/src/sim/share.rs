@@ -17,6 +17,7 @@ use crate::client::Fetched;
 use crate::config::{AcknowledgementMode, ShareAutoOffsetReset};
 use crate::event::{Acknowledged, Event, RebalanceReason};
 use crate::input::ConsumerId;
+use crate::letters::{CopiedRecord, ShareDeadLetter, ShareDlqCause};
 use crate::view::ConsumerState;
 
 impl Sim {
@@ -258,6 +259,7 @@ impl Sim {
             for &(_, offset, _) in &acks[i..i + run] {
                 let sp =
                     self.shares[g][p as usize].as_mut().expect("acknowledged records were acquired here");
+                let delivery_count = sp.record(offset).map_or(0, |(_, count)| count);
                 match sp.acknowledge(id, offset, kind, now) {
                     Ok(was_archived) => {
                         offsets.push(offset);
@@ -266,6 +268,12 @@ impl Sim {
                         }
                         if was_archived {
                             archived.push(offset);
+                            let cause = if kind == AcknowledgeType::Reject {
+                                ShareDlqCause::Rejected
+                            } else {
+                                ShareDlqCause::DeliveryCountExceeded
+                            };
+                            self.share_dead_letter(g, p, offset, delivery_count, cause);
                         }
                         if was_archived || kind == AcknowledgeType::Accept {
                             // Accepted after a failure (implicit mode), or archived.
@@ -347,10 +355,56 @@ impl Sim {
         let mut archived = Vec::new();
         for b in back.iter().filter(|b| b.archived) {
             archived.push(b.offset);
+            // Archived as given back: its delivery count had reached the limit.
+            let delivery_count = self.groups[g].config.delivery_count_limit;
+            self.share_dead_letter(
+                g,
+                partition,
+                b.offset,
+                delivery_count,
+                ShareDlqCause::DeliveryCountExceeded,
+            );
             self.observers[g].handle_archived(1);
             self.observers[g].handle_done_unhandled(partition, b.offset);
         }
         (back.iter().map(|b| b.offset).collect(), archived)
+    }
+
+    /// KIP-1191: a share group with a dead-letter topic has the broker write
+    /// each record it archives there (as the record leaves `ARCHIVING` for
+    /// `ARCHIVED`; here in the same tick), with the original's key and value
+    /// only when the group copies records.
+    fn share_dead_letter(
+        &mut self,
+        g: usize,
+        partition: u32,
+        offset: u64,
+        delivery_count: u8,
+        cause: ShareDlqCause,
+    ) {
+        let config = &self.groups[g].config;
+        if config.dead_letter_topic.is_none() {
+            return;
+        }
+        let copied = if config.dead_letter_copy_record {
+            self.topic.get(partition, offset).map(|r| CopiedRecord {
+                record_id: r.id,
+                subject: r.subject,
+                keyed: r.keyed,
+            })
+        } else {
+            None
+        };
+        let letter = ShareDeadLetter {
+            group: g as u32,
+            source_partition: partition,
+            source_offset: offset,
+            delivery_count,
+            cause,
+            copied,
+            written_tick: self.now,
+        };
+        self.letters.handle_share_write(g, letter);
     }
 
     /// Retention moved `partition`'s log start: every share group's window follows.

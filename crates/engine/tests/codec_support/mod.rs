@@ -327,15 +327,24 @@ pub fn config() -> impl Strategy<Value = Config> {
                 offsets_retention_ticks,
                 metadata_max_age_ticks,
                 error_policy: ErrorPolicy::Skip,
+                dead_letter_topic: None,
+                dead_letter_copy_record: false,
             },
         );
-    // Issue 40's policy, in its ranges (a share group keeps the default).
-    let group = (group, error_policy()).prop_map(|(mut g, policy)| {
-        if g.protocol != GroupProtocol::Share {
-            g.error_policy = policy;
-        }
-        g
-    });
+    // Issue 40's policy, in its ranges (a share group keeps the default), and
+    // a share group's dead-letter topic (KIP-1191), named as Kafka allows.
+    let dead_letter_topic =
+        proptest::option::of(proptest::string::string_regex("dlq\\.[A-Za-z0-9._-]{1,30}").expect("a regex"));
+    let group =
+        (group, error_policy(), dead_letter_topic, any::<bool>()).prop_map(|(mut g, policy, dlq, copy)| {
+            if g.protocol == GroupProtocol::Share {
+                g.dead_letter_copy_record = copy && dlq.is_some();
+                g.dead_letter_topic = dlq;
+            } else {
+                g.error_policy = policy;
+            }
+            g
+        });
     (
         (any::<u64>(), 1..=PARTITIONS_MAX, 1..=RETENTION_RECORDS_MAX, producer),
         prop::collection::vec(group, 1..=3),
@@ -370,6 +379,11 @@ pub fn config() -> impl Strategy<Value = Config> {
                     if g.protocol == GroupProtocol::Share {
                         g.protocol = GroupProtocol::Classic;
                     }
+                }
+                // A group no longer a share group has no dead-letter topic of KIP-1191's.
+                for g in groups.iter_mut().filter(|g| g.protocol != GroupProtocol::Share) {
+                    g.dead_letter_topic = None;
+                    g.dead_letter_copy_record = false;
                 }
                 Config {
                     seed,
