@@ -35,6 +35,7 @@ pub fn policy_text(policy: ErrorPolicy) -> String {
         ErrorPolicy::RetryForever { backoff_ticks } => {
             format!("retry forever, {} apart: the partition waits", ticks(backoff_ticks.max(1)))
         }
+        ErrorPolicy::RetryThenDeadLetter { retries: 0, .. } => "no retry: straight to orders.DLT".to_string(),
         ErrorPolicy::RetryThenDeadLetter { retries, backoff_ticks } => format!(
             "retry {retries} {} ({} apart), then orders.DLT",
             if retries == 1 { "time" } else { "times" },
@@ -81,5 +82,34 @@ pub fn HandlerFailures(props: &HandlerFailuresProps) -> Html {
                 </button>
             </div>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    #[test]
+    fn each_policy_in_words() {
+        assert_eq!(policy_text(ErrorPolicy::Skip), "skip: log the failure and commit past the record");
+        assert_eq!(
+            policy_text(ErrorPolicy::RetryForever { backoff_ticks: 0 }),
+            "retry forever, 1 tick apart: the partition waits"
+        );
+        assert_eq!(
+            policy_text(ErrorPolicy::RetryThenDeadLetter { retries: 2, backoff_ticks: 2 }),
+            "retry 2 times (2 ticks apart), then orders.DLT"
+        );
+        assert_eq!(
+            policy_text(ErrorPolicy::RetryThenDeadLetter { retries: 0, backoff_ticks: 0 }),
+            "no retry: straight to orders.DLT"
+        );
+        assert_eq!(
+            policy_text(ErrorPolicy::RetryTopics { levels: 2, delay_ticks: 4 }),
+            "retry topics (orders-retry-1, orders-retry-2, first after 4 ticks), then orders.DLT"
+        );
     }
 }

@@ -101,11 +101,13 @@ pub fn LetterTapes(props: &LetterTapesProps) -> Html {
                             }
                             { for tape.records.iter().map(|l| {
                                 let words = letter_words(&t.name, l);
+                                // The accessible name starts with what the button shows.
+                                let shown = format!("{} ← {} ×{}", l.offset, source_text(l), l.letter.attempts);
                                 html! {
                                     <li key={l.offset}>
                                         <button type="button" class="letter-cell" data-letter-offset={l.offset.to_string()}
                                             data-source={source_text(l)}
-                                            aria-label={format!("{words}. Show the source record")} title={words}
+                                            aria-label={format!("{shown}: {words}. Show the source record")} title={words}
                                             onclick={show_source(l)}>
                                             <span class="letter-offset">{ l.offset }</span>
                                             { " " }
