@@ -156,7 +156,10 @@ async fn a_retry_topic_has_its_own_tape() {
     let page = open("retry-topic-reorders").await;
     step_until(&page, ".letter-topic[data-letter-topic=\"orders-retry-1\"] .letter-cell", 60).await;
     assert!(page.counter("sent-to-retry") >= 1);
-    assert!(page.text(".letter-topic[data-letter-topic=\"orders-retry-1\"] [data-field=letter-headers]").contains("tick "));
+    assert!(
+        page.text(".letter-topic[data-letter-topic=\"orders-retry-1\"] [data-field=letter-headers]")
+            .contains("tick ")
+    );
 }
 
 #[wasm_bindgen_test]

@@ -172,11 +172,7 @@ pub fn stuck_announcement(view: &offsetlab_engine::View) -> String {
     let stuck: Vec<String> = (0..u32::try_from(view.partitions.len()).unwrap_or(u32::MAX))
         .filter_map(|p| stuck_mark(view, p).map(|m| format!("partition {p} is stuck on offset {}", m.offset)))
         .collect();
-    if stuck.is_empty() {
-        String::new()
-    } else {
-        format!("The handler keeps failing: {}.", stuck.join(", "))
-    }
+    if stuck.is_empty() { String::new() } else { format!("The handler keeps failing: {}.", stuck.join(", ")) }
 }
 
 /// The broker strip and the delivery settings, with a cluster.

@@ -43,7 +43,11 @@ pub fn policy_text(policy: ErrorPolicy) -> String {
         ),
         ErrorPolicy::RetryTopics { levels, delay_ticks } => {
             let topics: Vec<String> = (1..=levels).map(|l| format!("orders-retry-{l}")).collect();
-            format!("retry topics ({}, first after {}), then orders.DLT", topics.join(", "), ticks(delay_ticks))
+            format!(
+                "retry topics ({}, first after {}), then orders.DLT",
+                topics.join(", "),
+                ticks(delay_ticks)
+            )
         }
     }
 }

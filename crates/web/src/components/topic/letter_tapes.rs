@@ -53,15 +53,20 @@ pub fn letter_words(name: &str, l: &LetterRecordView) -> String {
 /// What a topic is for, after its name.
 fn topic_role(topic: LetterTopicId) -> &'static str {
     match topic {
-        LetterTopicId::DeadLetter => "dead-letter topic: records the application gave up on, kept for a fix and a replay",
-        LetterTopicId::Retry { .. } => "retry topic: failed records wait here for a later attempt, while orders flows on",
+        LetterTopicId::DeadLetter => {
+            "dead-letter topic: records the application gave up on, kept for a fix and a replay"
+        }
+        LetterTopicId::Retry { .. } => {
+            "retry topic: failed records wait here for a later attempt, while orders flows on"
+        }
     }
 }
 
 #[component]
 pub fn LetterTapes(props: &LetterTapesProps) -> Html {
     let node = use_node_ref();
-    let tapes = use_shown(node.clone(), &props.run, props.topics.clone(), |run| run.letter_tapes(&props.topics));
+    let tapes =
+        use_shown(node.clone(), &props.run, props.topics.clone(), |run| run.letter_tapes(&props.topics));
     let show_source = |l: &LetterRecordView| {
         let on_action = props.on_action.clone();
         let (partition, offset) = (l.letter.source_partition, l.letter.source_offset);
