@@ -261,6 +261,7 @@ async fn chapters_tell_every_built_in_but_the_starting_point_once() {
             "clocks",
             "offset-storage",
             "operations",
+            "failures",
             "kafka4-groups",
             "written",
             "exactly-once"
