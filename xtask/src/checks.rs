@@ -14,12 +14,16 @@ use crate::setup::{self, CHROMEDRIVER, CHROMIUM, WASM_TARGET};
 /// trunk writes to dist/ that the release build may have. It was 517,000, 10% above the build at
 /// the end of issue 37 (469,860 bytes). Issue 39's explanations and shrinking on the page are meant
 /// growth: 528,643 bytes as built (the engine's explanations about 15 KB, its shrinker 4 KB, the
-/// page's explanation panel and marks 15 KB), so the guard is 540,000, a little above, to catch an
-/// accident only (a heavy dependency pulled in, debug info kept, a feature meant to stay off). It
+/// page's explanation panel and marks 15 KB), so the guard was 540,000, a little above. Issue 40's
+/// failing handler is meant growth again: the engine's error policies, letter topics, replay, share
+/// dead-letter queue and seven built-ins about 26 KB, the page's letter tapes, stuck mark, policy and
+/// chapter about 14 KB (561,989 bytes as built before the merge), so the guard is 580,000, a little
+/// above, to catch an accident only (a heavy dependency pulled in, debug info kept, a feature meant
+/// to stay off). It
 /// does not say the page's weight is right: its loading targets do (docs/page-loading.md, "The
 /// prerendered page"), which `cargo xtask bench-page load` measures, and the first usable control
 /// misses its target at this size (docs/page-loading.md has the figures).
-pub const PAGE_GZIP_GUARD_BYTES: u64 = 540_000;
+pub const PAGE_GZIP_GUARD_BYTES: u64 = 580_000;
 
 /// About what a clean `cargo xtask test` writes to the disk (target/, node_modules, Maven's and
 /// cargo's caches, the tools it installs): 4.7 GB measured on a clean clone on a fresh machine,
