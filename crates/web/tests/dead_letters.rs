@@ -163,7 +163,7 @@ async fn a_retry_topic_has_its_own_tape() {
 }
 
 #[wasm_bindgen_test]
-async fn the_chapter_tells_failures_with_its_six_experiments() {
+async fn the_chapter_tells_failures_with_its_seven_experiments() {
     let page = Page::with_seed(7).await;
     let chapter = page.find("#failures");
     assert!(page.text("#failures-heading").contains("When a record cannot be processed"));
@@ -174,6 +174,7 @@ async fn the_chapter_tells_failures_with_its_six_experiments() {
         "retry-topic-reorders",
         "dead-letter-replay-idempotent",
         "dead-letter-replay-not-idempotent",
+        "share-dlq",
     ] {
         assert!(
             chapter.query_selector(&format!("[data-scenario={name}], [data-jump={name}]")).unwrap().is_some(),

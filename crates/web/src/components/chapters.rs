@@ -226,7 +226,9 @@ pub static CHAPTERS: &[Chapter] = &[
             "After a fix, a {replay} job applies each dead letter again under its original effect \
              key: a payout a failed attempt had already made is paid twice, unless the ledger applies \
              each key once. These policies are the application's code (Spring Kafka's \
-             DefaultErrorHandler, DeadLetterPublishingRecoverer, @RetryableTopic), not Kafka's.",
+             DefaultErrorHandler, DeadLetterPublishingRecoverer, @RetryableTopic), not Kafka's. \
+             A {share group} is the exception: since Kafka 4.4 the broker itself writes a record it \
+             archives to the group's dead-letter topic (`errors.deadletterqueue.topic.name`).",
         ],
         rules: &[],
         question: None,
@@ -237,6 +239,7 @@ pub static CHAPTERS: &[Chapter] = &[
             "retry-topic-reorders",
             "dead-letter-replay-idempotent",
             "dead-letter-replay-not-idempotent",
+            "share-dlq",
         ],
         rules_beside: false,
         more_under_text: false,
@@ -396,6 +399,7 @@ pub fn title(name: &str) -> Option<&'static str> {
         "static-rolling-update" => "A rolling update of static members",
         "share-group-busy" => "Eight share consumers",
         "share-poison-record" => "A poison record, archived",
+        "share-dlq" => "A share group's dead-letter queue",
         "share-lock-timeout" => "A stalled consumer's locks",
         "eos-read-process-write" => "A crash in the middle of a transaction",
         "eos-read-uncommitted" => "The same crash, read uncommitted",
