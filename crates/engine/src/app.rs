@@ -132,7 +132,7 @@ pub(crate) struct Application {
 impl Application {
     /// Called for every record handled: inlined into the consumer's loop
     /// (issue 40's additions had made it a call, 6% of examples/busy).
-    #[inline]
+    #[inline(always)]
     pub fn handle_record(
         &mut self,
         now: Tick,
@@ -141,6 +141,10 @@ impl Application {
         first: bool,
         idempotent: bool,
     ) -> HandledRecord {
+        // An effect a failed attempt made already: the unique constraint
+        // drops it, else it is paid again. Only a record that may fail has
+        // attempts or such an effect.
+        let applied_before = fetched.may_fail() && self.handled_after_failures(fetched.id);
         let counters = &mut self.counters;
         counters.delivered += 1;
         let mut overtaken_by = None;
@@ -177,19 +181,10 @@ impl Application {
                 counters.out_of_key_order_from_producer += 1;
             }
         }
-        // An effect a failed attempt made already: the unique constraint
-        // drops it, else it is paid again.
-        // Empty unless a failing attempt paid (issue 40): every record asks, so the
-        // common case does not search.
-        let applied_before =
-            !self.applied_before_failure.is_empty() && self.applied_before_failure.contains(&fetched.id);
         let effect = !idempotent || (first && !applied_before);
         if effect {
             counters.effects += 1;
             self.book(fetched.subject, fetched.id, first && !applied_before);
-        }
-        if !self.attempts.is_empty() {
-            self.attempts.remove(&fetched.id);
         }
         let handled = HandledRecord {
             tick: now,
@@ -210,6 +205,15 @@ impl Application {
         }
         self.recent.push_back(handled);
         handled
+    }
+
+    /// A record that may fail was handled: its attempts end; whether a failed
+    /// attempt had made its payout already. Out of line: most records never
+    /// come here.
+    #[cold]
+    fn handled_after_failures(&mut self, record_id: u64) -> bool {
+        self.attempts.remove(&record_id);
+        self.applied_before_failure.contains(&record_id)
     }
 
     /// Books a payout that took effect in its account's ledger.
@@ -233,9 +237,7 @@ impl Application {
     /// record until the fix, a failing one at its first attempts.
     #[inline]
     pub fn fails(&self, fetched: &Fetched) -> bool {
-        // Every record asks: one that neither is poison nor fails at first
-        // never looks its attempts up.
-        if self.fixed || !(fetched.poison || fetched.failing.first > 0) {
+        if self.fixed || !fetched.may_fail() {
             return false;
         }
         let failed = self.attempts.get(&fetched.id).map_or(0, |a| a.0);
@@ -245,7 +247,7 @@ impl Application {
     /// Whether the backoff after the record's last failure has run out.
     #[inline]
     pub fn attempt_due(&self, record_id: u64, now: Tick) -> bool {
-        self.attempts.is_empty() || self.attempts.get(&record_id).is_none_or(|a| a.1 <= now)
+        self.attempts.get(&record_id).is_none_or(|a| a.1 <= now)
     }
 
     /// An attempt at `fetched` failed; with `failing.after_effect` its payout

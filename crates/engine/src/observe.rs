@@ -63,11 +63,16 @@ pub(crate) struct Mark {
     /// In how many of the group's consumers' fetched, unhandled batches it
     /// is: at most one, except in a share group, where a record whose lock
     /// expired can be acquired again while a stalled member still holds its copy.
-    pub in_flight: u16,
+    /// A byte: one copy per consumer at most (`CONSUMERS_MAX` is 64), and the
+    /// mark stays 8 bytes, one per record the topic holds.
+    pub in_flight: u8,
     /// The application wrote it to a retry topic or the dead-letter topic:
     /// moved past, but not lost (issue 40).
     pub parked: bool,
 }
+
+// One mark per record the topic holds, per group: kept at 8 bytes.
+const _: () = assert!(std::mem::size_of::<Mark>() == 8);
 
 /// A partition whose head record the group's handler keeps failing on (issue 40).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -425,7 +430,7 @@ impl GroupObserver {
                 "one owner per partition: a record is fetched once at a time"
             );
             // Bounded by the group's consumers, each holding one copy at most.
-            assert!(mark.in_flight < limits::CONSUMERS_MAX as u16);
+            assert!(u32::from(mark.in_flight) < limits::CONSUMERS_MAX);
             mark.in_flight += 1;
         });
     }
@@ -472,7 +477,10 @@ impl GroupObserver {
     /// The application handles `fetched`; returns whether the group handles it
     /// for the first time.
     pub fn handle_delivered(&mut self, fetched: &Fetched) -> bool {
-        self.unstick(fetched.partition, fetched.offset);
+        if fetched.may_fail() {
+            // Only a record the handler may fail on gets a partition stuck.
+            self.unstick(fetched.partition, fetched.offset);
+        }
         let p = fetched.partition as usize;
         let first = match self.marks[p].get_mut(fetched.offset) {
             Some(mark) => {

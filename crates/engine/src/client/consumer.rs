@@ -32,6 +32,16 @@ pub(crate) struct Fetched {
     pub producer_reordered: bool,
 }
 
+impl Fetched {
+    /// Whether the handler may fail on it (poison, or failing at first): only
+    /// such a record has attempts, a backoff or a payout before a failure, so
+    /// every other record skips those lookups (issue 40's error policies).
+    #[inline]
+    pub fn may_fail(&self) -> bool {
+        self.poison || self.failing.first > 0
+    }
+}
+
 /// A checkpoint write under way: these positions land at `done_at`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PendingCheckpoint {

@@ -6,6 +6,7 @@
 use super::failures::AfterFailure;
 use super::protocol::consumer_member_id;
 use super::{Sim, uuid};
+use crate::app::HandledRecord;
 use crate::client::{Consumer, FetchStep, Fetched, OutOfGroup};
 use crate::config::GroupProtocol;
 use crate::config::{AutoOffsetReset, CheckpointWrites, CommitMode, PositionModel};
@@ -513,12 +514,14 @@ impl Sim {
         let mut ended = false;
         for _ in 0..settings.handle_per_tick {
             let Some(fetched) = self.consumers[c].poll_record() else { break };
-            if !self.attempt_due(c, &fetched) {
+            // Only a record that may fail has a backoff or fails (issue 40's
+            // error policies): every other one goes straight to the handler.
+            if fetched.may_fail() && !self.attempt_due(c, &fetched) {
                 // The handler sleeps out its backoff: nothing else of the batch goes on.
                 self.consumers[c].handle_record_again(fetched);
                 break;
             }
-            if self.apps[g].fails(&fetched) {
+            if fetched.may_fail() && self.apps[g].fails(&fetched) {
                 // The group's error policy (issue 40); `skip`, the default, is
                 // what the application did before: it catches the failure and moves on.
                 match self.handle_failure(c, &fetched) {
@@ -568,23 +571,31 @@ impl Sim {
         if let Some(over) = runs.handle(fetched.partition, fetched.offset) {
             self.evidence.handle_run(g, consumer, over, self.now);
         }
-        if handled.duplicate || handled.out_of_key_order {
-            self.evidence.handle_anomaly(g, &handled);
-        }
-        self.emit_inline(Event::Handled {
-            tick: self.now,
-            consumer,
-            partition: fetched.partition,
-            offset: fetched.offset,
-            record_id: fetched.id,
-            duplicate: handled.duplicate,
-            out_of_key_order: handled.out_of_key_order,
-            effect: handled.effect,
-        });
+        self.report_handled(g, &handled);
         if self.transactional(c) {
             // After the handler's effect (the ledger), as the application sends.
             self.eos_write(c, fetched);
         }
+    }
+
+    /// What group `g`'s application did with a record, told to the
+    /// evidence (an anomaly) and as the `Handled` event: the end of a
+    /// handling from the consumer's loop and from a retry topic alike.
+    #[inline(always)]
+    pub(super) fn report_handled(&mut self, g: usize, handled: &HandledRecord) {
+        if handled.duplicate || handled.out_of_key_order {
+            self.evidence.handle_anomaly(g, handled);
+        }
+        self.emit_inline(Event::Handled {
+            tick: self.now,
+            consumer: handled.consumer,
+            partition: handled.partition,
+            offset: handled.offset,
+            record_id: handled.record_id,
+            duplicate: handled.duplicate,
+            out_of_key_order: handled.out_of_key_order,
+            effect: handled.effect,
+        });
     }
 
     /// The bridge's write: the key picks the target partition (same count, so

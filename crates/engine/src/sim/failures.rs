@@ -244,19 +244,7 @@ impl Sim {
         if let Some(over) = runs.finish() {
             self.evidence.handle_run(g, consumer, over, self.now);
         }
-        if handled.duplicate || handled.out_of_key_order {
-            self.evidence.handle_anomaly(g, &handled);
-        }
-        self.emit(Event::Handled {
-            tick: self.now,
-            consumer,
-            partition: fetched.partition,
-            offset: fetched.offset,
-            record_id: fetched.id,
-            duplicate: handled.duplicate,
-            out_of_key_order: handled.out_of_key_order,
-            effect: handled.effect,
-        });
+        self.report_handled(g, &handled);
     }
 
     /// `replay-dead-letters`: refused for a share group, and before the
