@@ -19,17 +19,25 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.FeatureUpdate;
+import org.apache.kafka.clients.admin.FinalizedVersionRange;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.ShareGroupDescription;
 import org.apache.kafka.clients.admin.ShareMemberDescription;
+import org.apache.kafka.clients.admin.UpdateFeaturesOptions;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -44,7 +52,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * members start one at a time, in the model's order, each once Kafka has taken the previous join
  * (group epoch moved, target computed, the joining member at it and holding partitions); records
  * are sent once the group has settled (every member at the target assignment epoch, which each
- * reaches at its next heartbeat). The three built-ins run side by side, each with its own topic
+ * reaches at its next heartbeat). The four built-ins run side by side, each with its own topic
  * and group. The epochs are compared as rules that do not depend on when the share coordinator
  * finishes initialising the partitions' share state (here after the first member's join, in the
  * model a tick after all its members joined at tick 0): the first member's join gives group and
@@ -61,6 +69,21 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * counts 1 to {@code group.share.delivery.count.limit} and then archived, every other record once
  * (poison); a stalled member's records delivered again, with delivery count 2, to the others
  * when its locks run out, and handled twice (lock timeout).
+ *
+ * <p>{@code share-dlq} (KIP-1191, the broker's dead-letter queue) is the poison run with the
+ * group configs {@code errors.deadletterqueue.topic.name} and {@code
+ * errors.deadletterqueue.copy.record.enable} set as the scenario's {@code dead_letter_topic} and
+ * {@code dead_letter_copy_record}, on a cluster at {@code share.version=2} (read with Admin
+ * before the runs, upgraded with {@code updateFeatures} when it is lower) and with the DLQ topic
+ * made beforehand as the model takes it to be: the source topic's partition count and {@code
+ * errors.deadletterqueue.group.enable=true}. The poison record is sent to the model's poison
+ * partition, so partitions compare as they are. Once the broker archived it, the DLQ topic is read
+ * back with a plain {@code KafkaConsumer} and compared with the model's {@code
+ * share_dead_letters}: how many letters, the letter's partition, its key and value (the poison
+ * record's, copied), its header names in order and each header's value (the source topic and
+ * the group by the driver's names for the model's; the offset as the poison record's offset on
+ * each side; the partition, delivery count and message as they are). The letters' offsets and
+ * timestamps are shown, not compared.
  *
  * <p>Usage: {@code ShareGroups --bootstrap 127.0.0.1:PORT --offsetlab BIN [--subset] --out
  * FILE.json}. Exit 0 when it ran (a difference is a result), 1 when the harness failed.
@@ -82,9 +105,21 @@ public final class ShareGroups {
   /** The model's group settles within this many ticks of the start. */
   private static final int MODEL_SETTLE_TICKS = 200;
 
+  /** The built-ins it runs, side by side. */
+  private static final List<String> BUILT_INS =
+      List.of("share-group-busy", "share-poison-record", "share-lock-timeout", "share-dlq");
+  /** The share.version the dead-letter queue needs (KIP-1191: {@code ShareVersion.SV_2}). */
+  private static final short DLQ_SHARE_VERSION = 2;
+  /** How long the broker may take to write a letter once the record is archived. */
+  private static final long LETTER_TIMEOUT_MS = 30_000;
+  /** How long to keep reading the DLQ topic after the letters expected are there: more would show. */
+  private static final long MORE_LETTERS_MS = 2_000;
+
   private final String bootstrap;
   private final String offsetlab;
   private final Admin admin;
+  /** What the cluster's share.version was and whether it was upgraded (shown in share-dlq). */
+  private volatile String shareVersion = "";
 
   private ShareGroups(String bootstrap, String offsetlab) {
     this.bootstrap = bootstrap;
@@ -104,10 +139,13 @@ public final class ShareGroups {
     ShareGroups run = new ShareGroups(opts.get("bootstrap"), opts.get("offsetlab"));
     // The built-ins run side by side (each its own topic and group): most of each is waiting for
     // share heartbeats (5 s apart, the broker's minimum).
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(BUILT_INS.size());
     try {
+      // share-dlq needs the cluster at share.version 2: a feature of the cluster, so before any run.
+      run.shareVersion = run.ensureShareVersion();
+      System.out.println("  " + run.shareVersion);
       List<java.util.concurrent.Future<Map<String, Object>>> runs = new ArrayList<>();
-      for (String name : List.of("share-group-busy", "share-poison-record", "share-lock-timeout")) {
+      for (String name : BUILT_INS) {
         runs.add(pool.submit(() -> run.compare(name)));
       }
       for (var f : runs) {
@@ -136,13 +174,40 @@ public final class ShareGroups {
     int partitions = topicConfig.path("partitions").asInt();
     int consumers = config.path("consumers").asInt();
     boolean explicit = config.path("acknowledgement_mode").asText("implicit").equals("explicit");
-    boolean poison = name.equals("share-poison-record");
+    boolean dlq = name.equals("share-dlq");
+    boolean poison = name.equals("share-poison-record") || dlq;
     boolean stall = name.equals("share-lock-timeout");
     String topic = name;
     String group = name;
-    admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+    // The dead-letter topic, by the scenario's name (the broker's default prefix dlq. is in it; no
+    // other run uses it), and the model's poison record (its partition is where this one goes).
+    String dlqTopic = config.path("dead_letter_topic").asText("");
+    boolean copyRecord = config.path("dead_letter_copy_record").asBoolean(false);
+    JsonNode modelPoison = null;
+    for (JsonNode e : model.path("events")) {
+      if (e.path("event").asText().equals("produced") && e.path("poison").asBoolean(false)) {
+        modelPoison = e;
+        break;
+      }
+    }
+    if (dlq && (dlqTopic.isEmpty() || modelPoison == null)) {
+      throw new IllegalStateException(name + ": the model names no dead-letter topic or sends no poison record");
+    }
+    List<NewTopic> topics = new ArrayList<>(List.of(new NewTopic(topic, partitions, (short) 1)));
+    if (dlq) {
+      // As the model takes it: there, opted in, with the source topic's partition count.
+      topics.add(new NewTopic(dlqTopic, partitions, (short) 1)
+          .configs(Map.of(TopicConfig.ERRORS_DEADLETTERQUEUE_GROUP_ENABLE_CONFIG, "true")));
+    }
+    admin.createTopics(topics).all().get(30, TimeUnit.SECONDS);
     List<AlterConfigOp> groupConfig = new ArrayList<>();
     groupConfig.add(new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET));
+    if (dlq) {
+      groupConfig.add(new AlterConfigOp(new ConfigEntry("errors.deadletterqueue.topic.name", dlqTopic),
+          AlterConfigOp.OpType.SET));
+      groupConfig.add(new AlterConfigOp(new ConfigEntry("errors.deadletterqueue.copy.record.enable",
+          String.valueOf(copyRecord)), AlterConfigOp.OpType.SET));
+    }
     if (stall) {
       groupConfig.add(new AlterConfigOp(new ConfigEntry("share.record.lock.duration.ms",
           String.valueOf(LOCK_DURATION_MS)), AlterConfigOp.OpType.SET));
@@ -270,13 +335,25 @@ public final class ShareGroups {
       int kafkaTargetEpoch = described.targetAssignmentEpoch();
       System.out.printf("  %-22s joins %.1f s, settled %.1f s later%n", name, (joinsDone - joinsStarted) / 1e9,
           (System.nanoTime() - joinsDone) / 1e9);
+      ProducerRecord<String, String> poisonSent = null;
+      RecordMetadata poisonAt = null;
       try (KafkaProducer<String, String> producer = producer()) {
         int keys = topicConfig.path("producer").path("key_count").asInt(8);
         for (int i = 0; i < RECORDS; i++) {
-          String value = poison && i == RECORDS / 4 ? "poison" : "v" + i;
+          boolean isPoison = poison && i == RECORDS / 4;
+          String value = isPoison ? "poison" : "v" + i;
+          String key = "k" + (i % keys);
           // One record per batch, as the model sends them: a share fetch acquires whole batches.
-          producer.send(new ProducerRecord<>(topic, "k" + (i % keys), value));
+          // share-dlq's poison goes to the model's poison partition.
+          ProducerRecord<String, String> record = isPoison && dlq
+              ? new ProducerRecord<>(topic, modelPoison.path("partition").asInt(), key, value)
+              : new ProducerRecord<>(topic, key, value);
+          var sent = producer.send(record);
           producer.flush();
+          if (isPoison) {
+            poisonSent = record;
+            poisonAt = sent.get(30, TimeUnit.SECONDS);
+          }
           Thread.sleep(SEND_PAUSE_MS);
         }
       }
@@ -382,13 +459,23 @@ public final class ShareGroups {
           check(differences, table, "members that handled records", metrics.path("active_consumers").asLong(), active);
           check(differences, table, "records delivered twice", metrics.path("duplicates").asLong(), twice);
         }
-        case "share-poison-record" -> {
+        case "share-poison-record", "share-dlq" -> {
           List<Integer> counts = all.stream().filter(d -> d.value().equals("poison")).map(Delivery::deliveryCount).toList();
           check(differences, table, "deliveries of the poison record (then archived)", metrics.path("failed").asLong(),
               (long) counts.size());
           List<Integer> expected = java.util.stream.IntStream.rangeClosed(1, limit).boxed().toList();
           check(differences, table, "the poison record's delivery counts", expected, counts);
           check(differences, table, "other records delivered twice", metrics.path("duplicates").asLong(), twice);
+          if (dlq) {
+            List<ConsumerRecord<String, String>> letters =
+                readLetters(dlqTopic, model.path("share_dead_letters").size());
+            compareLetters(differences, table, notes, model, modelPoison, letters, poisonSent, poisonAt,
+                topicOf(modelMembers), config.path("name").asText(), topic, group, dlqTopic);
+            notes.add(String.format("%-70s %s", "the cluster's share.version (the DLQ needs 2)", shareVersion));
+            notes.add(String.format("%-70s %s", "the DLQ topic",
+                dlqTopic + " created beforehand: " + partitions + " partitions (the source's, as in the model), "
+                    + TopicConfig.ERRORS_DEADLETTERQUEUE_GROUP_ENABLE_CONFIG + "=true"));
+          }
         }
         default -> {
           long again = all.stream().filter(d -> d.deliveryCount() == 2 && !d.member().equals(stalled.get()))
@@ -407,8 +494,10 @@ public final class ShareGroups {
       entry.put("kind", "scenario");
       entry.put("result", differences.isEmpty() ? "equal" : "different");
       entry.put("cases", table.size());
-      entry.put("detail", String.format("%d share consumers on %d partitions, %d records, %s acknowledgement, %.1f s: %s",
-          consumers, partitions, RECORDS, explicit ? "explicit" : "implicit", (System.nanoTime() - started) / 1e9,
+      entry.put("detail", String.format("%d share consumers on %d partitions, %d records, %s acknowledgement%s, %.1f s: %s",
+          consumers, partitions, RECORDS, explicit ? "explicit" : "implicit",
+          dlq ? ", dead letters to " + dlqTopic + (copyRecord ? " (copied)" : "") : "",
+          (System.nanoTime() - started) / 1e9,
           differences.isEmpty() ? "all equal" : String.join("; ", differences)));
       table.addAll(notes);
       entry.put("table", String.join("\n", table));
@@ -418,6 +507,137 @@ public final class ShareGroups {
       stop.set(true);
       for (Thread t : members) t.join(15_000);
     }
+  }
+
+  /**
+   * Brings the cluster to {@code share.version} {@link #DLQ_SHARE_VERSION} if it is lower (Admin's
+   * {@code updateFeatures}, as {@code kafka-features upgrade} does): what it was, as a line.
+   */
+  private String ensureShareVersion() throws Exception {
+    Map<String, FinalizedVersionRange> finalized =
+        admin.describeFeatures().featureMetadata().get(30, TimeUnit.SECONDS).finalizedFeatures();
+    FinalizedVersionRange share = finalized.get("share.version");
+    FinalizedVersionRange metadata = finalized.get("metadata.version");
+    short at = share == null ? 0 : share.maxVersionLevel();
+    String formatted = "as formatted: share.version " + at + ", metadata.version "
+        + (metadata == null ? "?" : metadata.maxVersionLevel());
+    if (at >= DLQ_SHARE_VERSION) return formatted + " (no update)";
+    FeatureUpdate upgrade = new FeatureUpdate(DLQ_SHARE_VERSION, FeatureUpdate.UpgradeType.UPGRADE);
+    admin.updateFeatures(Map.of("share.version", upgrade), new UpdateFeaturesOptions()).all().get(30, TimeUnit.SECONDS);
+    long deadline = System.currentTimeMillis() + 30_000;
+    while (System.currentTimeMillis() < deadline) {
+      FinalizedVersionRange now = admin.describeFeatures().featureMetadata().get(30, TimeUnit.SECONDS)
+          .finalizedFeatures().get("share.version");
+      if (now != null && now.maxVersionLevel() >= DLQ_SHARE_VERSION) {
+        return formatted + "; upgraded to share.version " + now.maxVersionLevel() + " with Admin.updateFeatures";
+      }
+      Thread.sleep(100);
+    }
+    throw new IllegalStateException("share.version did not reach " + DLQ_SHARE_VERSION + " after updateFeatures");
+  }
+
+  /**
+   * The records of the dead-letter topic, read from the start of each partition with a plain
+   * consumer (no group) until {@code expected} are there and {@link #MORE_LETTERS_MS} more passed,
+   * or {@link #LETTER_TIMEOUT_MS} passed: the broker writes a letter after archiving the record.
+   */
+  private List<ConsumerRecord<String, String>> readLetters(String dlqTopic, int expected) throws Exception {
+    Properties props = new Properties();
+    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    List<ConsumerRecord<String, String>> letters = new ArrayList<>();
+    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
+      List<TopicPartition> partitions = consumer.partitionsFor(dlqTopic, Duration.ofSeconds(30)).stream()
+          .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      long deadline = System.currentTimeMillis() + LETTER_TIMEOUT_MS;
+      long enough = Long.MAX_VALUE;
+      while (System.currentTimeMillis() < Math.min(deadline, enough)) {
+        consumer.poll(Duration.ofMillis(200)).forEach(letters::add);
+        if (letters.size() >= expected && enough == Long.MAX_VALUE) {
+          enough = System.currentTimeMillis() + MORE_LETTERS_MS;
+        }
+      }
+    }
+    return letters;
+  }
+
+  /**
+   * share-dlq: the letters on the broker's dead-letter topic against the model's {@code
+   * share_dead_letters}. The model's source topic and group are mapped to the driver's; each
+   * side's offset header against its own poison record's offset.
+   */
+  private static void compareLetters(List<String> differences, List<String> table, List<String> notes, JsonNode model,
+      JsonNode modelPoison, List<ConsumerRecord<String, String>> letters, ProducerRecord<String, String> poisonSent,
+      RecordMetadata poisonAt, String modelTopic, String modelGroup, String topic, String group, String dlqTopic) {
+    JsonNode modelLetters = model.path("share_dead_letters");
+    check(differences, table, "letters on " + dlqTopic, modelLetters.size(), letters.size());
+    if (modelLetters.size() == 0 || letters.isEmpty()) return;
+    JsonNode ours = modelLetters.path(0);
+    ConsumerRecord<String, String> theirs = letters.get(0);
+    check(differences, table, "the letter's partition (the poison's, sent to the model's)",
+        ours.path("partition").asInt(), theirs.partition());
+    String modelKey = modelPoison.path("keyed").asBoolean(true) ? "user-" + modelPoison.path("subject").asInt() : null;
+    check(differences, table, "the letter's key and value (copy.record.enable)",
+        copied(java.util.Objects.equals(ours.path("key").isNull() ? null : ours.path("key").asText(), modelKey),
+            ours.path("value_record_id").asLong(-1) == modelPoison.path("record_id").asLong()),
+        copied(java.util.Objects.equals(theirs.key(), poisonSent.key()),
+            java.util.Objects.equals(theirs.value(), poisonSent.value())));
+    Map<String, String> modelHeaders = new LinkedHashMap<>();
+    for (JsonNode h : ours.path("headers")) modelHeaders.put(h.path("name").asText(), h.path("value").asText());
+    Map<String, String> kafkaHeaders = new LinkedHashMap<>();
+    for (Header h : theirs.headers()) {
+      String value = h.value() == null ? null : new String(h.value(), java.nio.charset.StandardCharsets.UTF_8);
+      kafkaHeaders.put(h.key(), value);
+    }
+    check(differences, table, "the letter's headers, in order", List.copyOf(modelHeaders.keySet()),
+        List.copyOf(kafkaHeaders.keySet()));
+    String modelSourceTopic = modelHeaders.get("__dlq.errors.topic");
+    check(differences, table, "__dlq.errors.topic (model's " + modelTopic + " as " + topic + ")",
+        modelTopic.equals(modelSourceTopic) ? topic : modelSourceTopic, kafkaHeaders.get("__dlq.errors.topic"));
+    check(differences, table, "__dlq.errors.partition", modelHeaders.get("__dlq.errors.partition"),
+        kafkaHeaders.get("__dlq.errors.partition"));
+    check(differences, table, "__dlq.errors.offset is the poison record's offset",
+        modelPoison.path("offset").asText().equals(modelHeaders.get("__dlq.errors.offset")),
+        String.valueOf(poisonAt.offset()).equals(kafkaHeaders.get("__dlq.errors.offset")));
+    String modelHeaderGroup = modelHeaders.get("__dlq.errors.group");
+    check(differences, table, "__dlq.errors.group (model's " + modelGroup + " as " + group + ")",
+        modelGroup.equals(modelHeaderGroup) ? group : modelHeaderGroup, kafkaHeaders.get("__dlq.errors.group"));
+    check(differences, table, "__dlq.errors.delivery.count", modelHeaders.get("__dlq.errors.delivery.count"),
+        kafkaHeaders.get("__dlq.errors.delivery.count"));
+    check(differences, table, "__dlq.errors.message", modelHeaders.get("__dlq.errors.message"),
+        kafkaHeaders.get("__dlq.errors.message"));
+    notes.add(String.format("%-70s offsetlab %s, kafka %s (not compared)", "the poison record (partition@offset, key)",
+        modelPoison.path("partition").asInt() + "@" + modelPoison.path("offset").asLong() + ", " + modelKey,
+        poisonAt.partition() + "@" + poisonAt.offset() + ", " + poisonSent.key()));
+    notes.add(String.format("%-70s offsetlab %s, kafka %s (not compared)", "the letter (partition@offset, key, value)",
+        ours.path("partition").asInt() + "@" + ours.path("offset").asLong() + ", " + ours.path("key").asText()
+            + ", #" + ours.path("value_record_id").asText(),
+        theirs.partition() + "@" + theirs.offset() + ", " + theirs.key() + ", " + theirs.value()));
+    notes.add(String.format("%-70s kafka %s %d ms after the poison record's (not compared: the model has ticks)",
+        "the letter's timestamp", theirs.timestampType(), theirs.timestamp() - poisonAt.timestamp()));
+  }
+
+  private static String copied(boolean key, boolean value) {
+    String poisons = "the poison's";
+    String not = "not the poison's";
+    return "key " + (key ? poisons : not) + ", value " + (value ? poisons : not);
+  }
+
+  /** The topic of the model's members' assignments ({@code orders:0,1} in --describe members). */
+  private static String topicOf(String membersText) {
+    for (String line : membersText.split("\n")) {
+      String[] cols = line.trim().split("\\s+");
+      String last = cols[cols.length - 1];
+      if (cols.length >= 6 && last.contains(":") && !line.startsWith("GROUP ")) {
+        return last.substring(0, last.indexOf(':'));
+      }
+    }
+    throw new IllegalStateException("no assignment in the model's --describe members: " + membersText);
   }
 
   /** Admin's description of the share group; null until the first member's heartbeat made it. */
