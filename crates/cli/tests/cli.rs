@@ -855,6 +855,45 @@ fn run_shows_a_share_groups_dead_letter_with_kafkas_headers() {
     assert!(run_json(&["share-poison-record"]).get("share_dead_letters").is_none());
 }
 
+/// What the conformance driver `ShareGroups` reads of `share-dlq` from one
+/// `run --describe members --json --events`: the group configs, the poison
+/// record's `produced` event (its partition, offset, subject and record id)
+/// and the letter, whose key, value and headers name that record.
+#[test]
+fn run_json_events_gives_the_share_dlq_driver_the_poison_its_letter_copies() {
+    let v = run_json(&["--scenario", "share-dlq", "--describe", "members", "--events"]);
+    let group = &v["config"]["groups"][0];
+    assert_eq!(group["dead_letter_topic"], "dlq.orders", "{group}");
+    assert_eq!(group["dead_letter_copy_record"], true, "{group}");
+    assert_eq!(group["delivery_count_limit"], 5, "{group}");
+    let poison: Vec<&Value> = v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["event"] == "produced" && e["poison"] == true)
+        .collect();
+    assert_eq!(poison.len(), 1, "{poison:?}");
+    let poison = poison[0];
+    assert!(poison["partition"].is_u64() && poison["offset"].is_u64() && poison["keyed"] == true, "{poison}");
+    let letter = &v["share_dead_letters"][0];
+    assert_eq!(letter["partition"], poison["partition"], "{letter}");
+    assert_eq!(letter["key"], format!("user-{}", poison["subject"]), "{letter}");
+    assert_eq!(letter["value_record_id"], poison["record_id"], "{letter}");
+    let header = |name: &str| {
+        letter["headers"].as_array().unwrap().iter().find(|h| h["name"] == name).map(|h| h["value"].clone())
+    };
+    assert_eq!(header("__dlq.errors.topic"), Some(Value::from("orders")));
+    assert_eq!(header("__dlq.errors.group"), Some(group["name"].clone()));
+    assert_eq!(header("__dlq.errors.partition"), Some(Value::from(poison["partition"].to_string())));
+    assert_eq!(header("__dlq.errors.offset"), Some(Value::from(poison["offset"].to_string())));
+    // The driver reads the source topic's name from the members' assignments.
+    assert!(
+        v["groups"][0]["describe"].as_str().unwrap().contains(" orders:"),
+        "{}",
+        v["groups"][0]["describe"]
+    );
+}
+
 // ------------------------------------------------------------------ explain
 
 #[test]
