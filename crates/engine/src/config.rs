@@ -1128,6 +1128,8 @@ pub struct GroupSettings {
     pub idempotent: bool,
     pub assignor: Assignor,
     pub position: PositionModel,
+    /// The application's error policy (issue 40); `error-policy` changes it.
+    pub error_policy: ErrorPolicy,
 }
 
 impl GroupSettings {
@@ -1149,6 +1151,7 @@ impl GroupConfig {
             idempotent: self.idempotent,
             assignor: self.assignor,
             position: self.position,
+            error_policy: self.error_policy,
         }
     }
 

@@ -82,6 +82,14 @@ pub enum Input {
         #[serde(skip_serializing_if = "Option::is_none")]
         group: Option<String>,
     },
+    /// The group's application takes another error policy from now on
+    /// (a redeploy with another error handler): the next failure follows it.
+    ErrorPolicy {
+        /// The group it applies to (the first group when left out).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        group: Option<String>,
+        error_policy: crate::config::ErrorPolicy,
+    },
     /// Keep sending `per_tick` records every tick (0 stops).
     KeepSending {
         per_tick: u32,
@@ -264,6 +272,7 @@ impl Input {
         "send-failing",
         "fix-handler",
         "replay-dead-letters",
+        "error-policy",
         "keep-sending",
         "use-keys",
         "key-count",
@@ -307,6 +316,7 @@ impl Input {
             Input::SendFailing { .. } => "send-failing",
             Input::FixHandler { .. } => "fix-handler",
             Input::ReplayDeadLetters { .. } => "replay-dead-letters",
+            Input::ErrorPolicy { .. } => "error-policy",
             Input::KeepSending { .. } => "keep-sending",
             Input::UseKeys { .. } => "use-keys",
             Input::KeyCount { .. } => "key-count",
@@ -495,7 +505,11 @@ mod tests {
             Input::SendPoison {} => Input::SendFailing { failures: 2, after_effect: true },
             Input::SendFailing { .. } => Input::FixHandler { group: group.clone() },
             Input::FixHandler { .. } => Input::ReplayDeadLetters { group: group.clone() },
-            Input::ReplayDeadLetters { .. } => Input::KeepSending { per_tick: 2 },
+            Input::ReplayDeadLetters { .. } => Input::ErrorPolicy {
+                group: group.clone(),
+                error_policy: crate::config::ErrorPolicy::RetryTopics { levels: 2, delay_ticks: 3 },
+            },
+            Input::ErrorPolicy { .. } => Input::KeepSending { per_tick: 2 },
             Input::KeepSending { .. } => Input::UseKeys { on: false },
             Input::UseKeys { .. } => Input::KeyCount { keys: 3 },
             Input::KeyCount { .. } => Input::HotKey { share_percent: 50 },

@@ -239,6 +239,19 @@ impl DeadLetters {
         }
     }
 
+    /// Makes retry topics up to `levels` (a group's new policy uses them);
+    /// those there stay, with their letters.
+    pub fn ensure_levels(&mut self, levels: u32) {
+        assert!(levels <= limits::RETRY_TOPICS_MAX);
+        let partitions = self.dlt.partitions.len();
+        while self.levels() < levels {
+            self.retry.push(LetterTopic::new(partitions as u32));
+            for readers in &mut self.readers {
+                readers.retry.push(vec![0; partitions]);
+            }
+        }
+    }
+
     pub fn add_partitions(&mut self, added: u32) {
         for topic in std::iter::once(&mut self.dlt).chain(self.retry.iter_mut()) {
             topic.partitions.extend((0..added).map(|_| PartitionLog::default()));

@@ -9,8 +9,8 @@ use crate::bridge::BridgeTopic;
 use crate::broker::{Coordinator, GroupState, OffsetStore, SharePartition, Topic};
 use crate::client::{Consumer, Producer};
 use crate::config::{
-    CheckpointWrites, CommitMode, Config, ConfigError, GroupConfig, GroupProtocol, GroupSettings,
-    PositionModel, check_commit_mode, check_position_model, check_range,
+    CheckpointWrites, CommitMode, Config, ConfigError, ErrorPolicy, GroupConfig, GroupProtocol,
+    GroupSettings, PositionModel, check_commit_mode, check_error_policy, check_position_model, check_range,
 };
 use crate::event::{Event, RebalanceReason, Tick, TraceHasher};
 use crate::evidence::Evidence;
@@ -336,6 +336,18 @@ impl Sim {
                 let g = self.group_index(group.as_deref())?;
                 self.start_replay(g)?;
             }
+            Input::ErrorPolicy { group, error_policy } => {
+                let g = self.group_index(group.as_deref())?;
+                check_error_policy(error_policy)
+                    .map_err(|e| InputError::OutOfRange { field: e.field, message: e.message })?;
+                if let ErrorPolicy::RetryTopics { levels, .. } = error_policy {
+                    // The retry topics it writes to, made on the redeploy as
+                    // Spring's `@RetryableTopic` makes them at start-up.
+                    self.letters.ensure_levels(levels);
+                }
+                self.groups[g].settings.error_policy = error_policy;
+                self.setting_changed(Some(g), "error-policy", error_policy.kind().to_string());
+            }
             Input::KeepSending { per_tick } => {
                 check_input_range("per_tick", per_tick, 0, limits::SEND_RATE_MAX)?;
                 self.producer.handle_send_rate(per_tick);
@@ -567,6 +579,7 @@ impl Sim {
         let (g, name) = match input {
             Input::Commit { group, .. } => (self.group_index(group.as_deref())?, "commit"),
             Input::Assignor { group, .. } => (self.group_index(group.as_deref())?, "assignor"),
+            Input::ErrorPolicy { group, .. } => (self.group_index(group.as_deref())?, "error-policy"),
             Input::ResetOffsets { group, .. } => (self.group_index(group.as_deref())?, "reset-offsets"),
             Input::RestartFrom { group, .. } => (self.group_index(group.as_deref())?, "restart-from"),
             Input::PositionStore { group, .. } => (self.group_index(group.as_deref())?, "position-store"),

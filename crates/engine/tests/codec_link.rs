@@ -8,8 +8,8 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use offsetlab_engine::codec::QUERY_BYTES_MAX;
 use offsetlab_engine::{
-    CheckpointWrites, CommitMode, ConsumerId, Input, Link, LinkError, LinkScenario, PositionModel, ResetSpec,
-    builtin,
+    CheckpointWrites, CommitMode, ConsumerId, ErrorPolicy, Input, Link, LinkError, LinkScenario,
+    PositionModel, ResetSpec, builtin,
 };
 
 fn crash_link() -> Link {
@@ -88,6 +88,25 @@ fn every_input_has_a_short_form() {
         (Input::SlowFollower { broker: 3, fetch_per_tick: 0 }, "slow-follower.3.0"),
         (Input::SendFailing { failures: 3, after_effect: true }, "send-failing.3.1"),
         (Input::FixHandler { group: None }, "fix-handler"),
+        (Input::ErrorPolicy { group: None, error_policy: ErrorPolicy::Skip }, "error-policy.skip"),
+        (
+            Input::ErrorPolicy { group: None, error_policy: ErrorPolicy::RetryForever { backoff_ticks: 2 } },
+            "error-policy.forever2",
+        ),
+        (
+            Input::ErrorPolicy {
+                group: Some("audit".into()),
+                error_policy: ErrorPolicy::RetryThenDeadLetter { retries: 3, backoff_ticks: 1 },
+            },
+            "error-policy.dlt3b1.%40audit",
+        ),
+        (
+            Input::ErrorPolicy {
+                group: None,
+                error_policy: ErrorPolicy::RetryTopics { levels: 2, delay_ticks: 5 },
+            },
+            "error-policy.topics2d5",
+        ),
         (Input::ReplayDeadLetters { group: Some("audit".into()) }, "replay-dead-letters.%40audit"),
         (Input::RollingUpdate { group: None, consumers: vec![] }, "rolling-update"),
         (Input::RollingUpdate { group: None, consumers: vec![ConsumerId(1), c] }, "rolling-update.c1+c2"),
@@ -190,7 +209,7 @@ fn bad_inputs_are_named() {
         ("3.crash.c99x", "input 1 (\"crash.c99x\"): consumer: a consumer is named c1, c2, …; got \"c99x\""),
         (
             "0.send.1_2.fly",
-            "input 2 (\"fly\"): unknown input \"fly\"; the inputs are send, send-poison, send-failing, fix-handler, replay-dead-letters, keep-sending, use-keys, key-count, hot-key, pause, resume, crash, stop, start, add-consumer, remove-consumer, records-per-poll, handle-per-tick, commit, idempotent, reset-offsets, restart-from, position-store, peek, load-checkpoint, add-partitions, kill-before-commit, rolling-update, assignor, duplicate-instance, stall, crash-broker, restart-broker, lose-next-ack, lose-next-request, slow-follower",
+            "input 2 (\"fly\"): unknown input \"fly\"; the inputs are send, send-poison, send-failing, fix-handler, replay-dead-letters, error-policy, keep-sending, use-keys, key-count, hot-key, pause, resume, crash, stop, start, add-consumer, remove-consumer, records-per-poll, handle-per-tick, commit, idempotent, reset-offsets, restart-from, position-store, peek, load-checkpoint, add-partitions, kill-before-commit, rolling-update, assignor, duplicate-instance, stall, crash-broker, restart-broker, lose-next-ack, lose-next-request, slow-follower",
         ),
         ("0.send", "input 1 (\"send\"): missing field `count`"),
         ("0.send.1.2", "input 1 (\"send.1.2\"): send takes 1 argument(s), got 2"),

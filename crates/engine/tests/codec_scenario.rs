@@ -166,7 +166,7 @@ fn bad_input_gets_an_exact_message() {
         ),
         (
             r#"{"name": "x", "timeline": [{"tick": 0, "input": {"do": "fly"}}]}"#,
-            r#"timeline[0].input.do: unknown variant `fly`, expected one of `send`, `keep-sending`, `use-keys`, `key-count`, `hot-key`, `send-poison`, `send-failing`, `fix-handler`, `replay-dead-letters`, `pause`, `resume`, `crash`, `stop`, `start`, `add-consumer`, `remove-consumer`, `duplicate-instance`, `stall`, `records-per-poll`, `handle-per-tick`, `commit`, `idempotent`, `reset-offsets`, `restart-from`, `position-store`, `peek`, `load-checkpoint`, `add-partitions`, `kill-before-commit`, `rolling-update`, `assignor`, `crash-broker`, `restart-broker`, `lose-next-ack`, `lose-next-request`, `slow-follower` (line 1, column 62)"#,
+            r#"timeline[0].input.do: unknown variant `fly`, expected one of `send`, `keep-sending`, `use-keys`, `key-count`, `hot-key`, `send-poison`, `send-failing`, `fix-handler`, `replay-dead-letters`, `error-policy`, `pause`, `resume`, `crash`, `stop`, `start`, `add-consumer`, `remove-consumer`, `duplicate-instance`, `stall`, `records-per-poll`, `handle-per-tick`, `commit`, `idempotent`, `reset-offsets`, `restart-from`, `position-store`, `peek`, `load-checkpoint`, `add-partitions`, `kill-before-commit`, `rolling-update`, `assignor`, `crash-broker`, `restart-broker`, `lose-next-ack`, `lose-next-request`, `slow-follower` (line 1, column 62)"#,
         ),
         (
             r#"{"name": "x", "config": {"commit": {"mode": "sometimes"}}}"#,
@@ -355,7 +355,7 @@ fn errors_name_the_field_and_the_place() {
             r#"{ "do": "explode" }"#,
             "timeline[1].input.do",
             "unknown variant `explode`, expected one of `send`, `keep-sending`, `use-keys`, `key-count`, \
-             `hot-key`, `send-poison`, `send-failing`, `fix-handler`, `replay-dead-letters`, `pause`, `resume`, `crash`, `stop`, `start`, `add-consumer`, \
+             `hot-key`, `send-poison`, `send-failing`, `fix-handler`, `replay-dead-letters`, `error-policy`, `pause`, `resume`, `crash`, `stop`, `start`, `add-consumer`, \
              `remove-consumer`, `duplicate-instance`, `stall`, `records-per-poll`, `handle-per-tick`, `commit`, \
              `idempotent`, `reset-offsets`, `restart-from`, `position-store`, `peek`, `load-checkpoint`, \
              `add-partitions`, `kill-before-commit`, `rolling-update`, `assignor`, `crash-broker`, \

@@ -177,6 +177,71 @@ fn a_share_group_refuses_an_error_policy() {
     assert!(e.to_string().contains("error_policy"), "{e}");
 }
 
+/// `error-policy` mid-run: a partition stuck under retry-forever flows on
+/// once the redeployed application dead-letters (the record written once,
+/// nothing lost), and the setting is the new policy.
+#[test]
+fn a_new_error_policy_unsticks_a_partition() {
+    let mut sim = sim_with(ErrorPolicy::RetryForever { backoff_ticks: 0 });
+    input(&mut sim, Input::SendPoison {});
+    common::advance(&mut sim, 10);
+    let before = sim.metrics();
+    assert!(before.stuck_partition_ticks >= 5, "{before:?}");
+    assert_eq!(before.dead_lettered, 0);
+    let policy = ErrorPolicy::RetryThenDeadLetter { retries: 0, backoff_ticks: 0 };
+    input(&mut sim, Input::ErrorPolicy { group: None, error_policy: policy });
+    assert_eq!(sim.view().groups[0].settings.error_policy, policy);
+    input(&mut sim, Input::Send { count: 4 });
+    common::advance(&mut sim, 10);
+    let m = sim.metrics();
+    assert_eq!((m.dead_lettered, m.never_processed, m.total_lag), (1, 0, 0), "{m:?}");
+    assert_eq!(m.stuck_partition_ticks, before.stuck_partition_ticks, "its next attempt dead-letters it");
+    assert!(sim.view().groups[0].stuck.iter().all(|s| s.failing.is_none()));
+    assert!(sim.view().letter_topics.iter().any(|t| t.topic == LetterTopicId::DeadLetter));
+}
+
+/// Letters waiting on a retry topic when the policy changes to one without
+/// retry topics are still read: a failure there goes to the dead-letter
+/// topic, a success is handled, and nothing stays parked.
+#[test]
+fn letters_on_a_retry_topic_are_drained_after_the_policy_changes() {
+    let mut sim = sim_with(ErrorPolicy::Skip);
+    // Retry topics made by the redeploy: none at the start.
+    assert!(sim.view().letter_topics.is_empty());
+    let policy = ErrorPolicy::RetryTopics { levels: 2, delay_ticks: 5 };
+    input(&mut sim, Input::ErrorPolicy { group: None, error_policy: policy });
+    let names: Vec<String> = sim.view().letter_topics.iter().map(|t| t.name.clone()).collect();
+    assert_eq!(names, ["orders.DLT", "orders-retry-1", "orders-retry-2"]);
+    input(&mut sim, Input::SendPoison {});
+    input(&mut sim, Input::SendFailing { failures: 1, after_effect: false });
+    common::advance(&mut sim, 2);
+    assert_eq!(sim.metrics().sent_to_retry, 2, "{:?}", sim.metrics());
+    input(&mut sim, Input::ErrorPolicy { group: None, error_policy: ErrorPolicy::Skip });
+    common::advance(&mut sim, 20);
+    let m = sim.metrics();
+    assert_eq!((m.sent_to_retry, m.dead_lettered, m.never_processed), (2, 1, 0), "{m:?}");
+    assert_eq!(m.distinct_handled, m.produced - 1, "the transient one handled from orders-retry-1");
+}
+
+#[test]
+fn an_error_policy_input_is_refused_out_of_range_and_for_a_share_group() {
+    let mut sim = sim_with(ErrorPolicy::Skip);
+    let e = sim
+        .handle_input(Input::ErrorPolicy {
+            group: None,
+            error_policy: ErrorPolicy::RetryTopics { levels: 0, delay_ticks: 1 },
+        })
+        .unwrap_err();
+    assert!(e.to_string().contains("error_policy.levels"), "{e}");
+    assert_eq!(sim.view().groups[0].settings.error_policy, ErrorPolicy::Skip, "nothing changed");
+    let mut config = Config::default();
+    config.groups[0].protocol = offsetlab_engine::GroupProtocol::Share;
+    let mut share = Sim::new(config).expect("valid");
+    let e =
+        share.handle_input(Input::ErrorPolicy { group: None, error_policy: ErrorPolicy::Skip }).unwrap_err();
+    assert!(matches!(e, InputError::ShareGroup { .. }), "{e}");
+}
+
 /// Retry-forever: the member stuck on the poison record leaves on its poll
 /// timeout with records it handled before it in the same batch uncommitted;
 /// its commit fails and the partition's next owner reads them again, then

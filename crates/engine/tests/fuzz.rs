@@ -225,7 +225,10 @@ impl Gen {
                 | Input::RestartFrom { group, .. }
                 | Input::PositionStore { group, .. }
                 | Input::RollingUpdate { group, .. }
-                | Input::Assignor { group, .. } => *group = Some(name),
+                | Input::Assignor { group, .. }
+                | Input::ErrorPolicy { group, .. }
+                | Input::FixHandler { group }
+                | Input::ReplayDeadLetters { group } => *group = Some(name),
                 _ => {}
             }
         }
@@ -245,6 +248,7 @@ impl Gen {
             },
             "fix-handler" => Input::FixHandler { group: None },
             "replay-dead-letters" => Input::ReplayDeadLetters { group: None },
+            "error-policy" => Input::ErrorPolicy { group: None, error_policy: self.error_policy() },
             "keep-sending" => Input::KeepSending { per_tick: self.costly32(0, limits::SEND_RATE_MAX) },
             "use-keys" => Input::UseKeys { on: self.chance(50) },
             "key-count" => Input::KeyCount { keys: self.num32(1, limits::KEYS_MAX) },

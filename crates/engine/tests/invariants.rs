@@ -284,6 +284,20 @@ fn single_broker_config() -> impl Strategy<Value = Config> {
         )
 }
 
+/// An error policy, in its ranges and one past each edge (refused).
+fn error_policy() -> impl Strategy<Value = offsetlab_engine::ErrorPolicy> {
+    use offsetlab_engine::ErrorPolicy;
+    prop_oneof![
+        Just(ErrorPolicy::Skip),
+        prop_oneof![4 => 0u64..4, 1 => Just(limits::RETRY_BACKOFF_TICKS_MAX + 1)]
+            .prop_map(|backoff_ticks| ErrorPolicy::RetryForever { backoff_ticks }),
+        (prop_oneof![4 => 0u32..4, 1 => Just(limits::RETRIES_MAX + 1)], 0u64..3)
+            .prop_map(|(retries, backoff_ticks)| ErrorPolicy::RetryThenDeadLetter { retries, backoff_ticks }),
+        (prop_oneof![4 => 1u32..=3, 1 => Just(0), 1 => Just(limits::RETRY_TOPICS_MAX + 1)], 1u64..4)
+            .prop_map(|(levels, delay_ticks)| ErrorPolicy::RetryTopics { levels, delay_ticks }),
+    ]
+}
+
 /// Every `Input` variant (each is named below; see `every_variant_is_generated`),
 /// with values at and past their limits. Record counts stay small past the
 /// limits' edges: a send of 100,000 is refused only above it, and at it would
@@ -311,6 +325,7 @@ fn input_with(past_log_end: bool) -> impl Strategy<Value = Input> {
             .prop_map(|(failures, after_effect)| Input::SendFailing { failures, after_effect }),
         1 => Just(Input::FixHandler { group: None }),
         1 => Just(Input::ReplayDeadLetters { group: None }),
+        1 => error_policy().prop_map(|error_policy| Input::ErrorPolicy { group: None, error_policy }),
         1 => any::<bool>().prop_map(|on| Input::UseKeys { on }),
         1 => bounded(1, 8, limits::KEYS_MAX).prop_map(|keys| Input::KeyCount { keys }),
         1 => prop_oneof![4 => 0u8..=100, 1 => Just(u8::MAX), 1 => Just(101)]
@@ -480,7 +495,7 @@ proptest! {
         let skips = config.groups[0].error_policy == offsetlab_engine::ErrorPolicy::Skip;
         let steps: Vec<_> = steps
             .into_iter()
-            .filter(|(_, i)| !matches!(i, Input::Commit { .. } | Input::ResetOffsets { .. } | Input::RestartFrom { .. }))
+            .filter(|(_, i)| !matches!(i, Input::Commit { .. } | Input::ResetOffsets { .. } | Input::RestartFrom { .. } | Input::ErrorPolicy { .. }))
             .filter(|(_, i)| !(skips && failing(i)))
             .collect();
         let sim = run(&config, &steps);
@@ -502,7 +517,7 @@ proptest! {
         let skips = config.groups[0].error_policy == offsetlab_engine::ErrorPolicy::Skip;
         let steps: Vec<_> = steps
             .into_iter()
-            .filter(|(_, i)| !matches!(i, Input::PositionStore { .. } | Input::ResetOffsets { .. } | Input::RestartFrom { .. }))
+            .filter(|(_, i)| !matches!(i, Input::PositionStore { .. } | Input::ResetOffsets { .. } | Input::RestartFrom { .. } | Input::ErrorPolicy { .. }))
             .filter(|(_, i)| !(skips && failing(i)))
             .collect();
         let sim = run(&config, &steps);

@@ -349,6 +349,26 @@ const COMMIT: Arg = Arg::Tagged(&Tagged {
     short: &[Short { name: "auto", prefix: "auto", first: ("interval_ticks", Arg::Uint), second: None }],
     forms: "after, before, each-record or auto<interval ticks>",
 });
+const POLICY: Arg = Arg::Tagged(&Tagged {
+    tag: "policy",
+    plain: &["skip"],
+    short: &[
+        Short { name: "retry-forever", prefix: "forever", first: ("backoff_ticks", Arg::Uint), second: None },
+        Short {
+            name: "retry-then-dead-letter",
+            prefix: "dlt",
+            first: ("retries", Arg::Uint),
+            second: Some(('b', "backoff_ticks", Arg::Uint)),
+        },
+        Short {
+            name: "retry-topics",
+            prefix: "topics",
+            first: ("levels", Arg::Uint),
+            second: Some(('d', "delay_ticks", Arg::Uint)),
+        },
+    ],
+    forms: "skip, forever<backoff ticks>, dlt<retries>b<backoff ticks>, dlt<retries> or topics<levels>d<delay ticks>",
+});
 const POSITION: Arg = Arg::Tagged(&Tagged {
     tag: "store",
     plain: &["group"],
@@ -370,6 +390,7 @@ const INPUTS: &[(&str, &[(&str, Arg)])] = &[
     ("send-failing", &[("failures", Arg::Uint), ("after_effect", Arg::Bool)]),
     ("fix-handler", &[]),
     ("replay-dead-letters", &[]),
+    ("error-policy", &[("error_policy", POLICY)]),
     ("keep-sending", &[("per_tick", Arg::Uint)]),
     ("use-keys", &[("on", Arg::Bool)]),
     ("key-count", &[("keys", Arg::Uint)]),

@@ -235,6 +235,11 @@ enum InputDef {
         #[serde(default)]
         group: Option<String>,
     },
+    ErrorPolicy {
+        #[serde(default)]
+        group: Option<String>,
+        error_policy: ErrorPolicy,
+    },
     Pause {
         consumer: ConsumerId,
     },

@@ -494,6 +494,7 @@ fn amount(input: &Input) -> Option<(u64, u64)> {
         Input::SendPoison {}
         | Input::FixHandler { .. }
         | Input::ReplayDeadLetters { .. }
+        | Input::ErrorPolicy { .. }
         | Input::UseKeys { .. }
         | Input::Pause { .. }
         | Input::Resume { .. }

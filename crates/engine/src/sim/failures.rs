@@ -56,7 +56,7 @@ impl Sim {
         let attempt = self.record_failure(g, consumer, fetched);
         let now = self.now;
         let retry_in_place = |backoff_ticks: u64| now + backoff_ticks.max(1);
-        match self.groups[g].config.error_policy {
+        match self.groups[g].settings.error_policy {
             ErrorPolicy::Skip => {
                 self.observers[g].handle_failed(fetched);
                 self.apps[g].handle_moved_on(fetched.id);
@@ -149,7 +149,7 @@ impl Sim {
         attempts: u32,
         to: LetterTopicId,
     ) {
-        let policy = self.groups[g].config.error_policy;
+        let policy = self.groups[g].settings.error_policy;
         let due_tick = match to {
             LetterTopicId::DeadLetter => self.now,
             LetterTopicId::Retry { level } => self.now + policy.retry_delay(level),
@@ -207,11 +207,17 @@ impl Sim {
     /// retry topic): the due letters of each level, up to `handle_per_tick`
     /// a level, through the same handler. A success is a handled record
     /// like any other (its key order judged by the application); a failure
-    /// goes one level on, or to the dead-letter topic after the last.
+    /// goes one level on, or to the dead-letter topic after the policy's
+    /// last. Every retry topic there is is read, so that letters written
+    /// before an `error-policy` change are still handled; under a policy
+    /// without retry topics a failure there goes to the dead-letter topic.
     pub(super) fn step_retry_consumer(&mut self, g: usize) {
-        let ErrorPolicy::RetryTopics { levels, .. } = self.groups[g].config.error_policy else { return };
+        let levels = match self.groups[g].settings.error_policy {
+            ErrorPolicy::RetryTopics { levels, .. } => levels,
+            _ => 0,
+        };
         let per_tick = self.groups[g].settings.handle_per_tick;
-        for level in 1..=levels {
+        for level in 1..=self.letters.levels() {
             let due = self.letters.poll_due(g, level, self.now, per_tick);
             for record in due {
                 let letter = record.letter;

@@ -234,7 +234,7 @@ impl Sim {
             position: s.position,
             assignor: s.assignor,
             bridge: group.config.bridge,
-            error_policy: group.config.error_policy,
+            error_policy: s.error_policy,
         }
     }
 
@@ -260,14 +260,16 @@ impl Sim {
         }
     }
 
-    /// `orders.DLT` and the retry topics, when a group's policy writes to them.
+    /// `orders.DLT` and the retry topics, when a group's policy writes to
+    /// them or wrote to them before the policy changed.
     fn letter_topics(&self) -> Vec<LetterTopicView> {
-        let dead_letters = self.groups.iter().any(|g| {
-            matches!(
-                g.config.error_policy,
-                ErrorPolicy::RetryThenDeadLetter { .. } | ErrorPolicy::RetryTopics { .. }
-            )
-        });
+        let dead_letters = self.letters.partitions(LetterTopicId::DeadLetter).iter().any(|p| p.log_end > 0)
+            || self.groups.iter().any(|g| {
+                matches!(
+                    g.settings.error_policy,
+                    ErrorPolicy::RetryThenDeadLetter { .. } | ErrorPolicy::RetryTopics { .. }
+                )
+            });
         let mut topics = Vec::new();
         if dead_letters {
             topics.push(LetterTopicId::DeadLetter);

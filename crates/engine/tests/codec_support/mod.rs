@@ -84,15 +84,16 @@ pub fn input() -> impl Strategy<Value = Input> {
         any::<u8>(),
         consumer(),
         (commit(), reset(), position(), assignor()),
-        (any::<u64>(), prop::collection::vec(consumer(), 0..4)),
+        (any::<u64>(), prop::collection::vec(consumer(), 0..4), error_policy()),
     );
     (prop::sample::select(Input::NAMES), fields).prop_map(
-        |(name, (n, on, share, c, (commit, reset, position, assignor), (offset, cs)))| match name {
+        |(name, (n, on, share, c, (commit, reset, position, assignor), (offset, cs, policy)))| match name {
             "send" => Input::Send { count: n },
             "send-poison" => Input::SendPoison {},
             "send-failing" => Input::SendFailing { failures: n, after_effect: on },
             "fix-handler" => Input::FixHandler { group: None },
             "replay-dead-letters" => Input::ReplayDeadLetters { group: None },
+            "error-policy" => Input::ErrorPolicy { group: None, error_policy: policy },
             "keep-sending" => Input::KeepSending { per_tick: n },
             "use-keys" => Input::UseKeys { on },
             "key-count" => Input::KeyCount { keys: n },
