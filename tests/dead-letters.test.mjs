@@ -62,6 +62,29 @@ describe('dead letters: when a record cannot be processed', () => {
     });
   });
 
+  it('by hand in the default run: the error policy chosen in the settings, then a poison record', { timeout: 120_000 }, async () => {
+    await withLab(env, { seed: 1 }, async (lab) => {
+      await lab.pauseAtStart();
+      await lab.openPanel('settings');
+      assert.equal(await lab.page.locator('[data-field=error-policy-select]').inputValue(), 'skip');
+      await lab.page.selectOption('[data-field=error-policy-select]', 'retry-then-dead-letter');
+      await lab.page.waitForFunction(() =>
+        document.querySelector('[data-field=error-policy-setting]')?.textContent.includes('retry 2 times (1 tick apart), then orders.DLT'));
+      await lab.click('[data-action=send-10]');
+      await lab.click('[data-action=send-poison]');
+      await stepUntil(lab, `${DLT} .letter-cell`, 40);
+      assert.equal(await lab.counter('dead-lettered'), 1);
+      assert.equal(await lab.counter('never-processed'), 0);
+      // Back to skip: the next poison record is skipped, never seen again.
+      await lab.page.selectOption('[data-field=error-policy-select]', 'skip');
+      await lab.click('[data-action=send-poison]');
+      for (let i = 0; i < 30 && (await lab.page.locator('[data-counter=skipped-by-handler]').count()) === 0; i++) await lab.step(1);
+      assert.equal(await lab.counter('skipped-by-handler'), 1);
+      assert.equal(await lab.counter('dead-lettered'), 1);
+      assert.deepEqual(lab.errors, []);
+    });
+  });
+
   it('poison-blocks-partition: the stuck mark with the failing record and its attempts', { timeout: 120_000 }, async () => {
     await withLab(env, { seed: 1 }, async (lab) => {
       await lab.click('#failures [data-scenario=poison-blocks-partition]');

@@ -42,6 +42,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launch } from '../lib/page.mjs';
 import { DIST, serve } from '../lib/server.mjs';
+import { PROFILE, throttle } from './throttle.mjs';
 
 const RUNS = Number(process.env.OFFSETLAB_BENCH_RUNS || 5);
 /** Other builds to compare with (directories, colon-separated), load for load (A/B), instead of the padded copy. */
@@ -50,13 +51,6 @@ const BEFORE = process.env.OFFSETLAB_BENCH_BEFORE;
 const TARGETS = { fcp: 1000, lcp: 2500, cls: 0.1, control: 3500 };
 /** One load may take this long before it counts as failed, in ms (of the throttled page). */
 const LOAD_TIMEOUT_MS = 30_000;
-const PROFILE = {
-  latency: 150,
-  // 1.6 Mbit/s down; 750 kbit/s up, a "fast 3G" uplink (only requests go up).
-  downloadThroughput: (1.6 * 1000 * 1000) / 8,
-  uploadThroughput: (750 * 1000) / 8,
-  cpuSlowdown: 4,
-};
 const FIELDS = ['fp', 'fcp', 'lcp', 'wasm', 'started', 'live', 'control', 'after', 'cls', 'bytes'];
 
 /** The byte guard of `cargo xtask test`'s page size (bytes gzip of wasm + js), as
@@ -132,16 +126,7 @@ async function loadOnce(browser, url) {
   try {
     await context.addInitScript(watchForTheLiveApp);
     const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('Network.enable');
-    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
-    await cdp.send('Network.emulateNetworkConditions', {
-      offline: false,
-      latency: PROFILE.latency,
-      downloadThroughput: PROFILE.downloadThroughput,
-      uploadThroughput: PROFILE.uploadThroughput,
-    });
-    await cdp.send('Emulation.setCPUThrottlingRate', { rate: PROFILE.cpuSlowdown });
+    const cdp = await throttle(context, page);
     let bytes = 0;
     const requests = [];
     cdp.on('Network.requestWillBeSent', ({ request }) => requests.push(request.url.split('/').pop()));

@@ -16,11 +16,11 @@
 import { writeFile } from 'node:fs/promises';
 import { launch } from '../lib/page.mjs';
 import { DIST, serve } from '../lib/server.mjs';
+import { throttle } from './throttle.mjs';
 
 const dir = process.argv[2] || DIST;
 const out = process.argv[3];
 const TOP = Number(process.env.OFFSETLAB_PROFILE_TOP || 25);
-const PROFILE = { latency: 150, down: (1.6e6) / 8, up: 750e3 / 8, cpu: 4 };
 
 function marks() {
   const m = (window.__load = {});
@@ -91,16 +91,7 @@ try {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   await context.addInitScript(marks);
   const page = await context.newPage();
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Network.enable');
-  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
-  await cdp.send('Network.emulateNetworkConditions', {
-    offline: false,
-    latency: PROFILE.latency,
-    downloadThroughput: PROFILE.down,
-    uploadThroughput: PROFILE.up,
-  });
-  await cdp.send('Emulation.setCPUThrottlingRate', { rate: PROFILE.cpu });
+  await throttle(context, page);
   await browser.startTracing(page, { categories: CATEGORIES });
   await page.goto(`${server.url}/?seed=1`, { waitUntil: 'commit' });
   await page.waitForFunction(() => window.__load?.control !== undefined, null, { timeout: 60_000, polling: 100 });

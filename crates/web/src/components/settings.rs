@@ -8,7 +8,7 @@ use crate::components::SectionProps;
 use crate::components::class_list;
 use crate::components::send;
 use crate::state::Action;
-use offsetlab_engine::{CommitMode, GroupProtocol, Input, PositionModel};
+use offsetlab_engine::{CommitMode, ErrorPolicy, GroupProtocol, Input, PositionModel};
 use position_store::PositionStore;
 use restart_from::RestartFrom;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -20,6 +20,14 @@ pub const RECORDS_PER_POLL_CHOICES: std::ops::RangeInclusive<u32> = 1..=10;
 pub const AUTO_INTERVAL_MIN: u64 = 1;
 pub const AUTO_INTERVAL_MAX: u64 = 20;
 pub const AUTO_INTERVAL_DEFAULT: u64 = 5;
+/// The error policies the select offers, each with the numbers it starts
+/// with (a scenario file sets others); the option's value is its kind.
+pub const ERROR_POLICY_CHOICES: [(&str, ErrorPolicy); 4] = [
+    ("skip and commit past it", ErrorPolicy::Skip),
+    ("retry forever", ErrorPolicy::RetryForever { backoff_ticks: 1 }),
+    ("retry, then orders.DLT", ErrorPolicy::RetryThenDeadLetter { retries: 2, backoff_ticks: 1 }),
+    ("retry topics, then orders.DLT", ErrorPolicy::RetryTopics { levels: 2, delay_ticks: 5 }),
+];
 
 #[component]
 pub fn Settings(props: &SectionProps) -> Html {
@@ -76,6 +84,17 @@ pub fn Settings(props: &SectionProps) -> Html {
         Callback::from(move |e: Event| {
             let input: HtmlInputElement = e.target_unchecked_into();
             on_action.emit(Action::Apply(Input::Idempotent { group: None, on: input.checked() }));
+        })
+    };
+
+    let on_policy = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |e: Event| {
+            let select: HtmlSelectElement = e.target_unchecked_into();
+            let chosen = ERROR_POLICY_CHOICES.into_iter().find(|(_, p)| p.kind() == select.value());
+            if let Some((_, error_policy)) = chosen {
+                on_action.emit(Action::Apply(Input::ErrorPolicy { group: None, error_policy }));
+            }
         })
     };
 
@@ -143,17 +162,22 @@ pub fn Settings(props: &SectionProps) -> Html {
             </div>
             if protocol != GroupProtocol::Share {
                 <div class="setting">
-                    <p class="setting-inline" data-field="error-policy-setting">
+                    <label class="setting-inline">
                         <span>{ "Error policy" }</span>
-                        { " " }
-                        <span>{ crate::components::policy_text(settings.error_policy) }</span>
-                    </p>
-                    <p class="setting-help">
-                        { "What the application's code does when its handler throws: skip, retry forever, \
-                           retry then the dead-letter topic, or retry topics. It is the application's choice, \
-                           not a Kafka setting (in Spring Kafka, DefaultErrorHandler, \
-                           DeadLetterPublishingRecoverer and @RetryableTopic). A scenario file sets it \
-                           (error_policy); the experiments in \"When a record cannot be processed\" try each one." }
+                        <select data-field="error-policy-select" onchange={on_policy}>
+                            { for ERROR_POLICY_CHOICES.into_iter().map(|(label, p)| html! {
+                                <option value={p.kind()} selected={p.kind() == settings.error_policy.kind()}>
+                                    { label }
+                                </option>
+                            }) }
+                        </select>
+                    </label>
+                    <p class="setting-help" data-field="error-policy-setting">
+                        { "Now: " }{ crate::components::policy_text(settings.error_policy) }{ ". " }
+                        { "What the application's code does when its handler throws. It is the application's \
+                           choice, not a Kafka setting (in Spring Kafka, DefaultErrorHandler, \
+                           DeadLetterPublishingRecoverer and @RetryableTopic): a change here is a redeploy, and \
+                           the next failure follows it. A scenario file sets other numbers (error_policy)." }
                     </p>
                 </div>
             }
