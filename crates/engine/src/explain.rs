@@ -798,6 +798,7 @@ fn never_processed(sim: &Sim, g: usize, p: u32, o: u64) -> Explanation {
         });
         steps.extend(failures.map(fact_step));
         steps.push(fact_step(archived));
+        steps.extend(share_dead_letter_step(sim, g, p, o));
     } else if let Some(skipped) = handler_skipped(sim, g, p, o) {
         cause = "the handler failed and the error policy skipped it";
         steps.extend(failed_attempts(sim, g, p, o, skipped.tick()).map(|e| failed_step(sim, g, e)));
@@ -1056,6 +1057,34 @@ fn out_of_order(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
 
 /// Tick order; steps of one tick keep the order they were found in, which
 /// follows the cause.
+/// KIP-1191: the broker's write of share group `g`'s archived record
+/// `p@o` to the group's dead-letter topic, when it has one and the letter
+/// is still retained: where it went and what its headers say.
+fn share_dead_letter_step(sim: &Sim, g: usize, p: u32, o: u64) -> Option<Step> {
+    let topic = sim.config().groups.get(g)?.dead_letter_topic.as_ref()?;
+    let letter = sim
+        .share_dead_letters(g)
+        .into_iter()
+        .find(|l| l.letter.source_partition == p && l.letter.source_offset == o)?;
+    let l = letter.letter;
+    let copy = match l.copied {
+        Some(_) => "with a copy of its key and value",
+        None => "with a null key and value (errors.deadletterqueue.copy.record.enable is off)",
+    };
+    Some(Step {
+        tick: l.written_tick,
+        part: Part::Group { group: g as u32 },
+        text: format!(
+            "the broker wrote it to {topic} P{}@{} (__dlq.errors.partition {p}, __dlq.errors.offset {o}, \
+             __dlq.errors.delivery.count {}, __dlq.errors.message \"{}\") {copy}",
+            letter.partition,
+            letter.offset,
+            l.delivery_count,
+            l.cause.message(),
+        ),
+    })
+}
+
 fn sort_steps(steps: &mut [Step]) {
     crate::order::sort_stable_by(steps, |a, b| a.tick.cmp(&b.tick));
 }

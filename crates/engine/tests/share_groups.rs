@@ -329,3 +329,30 @@ fn a_share_dead_letter_is_headers_only_by_default_and_none_without_a_topic() {
     let e = Sim::new(config).expect_err("classic");
     assert!(e.to_string().contains("share group"), "{e}");
 }
+
+/// KIP-1191: the archived poison record's explanation ends with the broker's
+/// write to the group's dead-letter topic: where the letter is, the delivery
+/// count and the message its headers carry.
+#[test]
+fn the_archived_records_explanation_names_its_dead_letter() {
+    let (sim, _) = events_of("share-dlq");
+    let [letter] = sim.share_dead_letters(0).try_into().expect("one dead letter");
+    let (p, o) = (letter.letter.source_partition, letter.letter.source_offset);
+    let explanations = offsetlab_engine::explain_record(&sim, Some(0), p, o);
+    let archived = explanations
+        .iter()
+        .find(|e| e.cause == "archived after its last delivery")
+        .unwrap_or_else(|| panic!("the archive explained: {explanations:?}"));
+    let last = archived.steps.last().expect("steps");
+    assert_eq!(last.tick, letter.letter.written_tick);
+    assert_eq!(last.part, offsetlab_engine::Part::Group { group: 0 });
+    assert_eq!(
+        last.text,
+        format!(
+            "the broker wrote it to dlq.orders P{}@{} (__dlq.errors.partition {p}, __dlq.errors.offset {o}, \
+             __dlq.errors.delivery.count 5, __dlq.errors.message \"Offset delivery count exceeded the threshold.\") \
+             with a copy of its key and value",
+            letter.partition, letter.offset
+        )
+    );
+}
