@@ -387,6 +387,21 @@ impl DeadLetters {
         self.share.get(g).and_then(Option::as_ref).map_or(0, |t| t.written)
     }
 
+    /// Group `g`'s share dead-letter topic's partition bounds; none before its first write.
+    pub fn share_partitions(&self, g: usize) -> Vec<LetterPartitionView> {
+        let Some(topic) = self.share.get(g).and_then(Option::as_ref) else { return Vec::new() };
+        topic
+            .partitions
+            .iter()
+            .enumerate()
+            .map(|(p, log)| LetterPartitionView {
+                partition: p as u32,
+                log_start: log.log_start,
+                log_end: log.log_end(),
+            })
+            .collect()
+    }
+
     /// Every record group `g`'s share dead-letter topic retains, partition by partition.
     pub fn share_records(&self, g: usize) -> Vec<ShareDeadLetterView> {
         let Some(topic) = self.share.get(g).and_then(Option::as_ref) else { return Vec::new() };

@@ -87,7 +87,6 @@ pub use partitioner::{KeylessStrategy, murmur2, partition_for_key, to_positive};
 pub use scenario::shrink::{ShrinkError, ShrinkLimit, ShrinkReport, anomaly, shrink};
 pub use scenario::{BUILTINS, Scenario, ScenarioError, TimedInput};
 pub use sim::{IN_FLIGHT_SHOWN_MAX, Sim, subject_key};
-pub use view::LetterTopicView;
 pub use view::{BrokerView, ClusterView, ReplicaSetView, ReplicaView, TransactionsView, TxnProducerView};
 pub use view::{
     CheckpointView, ConsumerState, ConsumerStats, ConsumerView, ExpansionView, Finding, FindingKind,
@@ -96,6 +95,7 @@ pub use view::{
     RecordView, RestartPreview, RollingView, SessionTimerView, SettingsView, ShareRecordView, SplitCheck,
     SplitStatus, View,
 };
+pub use view::{LetterTopicView, ShareDeadLetterTopicView};
 
 // The in-crate unit tests run in headless Chromium too (`cargo test --target wasm32-unknown-unknown`).
 #[cfg(all(test, target_arch = "wasm32"))]

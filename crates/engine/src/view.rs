@@ -45,6 +45,8 @@ pub struct View {
     /// `orders.DLT` and the retry topics, when a group's policy writes to
     /// them or they hold letters (issue 40).
     pub letter_topics: Vec<LetterTopicView>,
+    /// Each share group's dead-letter topic (KIP-1191), once the broker wrote to it.
+    pub share_dead_letter_topics: Vec<ShareDeadLetterTopicView>,
 }
 
 /// One consumer group, as the page's group column and the CLI show it.
@@ -110,6 +112,20 @@ pub struct LetterTopicView {
     pub topic: crate::letters::LetterTopicId,
     /// `orders.DLT`, `orders-retry-1`, …
     pub name: String,
+    pub partitions: Vec<crate::letters::LetterPartitionView>,
+}
+
+/// A share group's dead-letter topic (KIP-1191), for its tape.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShareDeadLetterTopicView {
+    /// The share group's index.
+    pub group: u32,
+    /// The share group's name (`__dlq.errors.group`).
+    pub group_name: String,
+    /// `errors.deadletterqueue.topic.name`: `dlq.orders`, …
+    pub name: String,
+    /// `errors.deadletterqueue.copy.record.enable`.
+    pub copy_record: bool,
     pub partitions: Vec<crate::letters::LetterPartitionView>,
 }
 

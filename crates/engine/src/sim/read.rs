@@ -9,13 +9,13 @@ use crate::config::ErrorPolicy;
 use crate::input::ConsumerId;
 use crate::letters::{LetterRecordView, LetterTopicId};
 use crate::limits;
-use crate::view::LetterTopicView;
 use crate::view::{
     ConsumerState, ConsumerStats, ConsumerView, ExpansionView, Finding, FindingKind, GroupView,
     InFlightRecord, LagSample, LedgerEntry, MemberView, Metrics, PartitionSplit, PartitionView,
     PollTimerView, ProducerView, RecordView, RestartPreview, SessionTimerView, SettingsView, ShareRecordView,
     SplitCheck, SplitStatus, View,
 };
+use crate::view::{LetterTopicView, ShareDeadLetterTopicView};
 
 /// In-flight records a consumer card shows: the page draws the first few.
 pub const IN_FLIGHT_SHOWN_MAX: usize = 32;
@@ -285,6 +285,25 @@ impl Sim {
             .collect()
     }
 
+    /// The share groups' dead-letter topics the broker wrote to.
+    fn share_dead_letter_topics(&self) -> Vec<ShareDeadLetterTopicView> {
+        self.groups
+            .iter()
+            .enumerate()
+            .filter_map(|(g, group)| {
+                let name = group.config.dead_letter_topic.clone()?;
+                let partitions = self.letters.share_partitions(g);
+                (!partitions.is_empty()).then(|| ShareDeadLetterTopicView {
+                    group: g as u32,
+                    group_name: group.config.name.clone(),
+                    name,
+                    copy_record: group.config.dead_letter_copy_record,
+                    partitions,
+                })
+            })
+            .collect()
+    }
+
     /// Up to `count` letters of a dead-letter or retry topic's `partition` from `from`.
     #[must_use]
     pub fn letter_records(
@@ -448,6 +467,7 @@ impl Sim {
             last_rebalance: coordinator.last_rebalance().cloned(),
             bridge: self.groups.iter().any(|g| g.config.bridge).then(|| self.bridge.partitions()),
             letter_topics: self.letter_topics(),
+            share_dead_letter_topics: self.share_dead_letter_topics(),
             last_expansion: self.last_expansion.clone(),
             rolling_update: self.rolling_view(0),
             events_dropped: self.events_dropped,
