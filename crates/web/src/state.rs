@@ -34,7 +34,7 @@ pub use action::{Action, Panel, TapeScroll};
 pub use explaining::{Asked, Explaining};
 pub use run::Run;
 pub use shrunk::{SHRINK_RUNS_PAGE, Shrunk, ShrunkRun, on_screen, shrink_run};
-pub use tapes::{BridgeTape, LetterTape, PayoutTape, Payouts, Tape, tape_window_start};
+pub use tapes::{BridgeTape, LetterTape, PayoutTape, Payouts, ShareLetterTape, Tape, tape_window_start};
 use tapes::{last_shown_start, last_window_start, lowest_committed};
 pub use ui::Ui;
 

@@ -90,6 +90,40 @@ async fn a_dead_letter_is_linked_to_its_source_record() {
 }
 
 #[wasm_bindgen_test]
+async fn a_share_groups_dead_letter_is_a_tape_linked_to_its_source_record() {
+    let page = open("share-dlq").await;
+    let letter = ".letter-topic[data-letter-topic=\"dlq.orders\"] .letter-cell";
+    assert!(!has(&page, "[data-field=share-letter-topics]"), "dlq.orders is collapsed until written to");
+    step_until(&page, letter, 60).await;
+    assert_eq!(page.counter("dead-lettered"), 1);
+    assert!(!has(&page, "[data-field=letter-topics]"), "no orders.DLT for a share group");
+    let letters = page.all(letter);
+    assert_eq!(letters.len(), 1, "one letter");
+    let source = letters[0].get_attribute("data-source").unwrap();
+    let (p, o) = source.trim_start_matches('P').split_once('@').unwrap();
+    let label = letters[0].get_attribute("aria-label").unwrap();
+    for words in [
+        format!("from orders P{p} offset {o} (__dlq.errors.partition {p}, __dlq.errors.offset {o})"),
+        "share group demo archived after 5 deliveries (__dlq.errors.delivery.count 5)".to_string(),
+        "__dlq.errors.message \"Offset delivery count exceeded the threshold.\"; key user-".to_string(),
+        "and value #".to_string(),
+        " copied; written by the broker at tick ".to_string(),
+    ] {
+        assert!(label.contains(&words), "{words:?} in {label}");
+    }
+    // The headers, readable as a table.
+    let headers = "[data-field=share-letter-topics] [data-field=letter-headers]";
+    assert_eq!(page.text(&format!("{headers} [data-field=letter-delivery-count]")), "5");
+    assert!(page.text(headers).contains(&format!("orders P{p}@{o}")));
+    assert!(page.text(&format!("{headers} [data-field=letter-copied]")).ends_with("copied"));
+    // Its source: selected on the orders tape, its cell the poison record.
+    page.click(letter).await;
+    let cell = page.find(&format!(".tape[data-partition=\"{p}\"] .cell[data-offset=\"{o}\"]"));
+    assert_eq!(cell.get_attribute("aria-current").as_deref(), Some("true"), "the source is selected");
+    assert!(cell.class_list().contains("poison"));
+}
+
+#[wasm_bindgen_test]
 async fn a_stuck_partition_is_marked_with_its_record_and_attempts() {
     let page = open("poison-blocks-partition").await;
     step_until(&page, "[data-field=stuck]", 40).await;

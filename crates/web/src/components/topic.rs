@@ -9,6 +9,7 @@ mod cell;
 mod legend;
 mod letter_tapes;
 mod preview;
+mod share_letter_tapes;
 mod tape;
 
 use crate::components::SectionProps;
@@ -18,6 +19,7 @@ use legend::Legend;
 use letter_tapes::LetterTapes;
 use offsetlab_engine::PositionModel;
 use preview::Preview;
+use share_letter_tapes::ShareLetterTapes;
 pub use tape::tape_cells_shown;
 use tape::{GroupMarker, PartitionTape, StuckMark};
 use wasm_bindgen::JsCast;
@@ -109,6 +111,7 @@ pub fn Topic(props: &SectionProps) -> Html {
         }
     });
     let letters = &state.view.letter_topics;
+    let share_letters = &state.view.share_dead_letter_topics;
     // One keyed list of its own, between the spacers (see tape.rs on keyed lists).
     let tapes: Html = tapes.collect();
     let tapes = if windowed {
@@ -140,6 +143,11 @@ pub fn Topic(props: &SectionProps) -> Html {
             if letters.iter().any(|t| t.partitions.iter().any(|p| p.log_end > 0)) {
                 <LetterTapes run={state.run.clone()}
                     topics={letters.iter().filter(|t| t.partitions.iter().any(|p| p.log_end > 0)).cloned().collect::<Vec<_>>()}
+                    on_action={props.on_action.clone()} />
+            }
+            if share_letters.iter().any(|t| t.partitions.iter().any(|p| p.log_end > 0)) {
+                <ShareLetterTapes run={state.run.clone()}
+                    topics={share_letters.iter().filter(|t| t.partitions.iter().any(|p| p.log_end > 0)).cloned().collect::<Vec<_>>()}
                     on_action={props.on_action.clone()} />
             }
             if state.view.restart_pending {

@@ -5,9 +5,10 @@
 //! while it is open and on screen (`components::shown`).
 
 use super::TAPE_CELLS;
-use super::tapes::{BridgeTape, LetterTape, last_window_start};
+use super::tapes::{BridgeTape, LetterTape, ShareLetterTape, last_window_start};
 use offsetlab_engine::{
-    ConsumerStats, DescribeView, History, LagSample, LedgerEntry, LetterTopicView, Sim, View, describe_view,
+    ConsumerStats, DescribeView, History, LagSample, LedgerEntry, LetterTopicView, ShareDeadLetterTopicView,
+    Sim, View, describe_view,
 };
 use std::cell::{Cell, Ref, RefCell, RefMut};
 use std::rc::Rc;
@@ -127,6 +128,34 @@ impl Run {
                         hidden_before: from - p.log_start,
                         log_end: p.log_end,
                     }
+                })
+                .collect()
+        })
+    }
+
+    /// The share groups' dead-letter topics' tapes (KIP-1191): per partition
+    /// that holds letters, its newest ones.
+    #[must_use]
+    pub fn share_letter_tapes(&self, topics: &[ShareDeadLetterTopicView]) -> Vec<ShareLetterTape> {
+        self.read(|sim| {
+            topics
+                .iter()
+                .flat_map(|t| {
+                    let letters = sim.share_dead_letters(t.group as usize);
+                    t.partitions.iter().filter(|p| p.log_end > 0).map(move |p| {
+                        let from = last_window_start(p.log_start, p.log_end);
+                        ShareLetterTape {
+                            group: t.group,
+                            partition: p.partition,
+                            records: letters
+                                .iter()
+                                .filter(|l| l.partition == p.partition && l.offset >= from)
+                                .copied()
+                                .collect(),
+                            hidden_before: from - p.log_start,
+                            log_end: p.log_end,
+                        }
+                    })
                 })
                 .collect()
         })

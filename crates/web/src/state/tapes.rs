@@ -3,7 +3,8 @@
 
 use super::{TAPE_CELLS, TAPE_LEAD_CELLS};
 use offsetlab_engine::{
-    BridgeRecordView, LetterRecordView, LetterTopicId, PayoutRecordView, RecordView, TransactionsView, View,
+    BridgeRecordView, LetterRecordView, LetterTopicId, PayoutRecordView, RecordView, ShareDeadLetterView,
+    TransactionsView, View,
 };
 
 /// One tape's visible window.
@@ -38,6 +39,18 @@ pub struct LetterTape {
     pub name: String,
     pub partition: u32,
     pub records: Vec<LetterRecordView>,
+    pub hidden_before: u64,
+    pub log_end: u64,
+}
+
+/// One partition of a share group's dead-letter topic (KIP-1191) that holds
+/// letters (its newest ones).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShareLetterTape {
+    /// The share group's index.
+    pub group: u32,
+    pub partition: u32,
+    pub records: Vec<ShareDeadLetterView>,
     pub hidden_before: u64,
     pub log_end: u64,
 }

@@ -172,7 +172,7 @@ pub fn LetterTapes(props: &LetterTapesProps) -> Html {
 
 /// Once the page has drawn the source's tape at it, the focus goes to the
 /// source cell (keyboard users land where they asked to go) and it scrolls into view.
-fn focus_source_later(partition: u32, offset: u64) {
+pub(super) fn focus_source_later(partition: u32, offset: u64) {
     let Some(window) = web_sys::window() else { return };
     let focus = wasm_bindgen::closure::Closure::once_into_js(move || {
         let cell = web_sys::window()
