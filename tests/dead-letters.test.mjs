@@ -85,6 +85,34 @@ describe('dead letters: when a record cannot be processed', () => {
     });
   });
 
+  it('share-dlq: the broker writes the archived poison record to dlq.orders, a tape linked to its source', { timeout: 120_000 }, async () => {
+    await withLab(env, { query: '?scenario=share-dlq&seed=11' }, async (lab) => {
+      const DLQ = '.letter-topic[data-letter-topic="dlq.orders"]';
+      await lab.pauseAtStart();
+      assert.equal(await lab.page.locator('[data-field=share-letter-topics]').count(), 0, 'dlq.orders is collapsed until written to');
+      await stepUntil(lab, `${DLQ} .letter-cell`, 60);
+      assert.equal(await lab.counter('dead-lettered'), 1);
+      assert.equal(await lab.page.locator('[data-field=letter-topics]').count(), 0, 'no orders.DLT for a share group');
+      assert.equal(await lab.page.locator(`${DLQ} .letter-cell`).count(), 1);
+      const source = await lab.page.locator(`${DLQ} .letter-cell`).getAttribute('data-source');
+      const [, p, o] = source.match(/^P(\d+)@(\d+)$/);
+      const name = await lab.page.locator(`${DLQ} .letter-cell`).getAttribute('aria-label');
+      assert.match(name, new RegExp(`the record from orders P${p} offset ${o} \\(__dlq\\.errors\\.partition ${p}, __dlq\\.errors\\.offset ${o}\\) that share group demo archived after 5 deliveries`));
+      assert.match(name, /__dlq\.errors\.message "Offset delivery count exceeded the threshold\."; key user-\d+ and value #\d+ copied/);
+      assert.match(await lab.text(`${DLQ} [data-field=letter-headers]`), new RegExp(`orders P${p}@${o}`));
+      // Keyboard: Enter on the letter shows its source on the orders tape, focused.
+      await lab.page.locator(`${DLQ} .letter-cell`).focus();
+      await lab.page.keyboard.press('Enter');
+      const cell = `.tape[data-partition="${p}"] .cell[data-offset="${o}"]`;
+      await lab.page.waitForFunction((s) => document.activeElement === document.querySelector(s), cell);
+      assert.equal(await lab.page.locator(cell).getAttribute('aria-current'), 'true');
+      assert.match(await lab.page.locator(cell).getAttribute('class'), /\bpoison\b/);
+      await lab.page.locator(DLQ).scrollIntoViewIfNeeded();
+      await shoot(lab, 'dead-letters-share-dlq-1440.png');
+      assert.deepEqual(lab.errors, []);
+    });
+  });
+
   it('poison-blocks-partition: the stuck mark with the failing record and its attempts', { timeout: 120_000 }, async () => {
     await withLab(env, { seed: 1 }, async (lab) => {
       await lab.click('#failures [data-scenario=poison-blocks-partition]');
@@ -140,6 +168,21 @@ describe('dead letters: when a record cannot be processed', () => {
         const suffix = `${width}${embed ? '-embed' : ''}-${colorScheme}`;
         await lab.page.locator(DLT).scrollIntoViewIfNeeded();
         await shoot(lab, `dead-letters-${suffix}.png`);
+        const scrollWidth = await lab.page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(scrollWidth <= width + 1, `scrollWidth ${scrollWidth} at ${width}`);
+        assert.deepEqual(lab.errors, []);
+      });
+    });
+  }
+  for (const [width, height, colorScheme] of [[390, 844, 'light'], [1440, 900, 'dark']]) {
+    it(`share-dlq's dlq.orders at ${width} × ${height}, ${colorScheme}`, { timeout: 120_000 }, async () => {
+      const query = '?scenario=share-dlq&seed=11';
+      await withLab(env, { query, viewport: { width, height }, colorScheme }, async (lab) => {
+        const DLQ = '.letter-topic[data-letter-topic="dlq.orders"]';
+        await lab.pauseAtStart();
+        await stepUntil(lab, `${DLQ} .letter-cell`, 60);
+        await lab.page.locator(DLQ).scrollIntoViewIfNeeded();
+        await shoot(lab, `dead-letters-share-dlq-${width}-${colorScheme}.png`);
         const scrollWidth = await lab.page.evaluate(() => document.documentElement.scrollWidth);
         assert.ok(scrollWidth <= width + 1, `scrollWidth ${scrollWidth} at ${width}`);
         assert.deepEqual(lab.errors, []);

@@ -124,6 +124,9 @@ pub fn ShareLetterTapes(props: &ShareLetterTapesProps) -> Html {
                         <span class="letter-end">{ format!("end {}", tape.log_end) }</span>
                     </div>
                 }) }
+                // Five columns are wider than a phone: the table scrolls in its own box.
+                <div class="letter-headers-box" role="region" tabindex="0"
+                    aria-label={format!("{}'s headers, scrollable", t.name)}>
                 <table class="letter-headers" data-field="letter-headers">
                     <caption>{ if newest.len() > 1 { "The newest letters' headers" } else { "The letter's headers" } }</caption>
                     <thead>
@@ -153,6 +156,7 @@ pub fn ShareLetterTapes(props: &ShareLetterTapesProps) -> Html {
                         }) }
                     </tbody>
                 </table>
+                </div>
             </div>
         }
     });
