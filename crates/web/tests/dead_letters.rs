@@ -8,27 +8,13 @@
 mod common;
 
 use common::Page;
-use offsetlab_web::AppProps;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
 /// The built-in `name`, paused at tick 0.
 async fn open(name: &str) -> Page {
-    let page = Page::mount(Some(AppProps {
-        link: Some(format!("scenario={name}").into()),
-        detached: true,
-        ..AppProps::default()
-    }))
-    .await;
-    if page.text("[data-field=clock]") == "playing" {
-        page.click("[data-action=play]").await;
-    }
-    page.click("[data-action=restart]").await;
-    if page.text("[data-field=clock]") == "playing" {
-        page.click("[data-action=play]").await;
-    }
-    page
+    Page::with_link(&format!("scenario={name}")).await
 }
 
 fn has(page: &Page, selector: &str) -> bool {

@@ -16,19 +16,7 @@ fn tick() -> u64 {
 
 #[wasm_bindgen_test]
 async fn a_counter_explains_its_records_and_a_step_shows_its_tick() {
-    let page = Page::mount(Some(AppProps {
-        link: Some("scenario=crash-commit-after".into()),
-        detached: true,
-        ..AppProps::default()
-    }))
-    .await;
-    if page.text("[data-field=clock]") == "playing" {
-        page.click("[data-action=play]").await;
-    }
-    page.click("[data-action=restart]").await;
-    if page.text("[data-field=clock]") == "playing" {
-        page.click("[data-action=play]").await;
-    }
+    let page = Page::with_link("scenario=crash-commit-after").await;
     for _ in 0..80 {
         if page.counter("duplicates") > 0 {
             break;
@@ -75,9 +63,7 @@ async fn another_groups_counter_explains_that_groups_records() {
         ..AppProps::default()
     }))
     .await;
-    if page.text("[data-field=clock]") == "playing" {
-        page.click("[data-action=play]").await;
-    }
+    page.pause().await;
     let audit = ".group-column[data-group=audit]";
     let duplicates = || page.text(&format!("{audit} [data-field=duplicates]")).parse::<u64>().unwrap_or(0);
     for _ in 0..150 {

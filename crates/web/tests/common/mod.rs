@@ -42,6 +42,26 @@ impl Page {
         page
     }
 
+    /// The page of a link (`scenario=NAME`, …), paused at tick 0: the clock
+    /// stopped, the run started again, stopped again if it plays.
+    pub async fn with_link(link: &str) -> Page {
+        let page =
+            Page::mount(Some(AppProps { link: Some(link.into()), detached: true, ..AppProps::default() }))
+                .await;
+        page.pause().await;
+        page.click("[data-action=restart]").await;
+        page.pause().await;
+        assert_eq!(page.text("[data-field=clock]"), "paused");
+        page
+    }
+
+    /// Stops the clock if it plays.
+    pub async fn pause(&self) {
+        if self.text("[data-field=clock]") == "playing" {
+            self.click("[data-action=play]").await;
+        }
+    }
+
     pub fn find(&self, selector: &str) -> Element {
         self.root.query_selector(selector).unwrap().unwrap_or_else(|| panic!("no {selector} in the page"))
     }

@@ -303,14 +303,25 @@ public final class FreeConsumer {
     return (policy.path("delay_ticks").asLong() * handleMs) << (level - 1);
   }
 
-  /**
-   * The attempt that failed (counted), or 0: the handler succeeds. A record fails by its header
-   * {@code offsetlab-fails}: {@code always}, or its first N attempts.
-   */
+  /** The attempts a record (by its value) failed so far, as a letter's header carried them. */
   private synchronized void remember(String value, int failed) {
     attempts.merge(value, failed, Math::max);
   }
 
+  /** A letter's {@code kafka_dlt-original-partition} header: Spring's 4-byte big-endian int. */
+  static int originalPartition(ConsumerRecord<?, ?> letter) {
+    return ByteBuffer.wrap(letter.headers().lastHeader("kafka_dlt-original-partition").value()).getInt();
+  }
+
+  /** A letter's {@code kafka_dlt-original-offset} header: Spring's 8-byte big-endian long. */
+  static long originalOffset(ConsumerRecord<?, ?> letter) {
+    return ByteBuffer.wrap(letter.headers().lastHeader("kafka_dlt-original-offset").value()).getLong();
+  }
+
+  /**
+   * The attempt that failed (counted), or 0: the handler succeeds. A record fails by its header
+   * {@code offsetlab-fails}: {@code always}, or its first N attempts.
+   */
   private synchronized int fails(Header header, String value) {
     if (header == null) {
       return 0;
@@ -372,8 +383,8 @@ public final class FreeConsumer {
             Thread.sleep(wait);
           }
           int level = retryTopics.indexOf(r.topic()) + 1;
-          int sourcePartition = ByteBuffer.wrap(r.headers().lastHeader("kafka_dlt-original-partition").value()).getInt();
-          long sourceOffset = ByteBuffer.wrap(r.headers().lastHeader("kafka_dlt-original-offset").value()).getLong();
+          int sourcePartition = originalPartition(r);
+          long sourceOffset = originalOffset(r);
           Thread.sleep(handleMs);
           // The attempts so far travel with the record: the retry topic's partition may be
           // another member's JVM than the one that failed it first.

@@ -1348,9 +1348,8 @@ public final class FreeRunning {
         long deadline = System.currentTimeMillis() + SETTLE_TIMEOUT_MS;
         while (all.stream().anyMatch(tp -> reader.position(tp) < ends.get(tp)) && System.currentTimeMillis() < deadline) {
           for (ConsumerRecord<String, String> r : reader.poll(java.time.Duration.ofMillis(200))) {
-            int sourcePartition = java.nio.ByteBuffer.wrap(r.headers().lastHeader("kafka_dlt-original-partition").value()).getInt();
-            long sourceOffset = java.nio.ByteBuffer.wrap(r.headers().lastHeader("kafka_dlt-original-offset").value()).getLong();
-            letters.add("P" + r.partition() + "@" + r.offset() + " " + r.key() + " from P" + sourcePartition + "@" + sourceOffset);
+            letters.add("P" + r.partition() + "@" + r.offset() + " " + r.key() + " from P"
+                + FreeConsumer.originalPartition(r) + "@" + FreeConsumer.originalOffset(r));
           }
         }
       }
