@@ -211,6 +211,16 @@ pub fn run(loaded: Loaded, seed: Option<u64>, ticks: Option<u64>) -> Result<Outc
     Ok(Outcome::of(loaded, seed, ticks, sim))
 }
 
+/// The width of a counter's label in `run`'s text: every label is shorter, so a
+/// space always parts it from its value.
+const LABEL_WIDTH: usize = 17;
+
+/// One counter's line: its label padded to [`LABEL_WIDTH`], then its value.
+fn counter_line(out: &mut String, label: &str, value: u64) {
+    assert!(label.len() < LABEL_WIDTH, "a counter's label fits its column: {label:?}");
+    let _ = writeln!(out, "{label:<LABEL_WIDTH$}{value}");
+}
+
 const COUNTERS: [&str; 8] = [
     "delivered",
     "duplicates",
@@ -292,25 +302,25 @@ impl Outcome {
             }
             out.push('\n');
             for (label, value) in COUNTERS.iter().zip(self.counters(g)) {
-                let _ = writeln!(out, "{label:<17}{value}");
+                counter_line(&mut out, label, value);
             }
             // A share group's own counters; handler failures wherever there were any.
             let m = self.sim.metrics_of(g);
             if self.sim.config().groups[g].protocol == offsetlab_engine::GroupProtocol::Share {
-                let _ = writeln!(out, "{:<17}{}", "archived", m.archived);
-                let _ = writeln!(out, "{:<17}{}", "redelivered", m.redelivered);
+                counter_line(&mut out, "archived", m.archived);
+                counter_line(&mut out, "redelivered", m.redelivered);
             }
             if m.failed > 0 {
-                let _ = writeln!(out, "{:<17}{}", "failed", m.failed);
+                counter_line(&mut out, "failed", m.failed);
             }
             // The poll timer's story, wherever it happened: members that left by
             // themselves and the commits that failed after.
             if m.skipped_by_reset > 0 {
-                let _ = writeln!(out, "{:<17}{}", "skipped by reset", m.skipped_by_reset);
+                counter_line(&mut out, "skipped by reset", m.skipped_by_reset);
             }
             if m.members_left_poll_timeout > 0 || m.commit_failed > 0 {
-                let _ = writeln!(out, "{:<17}{}", "left on poll", m.members_left_poll_timeout);
-                let _ = writeln!(out, "{:<17}{}", "commits failed", m.commit_failed);
+                counter_line(&mut out, "left on poll", m.members_left_poll_timeout);
+                counter_line(&mut out, "commits failed", m.commit_failed);
             }
             // Issue 40: what the error policy did with the failures, when it did anything.
             let failures = [
@@ -320,11 +330,11 @@ impl Outcome {
                 ("sent to retry", m.sent_to_retry),
                 ("replayed", m.replayed),
                 ("partial effects", m.partial_effects),
-                ("doubled on replay", m.double_applied_on_replay),
+                ("double on replay", m.double_applied_on_replay),
             ];
             if failures.iter().any(|(_, v)| *v > 0) {
                 for (label, value) in failures {
-                    let _ = writeln!(out, "{label:<17}{value}");
+                    counter_line(&mut out, label, value);
                 }
             }
             for (p, stuck) in view.stuck.iter().enumerate() {

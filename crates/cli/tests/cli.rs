@@ -322,6 +322,21 @@ fn every_built_in_runs() {
     }
 }
 
+/// The text of every built-in's run: each counter's label is parted from its
+/// value (`run` asserts a label fits its column, so a longer one fails here).
+#[test]
+fn every_built_ins_text_parts_labels_from_values() {
+    for (name, _) in BUILTINS {
+        let text = stdout_of(&["run", "--scenario", name]);
+        for line in text.lines().filter(|l| l.len() > 17 && l.as_bytes()[0].is_ascii_lowercase()) {
+            let (label, value) = line.split_at(17);
+            if value.bytes().all(|b| b.is_ascii_digit()) {
+                assert!(label.ends_with(' '), "{name}: {line:?}");
+            }
+        }
+    }
+}
+
 /// What the guide's check says after the built-in's full run, from the engine.
 fn says_after_full_run(name: &str) -> String {
     let scenario = builtin(name).unwrap();
