@@ -350,17 +350,7 @@ impl DeadLetters {
     }
 
     pub fn partitions(&self, id: LetterTopicId) -> Vec<LetterPartitionView> {
-        let Some(topic) = self.topic(id) else { return Vec::new() };
-        topic
-            .partitions
-            .iter()
-            .enumerate()
-            .map(|(p, log)| LetterPartitionView {
-                partition: p as u32,
-                log_start: log.log_start,
-                log_end: log.log_end(),
-            })
-            .collect()
+        self.topic(id).map_or_else(Vec::new, |topic| bounds(&topic.partitions))
     }
 
     /// The broker writes a record share group `g` archived to its
@@ -389,17 +379,7 @@ impl DeadLetters {
 
     /// Group `g`'s share dead-letter topic's partition bounds; none before its first write.
     pub fn share_partitions(&self, g: usize) -> Vec<LetterPartitionView> {
-        let Some(topic) = self.share.get(g).and_then(Option::as_ref) else { return Vec::new() };
-        topic
-            .partitions
-            .iter()
-            .enumerate()
-            .map(|(p, log)| LetterPartitionView {
-                partition: p as u32,
-                log_start: log.log_start,
-                log_end: log.log_end(),
-            })
-            .collect()
+        self.share.get(g).and_then(Option::as_ref).map_or_else(Vec::new, |topic| bounds(&topic.partitions))
     }
 
     /// Every record group `g`'s share dead-letter topic retains, partition by partition.
@@ -424,6 +404,19 @@ impl DeadLetters {
             .map(|offset| LetterRecordView { partition, offset, letter: *log.get(offset).expect("present") })
             .collect()
     }
+}
+
+/// Each partition's bounds, for a letter topic's view.
+fn bounds<T: Clone>(partitions: &[PartitionLog<T>]) -> Vec<LetterPartitionView> {
+    partitions
+        .iter()
+        .enumerate()
+        .map(|(p, log)| LetterPartitionView {
+            partition: p as u32,
+            log_start: log.log_start,
+            log_end: log.log_end(),
+        })
+        .collect()
 }
 
 #[cfg(test)]
