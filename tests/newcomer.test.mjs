@@ -85,6 +85,52 @@ describe('a newcomer, by hand', () => {
     });
   });
 
+  for (const [width, height] of [[800, 600], [1000, 700], [1440, 900]]) {
+    it(`at ${width} × ${height} a following tape's log end is whole in its box or past it, never cut (1)`, async () => {
+      await withLab(env, { seed: 1, viewport: { width, height } }, async (lab) => {
+        // Where the log end's label ends, against its box's right edge.
+        const ends = () =>
+          lab.page.evaluate(() =>
+            [...document.querySelectorAll('.topic .tape[data-partition]')].map((tape) => {
+              const box = tape.querySelector('.tape-scroll').getBoundingClientRect();
+              const end = tape.querySelector('[data-marker=log-end] .log-end-label').getBoundingClientRect();
+              return {
+                partition: tape.dataset.partition,
+                older: tape.querySelector('[data-field=older-count]').textContent,
+                following: tape.querySelector('button[data-action=follow]') === null,
+                boxRight: Math.round(box.right),
+                end: [Math.round(end.left), Math.round(end.right)],
+              };
+            }),
+          );
+        const check = async (when) => {
+          const tapes = await ends();
+          for (const t of tapes) {
+            assert.ok(t.following, `${when}: P${t.partition} follows its newest records`);
+            const cut = t.end[0] < t.boxRight && t.end[1] > t.boxRight + 1;
+            assert.ok(!cut, `${when}: P${t.partition}'s log end is cut by its box's right edge: ${JSON.stringify(t)}`);
+          }
+          return tapes;
+        };
+        // Seed 003's first experiments by hand: keys off and bursts until every tape has more
+        // records than its box holds ("+N older" before its window; the consumers keep up, so
+        // the log end is in the box), then commit before and a crash mid-batch.
+        await lab.click('[data-field=use-keys]');
+        for (let i = 0; i < 6; i++) await lab.send10();
+        await lab.step(45);
+        const tapes = await check('after six bursts');
+        assert.ok(tapes.some((t) => t.older !== ''), `a tape has older records before its window: ${JSON.stringify(tapes)}`);
+        await lab.openPanel('settings');
+        await lab.page.locator('input[name=commit][value=before]').check();
+        await lab.send10();
+        await lab.step(2);
+        await lab.page.locator('.consumer-card [data-action=crash]').first().click();
+        await lab.step(8);
+        await check('after the crash');
+      });
+    });
+  }
+
   it('in flight, handled, delivered twice and never processed each look different, and the legend says so (2)', async () => {
     await withLab(env, { seed: 1 }, async (lab) => {
       await lab.send10();

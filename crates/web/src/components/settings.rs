@@ -173,7 +173,7 @@ pub fn Settings(props: &SectionProps) -> Html {
                         </select>
                     </label>
                     <p class="setting-help" data-field="error-policy-setting">
-                        { "Now: " }{ crate::components::policy_text(settings.error_policy) }{ ". " }
+                        { "In effect now — " }{ crate::components::policy_text(settings.error_policy) }{ ". " }
                         { "What the application's code does when its handler throws. It is the application's \
                            choice, not a Kafka setting (in Spring Kafka, DefaultErrorHandler, \
                            DeadLetterPublishingRecoverer and @RetryableTopic): a change here is a redeploy, and \

@@ -7,6 +7,7 @@
 
 mod cell;
 mod legend;
+mod letter_cell;
 mod letter_tapes;
 mod preview;
 mod share_letter_tapes;

@@ -5,10 +5,10 @@
 //! source record on the orders tape (its `kafka_dlt-original-partition` and
 //! `-offset` headers); the newest letters' headers are a table under them.
 
+use super::letter_cell::{LetterCell, Source, SourceLink};
 use crate::components::shown::use_shown;
 use crate::state::{Action, LetterTape, Run};
 use offsetlab_engine::{LetterRecordView, LetterTopicId, LetterTopicView};
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// Letters whose headers the table under the tapes spells out, newest first.
@@ -22,15 +22,14 @@ pub struct LetterTapesProps {
     pub on_action: Callback<Action>,
 }
 
-/// "P1@3": a record's partition and offset on orders.
-#[must_use]
-pub fn source_text(l: &LetterRecordView) -> String {
-    format!("P{}@{}", l.letter.source_partition, l.letter.source_offset)
+/// The letter's source on orders, as its `kafka_dlt-original-*` headers name it.
+fn source(l: &LetterRecordView) -> Source {
+    Source { partition: l.letter.source_partition, offset: l.letter.source_offset }
 }
 
 /// A letter's headers in words, as its button's name and title say them.
 #[must_use]
-pub fn letter_words(name: &str, l: &LetterRecordView) -> String {
+fn letter_words(name: &str, l: &LetterRecordView) -> String {
     let attempts = match l.letter.attempts {
         1 => "1 attempt".to_string(),
         n => format!("{n} attempts"),
@@ -67,14 +66,6 @@ pub fn LetterTapes(props: &LetterTapesProps) -> Html {
     let node = use_node_ref();
     let tapes =
         use_shown(node.clone(), &props.run, props.topics.clone(), |run| run.letter_tapes(&props.topics));
-    let show_source = |l: &LetterRecordView| {
-        let on_action = props.on_action.clone();
-        let (partition, offset) = (l.letter.source_partition, l.letter.source_offset);
-        Callback::from(move |_: MouseEvent| {
-            on_action.emit(Action::ShowSource { partition, offset });
-            focus_source_later(partition, offset);
-        })
-    };
     let topics = props.topics.iter().map(|t| {
         let mine: Vec<&LetterTape> = tapes.iter().filter(|tape| tape.topic == t.topic).collect();
         let total: u64 = t.partitions.iter().map(|p| p.log_end - p.log_start).sum();
@@ -104,24 +95,9 @@ pub fn LetterTapes(props: &LetterTapesProps) -> Html {
                             if tape.hidden_before > 0 {
                                 <li class="far-more">{ format!("+{} older", tape.hidden_before) }</li>
                             }
-                            { for tape.records.iter().map(|l| {
-                                let words = letter_words(&t.name, l);
-                                // The accessible name starts with what the button shows.
-                                let shown = format!("{} ← {} ×{}", l.offset, source_text(l), l.letter.attempts);
-                                html! {
-                                    <li key={l.offset}>
-                                        <button type="button" class="letter-cell" data-letter-offset={l.offset.to_string()}
-                                            data-source={source_text(l)}
-                                            aria-label={format!("{shown}: {words}. Show the source record")} title={words}
-                                            onclick={show_source(l)}>
-                                            <span class="letter-offset">{ l.offset }</span>
-                                            { " " }
-                                            <span class="letter-source">{ format!("← {}", source_text(l)) }</span>
-                                            { " " }
-                                            <span class="letter-attempts">{ format!("×{}", l.letter.attempts) }</span>
-                                        </button>
-                                    </li>
-                                }
+                            { for tape.records.iter().map(|l| html! {
+                                <LetterCell key={l.offset} offset={l.offset} source={source(l)} count={l.letter.attempts}
+                                    words={letter_words(&t.name, l)} on_action={props.on_action.clone()} />
                             }) }
                         </ol>
                         <span class="letter-end">{ format!("end {}", tape.log_end) }</span>
@@ -144,13 +120,7 @@ pub fn LetterTapes(props: &LetterTapesProps) -> Html {
                         { for newest.iter().map(|l| html! {
                             <tr key={format!("{}-{}", l.partition, l.offset)}>
                                 <th scope="row">{ format!("P{}, offset {}", l.partition, l.offset) }</th>
-                                <td>
-                                    <button type="button" class="letter-source-link" data-source={source_text(l)}
-                                        aria-label={format!("Show the source record, orders {}", source_text(l))}
-                                        onclick={show_source(l)}>
-                                        { format!("orders {}", source_text(l)) }
-                                    </button>
-                                </td>
+                                <td><SourceLink source={source(l)} on_action={props.on_action.clone()} /></td>
                                 <td data-field="letter-attempts">{ l.letter.attempts }</td>
                                 <td class="letter-cause">{ l.letter.cause }</td>
                                 if retry {
@@ -168,31 +138,4 @@ pub fn LetterTapes(props: &LetterTapesProps) -> Html {
             { for topics }
         </div>
     }
-}
-
-/// Once the page has drawn the source's tape at it, the focus goes to the
-/// source cell (keyboard users land where they asked to go) and it scrolls into view.
-pub(super) fn focus_source_later(partition: u32, offset: u64) {
-    let Some(window) = web_sys::window() else { return };
-    let focus = wasm_bindgen::closure::Closure::once_into_js(move || {
-        let cell = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| {
-                d.query_selector(&format!(
-                    ".topic .tape[data-partition=\"{partition}\"] [data-offset=\"{offset}\"]"
-                ))
-                .ok()
-                .flatten()
-            })
-            .and_then(|c| c.dyn_into::<web_sys::HtmlElement>().ok());
-        if let Some(cell) = cell {
-            let _ = cell.focus();
-            let options = web_sys::ScrollIntoViewOptions::new();
-            options.set_block(web_sys::ScrollLogicalPosition::Nearest);
-            options.set_inline(web_sys::ScrollLogicalPosition::Nearest);
-            cell.scroll_into_view_with_scroll_into_view_options(&options);
-        }
-    });
-    // A little after the render the action causes (Yew renders on its own schedule).
-    let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(focus.unchecked_ref(), 50);
 }

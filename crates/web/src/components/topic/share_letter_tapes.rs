@@ -5,7 +5,8 @@
 //! on the orders tape (its `__dlq.errors.partition` and `__dlq.errors.offset`
 //! headers); the newest letters' headers are a table under them.
 
-use super::letter_tapes::{HEADERS_SHOWN_MAX, focus_source_later};
+use super::letter_cell::{LetterCell, Source, SourceLink};
+use super::letter_tapes::HEADERS_SHOWN_MAX;
 use crate::components::shown::use_shown;
 use crate::state::{Action, Run, ShareLetterTape};
 use offsetlab_engine::{ShareDeadLetterTopicView, ShareDeadLetterView, subject_key};
@@ -19,15 +20,14 @@ pub struct ShareLetterTapesProps {
     pub on_action: Callback<Action>,
 }
 
-/// "P0@19": the letter's source on orders, as its headers name it.
-#[must_use]
-pub fn source_text(l: &ShareDeadLetterView) -> String {
-    format!("P{}@{}", l.letter.source_partition, l.letter.source_offset)
+/// The letter's source on orders, as its `__dlq.errors.partition` and `__dlq.errors.offset` headers name it.
+fn source(l: &ShareDeadLetterView) -> Source {
+    Source { partition: l.letter.source_partition, offset: l.letter.source_offset }
 }
 
 /// The letter's key and value: copied (copy.record.enable) or null.
 #[must_use]
-pub fn copied_words(l: &ShareDeadLetterView) -> String {
+fn copied_words(l: &ShareDeadLetterView) -> String {
     match l.letter.copied {
         Some(c) if c.keyed => format!("key {} and value #{} copied", subject_key(c.subject), c.record_id),
         Some(c) => format!("value #{} copied, key null", c.record_id),
@@ -37,7 +37,7 @@ pub fn copied_words(l: &ShareDeadLetterView) -> String {
 
 /// A letter's headers in words, as its button's name and title say them.
 #[must_use]
-pub fn share_letter_words(topic: &ShareDeadLetterTopicView, l: &ShareDeadLetterView) -> String {
+fn share_letter_words(topic: &ShareDeadLetterTopicView, l: &ShareDeadLetterView) -> String {
     let deliveries = match l.letter.delivery_count {
         1 => "1 delivery".to_string(),
         n => format!("{n} deliveries"),
@@ -67,14 +67,6 @@ pub fn ShareLetterTapes(props: &ShareLetterTapesProps) -> Html {
     let tapes = use_shown(node.clone(), &props.run, props.topics.clone(), |run| {
         run.share_letter_tapes(&props.topics)
     });
-    let show_source = |l: &ShareDeadLetterView| {
-        let on_action = props.on_action.clone();
-        let (partition, offset) = (l.letter.source_partition, l.letter.source_offset);
-        Callback::from(move |_: MouseEvent| {
-            on_action.emit(Action::ShowSource { partition, offset });
-            focus_source_later(partition, offset);
-        })
-    };
     let topics = props.topics.iter().map(|t| {
         let mine: Vec<&ShareLetterTape> = tapes.iter().filter(|tape| tape.group == t.group).collect();
         let total: u64 = t.partitions.iter().map(|p| p.log_end - p.log_start).sum();
@@ -101,24 +93,10 @@ pub fn ShareLetterTapes(props: &ShareLetterTapesProps) -> Html {
                             if tape.hidden_before > 0 {
                                 <li class="far-more">{ format!("+{} older", tape.hidden_before) }</li>
                             }
-                            { for tape.records.iter().map(|l| {
-                                let words = share_letter_words(t, l);
-                                // The accessible name starts with what the button shows.
-                                let shown = format!("{} ← {} ×{}", l.offset, source_text(l), l.letter.delivery_count);
-                                html! {
-                                    <li key={l.offset}>
-                                        <button type="button" class="letter-cell" data-letter-offset={l.offset.to_string()}
-                                            data-source={source_text(l)}
-                                            aria-label={format!("{shown}: {words}. Show the source record")} title={words}
-                                            onclick={show_source(l)}>
-                                            <span class="letter-offset">{ l.offset }</span>
-                                            { " " }
-                                            <span class="letter-source">{ format!("← {}", source_text(l)) }</span>
-                                            { " " }
-                                            <span class="letter-attempts">{ format!("×{}", l.letter.delivery_count) }</span>
-                                        </button>
-                                    </li>
-                                }
+                            { for tape.records.iter().map(|l| html! {
+                                <LetterCell key={l.offset} offset={l.offset} source={source(l)}
+                                    count={u32::from(l.letter.delivery_count)}
+                                    words={share_letter_words(t, l)} on_action={props.on_action.clone()} />
                             }) }
                         </ol>
                         <span class="letter-end">{ format!("end {}", tape.log_end) }</span>
@@ -142,13 +120,7 @@ pub fn ShareLetterTapes(props: &ShareLetterTapesProps) -> Html {
                         { for newest.iter().map(|l| html! {
                             <tr key={format!("{}-{}", l.partition, l.offset)}>
                                 <th scope="row">{ format!("P{}, offset {}", l.partition, l.offset) }</th>
-                                <td>
-                                    <button type="button" class="letter-source-link" data-source={source_text(l)}
-                                        aria-label={format!("Show the source record, orders {}", source_text(l))}
-                                        onclick={show_source(l)}>
-                                        { format!("orders {}", source_text(l)) }
-                                    </button>
-                                </td>
+                                <td><SourceLink source={source(l)} on_action={props.on_action.clone()} /></td>
                                 <td data-field="letter-delivery-count">{ l.letter.delivery_count }</td>
                                 <td class="letter-cause">{ l.letter.cause.message() }</td>
                                 <td data-field="letter-copied">{ copied_words(l) }</td>

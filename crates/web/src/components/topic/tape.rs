@@ -26,7 +26,7 @@ use yew::prelude::*;
 /// the range of layout's fixed-point units, about 33 million px).
 const STRIP_STEP_CELLS: u64 = 4096;
 /// Of the cells a tape's box is wide enough for, those its labels take: "+N
-/// older" before the cells and "end N" after them.
+/// older" before the cells and "end N" after them, each at most a cell wide (styles/topic.css).
 const SHOWN_LABEL_CELLS: u32 = 2;
 
 /// The cells a tape's box shows, of the `fit` cells it is wide enough for: its labels take the rest.
@@ -335,10 +335,11 @@ pub fn PartitionTape(props: &TapeProps) -> Html {
                 style={named.then(|| format!("--groups:{}", props.groups.len()))}
                 ref={in_view.node.clone()} onscroll={in_view.onscroll.clone()}>
                 <div class="tape-track">
+                    // One cell wide at most ("+14" over "older"; "+9" on a phone, where every
+                    // cell's width counts): the labels' share of the box is SHOWN_LABEL_CELLS.
                     <span class="tape-more older" data-field="older-count">
-                        // "+9" on a phone, where every cell's width counts.
                         if tape.hidden_before > 0 {
-                            { format!("+{}", tape.hidden_before) }<span class="wide-word">{ "\u{a0}older" }</span>
+                            { format!("+{}", tape.hidden_before) }<span class="wide-word">{ " older" }</span>
                         }
                     </span>
                     // Plain properties, not custom ones: a custom property would be
