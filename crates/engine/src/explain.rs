@@ -265,7 +265,7 @@ pub fn report(sim: &Sim, g: usize, anomaly: Anomaly) -> Report {
         Anomaly::AbortedRead => metrics.aborted_seen,
         Anomaly::DoubleAppliedOnReplay => metrics.double_applied_on_replay,
     };
-    let all = explain_all(sim, g, anomaly);
+    let all = explain_all(sim, g, anomaly, None);
     let mut causes: Vec<(&'static str, u64)> = Vec::new();
     for e in &all {
         match causes.iter_mut().find(|(c, _)| *c == e.cause) {
@@ -289,32 +289,61 @@ pub fn report(sim: &Sim, g: usize, anomaly: Anomaly) -> Report {
 
 /// Why the record at `partition`@`offset` is an anomaly for group `g`'s
 /// reads (`None`: for the topic's writes): one explanation per time it was
-/// counted (none for a record that is not).
+/// counted (none for a record that is not). Only that record's chains are
+/// built where an anomaly is one record's (a click on a record of a long run).
 #[must_use]
 pub fn explain_record(sim: &Sim, g: Option<usize>, partition: u32, offset: u64) -> Vec<Explanation> {
+    let only = Record { partition, offset };
     Anomaly::ALL
         .into_iter()
         .filter(|a| a.of_a_group() == g.is_some())
-        .flat_map(|a| explain_all(sim, g.unwrap_or(0), a))
-        .filter(|e| e.partition == partition && e.offset <= offset && offset < e.offset + e.records.max(1))
+        .flat_map(|a| explain_all(sim, g.unwrap_or(0), a, Some(only)))
+        .filter(|e| only.within(e))
         .collect()
 }
 
-fn explain_all(sim: &Sim, g: usize, anomaly: Anomaly) -> Vec<Explanation> {
+/// The one record an explanation is asked for.
+#[derive(Debug, Clone, Copy)]
+struct Record {
+    partition: u32,
+    offset: u64,
+}
+
+impl Record {
+    /// Whether `e` explains this record (an explanation may cover a run of records).
+    fn within(self, e: &Explanation) -> bool {
+        e.partition == self.partition && e.offset <= self.offset && self.offset < e.offset + e.records.max(1)
+    }
+}
+
+/// The explanations of `anomaly` for group `g`. With `only`, those of an
+/// anomaly of single records (a duplicate, an overtaking, a record never
+/// processed) are built for that record alone; the caller filters the rest.
+fn explain_all(sim: &Sim, g: usize, anomaly: Anomaly, only: Option<Record>) -> Vec<Explanation> {
     let evidence = sim.evidence();
+    let wanted =
+        |partition: u32, offset: u64| only.is_none_or(|r| r.partition == partition && r.offset == offset);
     match anomaly {
         Anomaly::Duplicates => {
             let (handled, _) = evidence.anomalies(g);
-            handled.filter(|h| h.duplicate).map(|h| duplicate(sim, g, h)).collect()
+            handled
+                .filter(|h| h.duplicate && wanted(h.partition, h.offset))
+                .map(|h| duplicate(sim, g, h))
+                .collect()
         }
         Anomaly::OutOfKeyOrder => {
             let (handled, _) = evidence.anomalies(g);
-            handled.filter(|h| h.out_of_key_order).map(|h| out_of_order(sim, g, h)).collect()
+            handled
+                .filter(|h| h.out_of_key_order && wanted(h.partition, h.offset))
+                .map(|h| out_of_order(sim, g, h))
+                .collect()
         }
         Anomaly::NeverProcessed => (0..sim.partition_count())
+            .filter(|p| only.is_none_or(|r| r.partition == *p))
             .flat_map(|p| {
                 let observer = sim.observer(g);
-                let lost: Vec<u64> = observer.lost_offsets(p).iter().copied().collect();
+                let lost: Vec<u64> =
+                    observer.lost_offsets(p).iter().copied().filter(|o| wanted(p, *o)).collect();
                 lost.into_iter().map(move |o| never_processed(sim, g, p, o))
             })
             .collect(),
