@@ -18,6 +18,19 @@ use crate::sim::Sim;
 use serde::Serialize;
 
 /// A member that left on its poll timeout before it committed.
+/// A duplicate's cause until an event of the first reader's names one.
+const READ_AGAIN: &str = "read again";
+
+/// The first of the first reader's events that names a cause is the cause:
+/// sets `cause` to `why` when the event is `ours` and no cause is named yet.
+/// Whether the event is `ours`, so that the chain shows it.
+fn first_cause(cause: &mut &'static str, ours: bool, why: &'static str) -> bool {
+    if ours && *cause == READ_AGAIN {
+        *cause = why;
+    }
+    ours
+}
+
 const POLL_TIMEOUT: &str = "it left on its poll timeout before committing";
 
 /// A frozen member that woke and handled the batch it held.
@@ -530,7 +543,7 @@ fn committed_resume(partition: u32, consumer: ConsumerId, at: Tick, c: &CommitFa
 fn duplicate(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
     let (p, o) = (h.partition, h.offset);
     let mut steps = Vec::new();
-    let mut cause = "read again";
+    let mut cause = READ_AGAIN;
     let runs: Vec<&Handling> = sim.evidence().handlings(g, p).filter(|r| r.from <= o && o < r.to).collect();
     // This handling's run, and the one before it that handled the record.
     let this = runs.iter().rposition(|r| r.consumer == h.consumer && r.tick == h.tick);
@@ -570,18 +583,16 @@ fn duplicate(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
         for event in facts_between(sim, first.tick, h.tick) {
             let relevant = match event {
                 Event::Crashed { consumer, .. } | Event::KilledBeforeCommit { consumer, .. } => {
-                    if *consumer == first.consumer && cause == "read again" {
-                        cause = match sim.group_setup(g).1.commit {
-                            CommitMode::Auto { .. } => "a crash before the next auto-commit",
-                            _ => "a crash before the commit",
-                        };
-                    }
-                    *consumer == first.consumer
+                    let why = match sim.group_setup(g).1.commit {
+                        CommitMode::Auto { .. } => "a crash before the next auto-commit",
+                        _ => "a crash before the commit",
+                    };
+                    first_cause(&mut cause, *consumer == first.consumer, why)
                 }
                 Event::CommitFailed { consumer, offsets, .. }
                 | Event::CommitRefused { consumer, offsets, .. } => {
                     let ours = *consumer == first.consumer && offsets.iter().any(|&(q, _)| q == p);
-                    if ours && matches!(cause, "read again" | POLL_TIMEOUT) {
+                    if ours && matches!(cause, READ_AGAIN | POLL_TIMEOUT) {
                         cause = match (event, cause) {
                             (Event::CommitFailed { .. }, POLL_TIMEOUT) => {
                                 "CommitFailedException after the poll timeout"
@@ -592,24 +603,19 @@ fn duplicate(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
                     }
                     ours
                 }
-                Event::MemberLeft { consumer, .. } | Event::SessionExpired { consumer, .. } => {
-                    let ours = *consumer == first.consumer;
-                    if ours && cause == "read again" {
-                        cause = if matches!(event, Event::MemberLeft { .. }) {
-                            POLL_TIMEOUT
-                        } else {
-                            "its session expired before it committed"
-                        };
-                    }
-                    ours
+                Event::MemberLeft { consumer, .. } => {
+                    first_cause(&mut cause, *consumer == first.consumer, POLL_TIMEOUT)
                 }
-                Event::ShutdownDeadlinePassed { consumer, .. } => {
-                    let ours = *consumer == first.consumer;
-                    if ours && cause == "read again" {
-                        cause = "it ran out of shutdown time before committing";
-                    }
-                    ours
-                }
+                Event::SessionExpired { consumer, .. } => first_cause(
+                    &mut cause,
+                    *consumer == first.consumer,
+                    "its session expired before it committed",
+                ),
+                Event::ShutdownDeadlinePassed { consumer, .. } => first_cause(
+                    &mut cause,
+                    *consumer == first.consumer,
+                    "it ran out of shutdown time before committing",
+                ),
                 Event::CheckpointTorn { consumer, partition, .. } => {
                     let ours = *consumer == first.consumer && *partition == p;
                     if ours {
@@ -618,13 +624,11 @@ fn duplicate(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
                     ours
                 }
                 Event::Fenced { consumer, .. } => *consumer == first.consumer,
-                Event::Stalled { consumer, .. } => {
-                    let ours = *consumer == first.consumer;
-                    if ours && cause == "read again" {
-                        cause = "its process froze before it committed";
-                    }
-                    ours
-                }
+                Event::Stalled { consumer, .. } => first_cause(
+                    &mut cause,
+                    *consumer == first.consumer,
+                    "its process froze before it committed",
+                ),
                 // A consumer-side store: where the restarted consumer resumed.
                 Event::ResumedFrom { consumer, partition, .. } => {
                     let ours = *consumer == h.consumer && *partition == p;
@@ -722,7 +726,7 @@ fn duplicate(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
                     }
                 }
             }
-        } else if cause == "read again" && handed_over.is_some() {
+        } else if cause == READ_AGAIN && handed_over.is_some() {
             cause = "handed on before the commit";
         }
         if let (Some(at), false, false) = (handed_over, resumed, cause == ZOMBIE) {
@@ -738,7 +742,7 @@ fn duplicate(sim: &Sim, g: usize, h: &HandledRecord) -> Explanation {
         }
         // Nothing above made the group lose its place: did it move past the
         // record, and then back (a zombie's commit, a reset of the offsets)?
-        if cause == "read again" {
+        if cause == READ_AGAIN {
             let commits: Vec<&CommitFact> =
                 sim.evidence().commits(g, p).filter(|c| c.tick >= first.tick && c.tick < h.tick).collect();
             let past = commits.iter().rposition(|c| c.offset > o);
