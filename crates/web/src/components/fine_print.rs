@@ -29,10 +29,10 @@ const BROKERS: &[&str] =
 const ITEMS: [(&str, &[&str]); 8] = [
     (
         "Ticks, not milliseconds",
-        &["Timers count ticks: the session timeout (45 seconds by default in Kafka), the \
-           auto-commit interval (5 seconds), the shutdown deadline, a share group's record lock (30 \
-           seconds). A frozen classic consumer is dropped when its session times out, where Kafka's \
-           heartbeat thread would keep it until max.poll.interval.ms (5 minutes) ran out."],
+        &["Timers count ticks: the session timeout (45 seconds by default in Kafka), \
+           max.poll.interval (5 minutes), the auto-commit interval (5 seconds), the shutdown \
+           deadline, a share group's record lock (30 seconds). The heartbeat thread checks the \
+           poll timer every tick, Kafka's every heartbeat interval."],
     ),
     ("Brokers and replication", BROKERS),
     (
@@ -44,9 +44,9 @@ const ITEMS: [(&str, &[&str]); 8] = [
     (
         "Consumers",
         &["poll() takes records from the consumer's partitions in turn, where Kafka's client hands \
-           out one partition's fetched records first, up to max.poll.records (500). A consumer group \
-           without a committed offset starts at the log start, as with auto.offset.reset=earliest; \
-           Kafka's default is latest. Pause is consumer.pause(): the consumer keeps polling and \
+           out one partition's fetched records first, up to max.poll.records (500). A group without a \
+           committed offset starts where auto.offset.reset says; left out, earliest, where Kafka's \
+           default is latest. Pause is consumer.pause(): the consumer keeps polling and \
            stays in the group but fetches nothing. Retention keeps a number of records per \
            partition; Kafka deletes whole log segments by age or size."],
     ),
@@ -56,7 +56,9 @@ const ITEMS: [(&str, &[&str]); 8] = [
            follow Kafka 4.4.0. Member ids are seeded here and random in Kafka, so where two \
            assignments are equally sticky the extra partition may go to another member. The \
            consumer protocol computes a target for every join here, where Kafka batches joins. A \
-           share group takes records one by one, where Kafka locks whole producer batches."],
+           share group takes records one by one, where Kafka locks whole producer batches. A \
+           cooperative member whose SyncGroup a new rebalance overtakes applies its assignment; \
+           Kafka's client fails the SyncGroup and rejoins with what it owned."],
     ),
     (
         "Transactions",
