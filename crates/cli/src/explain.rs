@@ -2,7 +2,7 @@
 //! sentences with ticks (the engine's `report` and `explain_record`).
 
 use crate::Failure;
-use offsetlab_engine::{Anomaly, Explanation, Report, Sim, explain_record, report};
+use offsetlab_engine::{Anomaly, Explanation, Part, Report, Sim, explain_record, report};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -100,11 +100,12 @@ pub fn answer(sim: &Sim, query: Query) -> Result<Vec<GroupAnswer>, Failure> {
     Ok(answers)
 }
 
-/// Records a counter's text lists unless asked for all.
+/// Lines a counter's text lists unless asked for all.
 pub const LISTED_DEFAULT: usize = 20;
 
 /// The answers in sentences: per counter its count, Jepsen's name, the
-/// records by cause, then one line per record explained (the first `listed`).
+/// records by cause, then a line per run of records whose chains read the
+/// same (the first `listed` runs).
 pub fn text(answers: &[GroupAnswer], query: Query, listed: usize) -> String {
     let mut out = String::new();
     let groups = answers.iter().filter(|a| a.group.is_some()).count();
@@ -140,18 +141,84 @@ pub fn text(answers: &[GroupAnswer], query: Query, listed: usize) -> String {
                     r.unexplained
                 );
             }
-            for e in r.explanations.iter().take(listed) {
-                let _ = writeln!(out, "{}", e.sentence());
+            let runs = runs(&r.explanations);
+            for run in runs.iter().take(listed) {
+                let _ = writeln!(out, "{}", run_sentence(run));
             }
             // In records: an explanation may cover several (an election's cut).
-            let shown: u64 = r.explanations.iter().take(listed).map(|e| e.records).sum();
+            let shown: u64 = runs.iter().take(listed).flat_map(|run| run.iter()).map(|e| e.records).sum();
             let explained: u64 = r.causes.iter().map(|(_, n)| n).sum();
             if explained > shown {
-                let _ = writeln!(out, "… and {} more (--all lists them)", explained - shown);
+                let why = if runs.len() > listed {
+                    "--all lists them"
+                } else {
+                    "not listed: a counter explains its first records one by one, the causes above count them all"
+                };
+                let _ = writeln!(out, "… and {} more ({why})", explained - shown);
             }
         }
     }
     out
+}
+
+/// `explanations` in runs of records whose chains read the same:
+/// consecutive offsets of one partition, the same anomaly and cause, and the
+/// same steps but for their ticks (a crash that replays a batch gives each of
+/// its records the same story). One line says a run.
+fn runs(explanations: &[Explanation]) -> Vec<&[Explanation]> {
+    let mut runs = Vec::new();
+    let mut start = 0;
+    for i in 1..=explanations.len() {
+        if i == explanations.len() || !reads_on(&explanations[i - 1], &explanations[i]) {
+            runs.push(&explanations[start..i]);
+            start = i;
+        }
+    }
+    runs
+}
+
+/// Whether `next` is of the record after `last`'s, and its chain reads the same.
+fn reads_on(last: &Explanation, next: &Explanation) -> bool {
+    // A step may name the explanation's own record: each its own.
+    let own = |part: Part, e: &Explanation| part == Part::Record { partition: e.partition, offset: e.offset };
+    last.anomaly != Anomaly::AbortedRead
+        && (last.anomaly, last.group, last.cause, last.partition)
+            == (next.anomaly, next.group, next.cause, next.partition)
+        && next.offset == last.offset + last.records.max(1)
+        && last.steps.len() == next.steps.len()
+        && last
+            .steps
+            .iter()
+            .zip(&next.steps)
+            .all(|(a, b)| a.text == b.text && (a.part == b.part || (own(a.part, last) && own(b.part, next))))
+}
+
+/// A run's line: one record's own sentence, or
+/// `P0@60..79 (20 records) delivered twice — t4..5 c1 handled it; …`, a step
+/// whose tick differs from record to record with the ticks it spans.
+fn run_sentence(run: &[Explanation]) -> String {
+    let [first, .., last] = run else { return run[0].sentence() };
+    let end = last.offset + last.records.max(1) - 1;
+    let records: u64 = run.iter().map(|e| e.records).sum();
+    let steps: Vec<String> = first
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| {
+            let ticks = || run.iter().map(|e| e.steps[i].tick);
+            match (ticks().min(), ticks().max()) {
+                (Some(from), Some(to)) if from < to => format!("t{from}..{to} {}", step.text),
+                _ => format!("t{} {}", step.tick, step.text),
+            }
+        })
+        .collect();
+    format!(
+        "P{}@{}..{end} ({records} records) {} — {}",
+        first.partition,
+        first.offset,
+        first.anomaly.words(),
+        steps.join("; ")
+    )
 }
 
 #[cfg(test)]
@@ -173,6 +240,36 @@ mod tests {
             out.push_str(&text(&answers, Query::All, 3));
         }
         expect_test::expect_file!["../tests/snapshots/explanations.txt"].assert_eq(&out);
+    }
+
+    /// torn-checkpoint replays 540 records with one story: a few lines say
+    /// them, each record in one run, and `--all` does not send the reader to `--all`.
+    #[test]
+    fn records_whose_chains_read_the_same_are_one_line() {
+        let scenario = offsetlab_engine::builtin("torn-checkpoint").expect("a built-in");
+        let sim = scenario.run(None, None).expect("a built-in runs");
+        let r = report(&sim, 0, Anomaly::Duplicates);
+        let runs = runs(&r.explanations);
+        let lines: Vec<&Explanation> = runs.iter().flat_map(|run| run.iter()).collect();
+        assert_eq!(lines.len(), r.explanations.len(), "every explanation in one run");
+        assert!(lines.iter().zip(&r.explanations).all(|(a, b)| std::ptr::eq(*a, b)), "in order");
+        assert!(runs.len() * 10 < r.explanations.len(), "{} runs of {}", runs.len(), r.explanations.len());
+        let first = run_sentence(runs[0]);
+        assert!(first.starts_with("P0@60.."), "{first}");
+        assert!(first.contains(" records) delivered twice — t"), "{first}");
+        // Each run is consecutive offsets with one cause; a run of one says its own sentence.
+        for run in &runs {
+            assert!(run.windows(2).all(|w| w[1].offset == w[0].offset + 1 && w[0].cause == w[1].cause));
+            if let [one] = run {
+                assert_eq!(run_sentence(run), one.sentence());
+            }
+        }
+        let answers = answer(&sim, Query::All).expect("no record asked");
+        let all = text(&answers, Query::All, offsetlab_engine::EXPLANATIONS_MAX);
+        assert!(!all.contains("--all lists them"), "{all}");
+        assert!(all.contains("more (not listed: a counter explains its first records one by one"), "{all}");
+        let some = text(&answers, Query::All, 1);
+        assert!(some.contains("more (--all lists them)"), "{some}");
     }
 
     #[test]

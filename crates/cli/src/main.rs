@@ -66,7 +66,9 @@ enum Command {
     /// its name in Jepsen's Kafka checker, the records by cause, then one line
     /// per record, e.g. `P1@0 delivered twice — t2 c1 handled it (generation 1,
     /// commit after); t3 c1 crashed before committing; …; t14 c2 handled it
-    /// again`. With --json, one JSON object: the reports per group.
+    /// again`, or per run of records whose chains read the same, e.g.
+    /// `P0@60..79 (20 records) delivered twice — t4..5 c1 handled it; …`. With
+    /// --json, one JSON object: the reports per group, a record each.
     Explain(ExplainArgs),
     /// Run a scenario headless, then booblik's split check: every record
     /// reached a consumer, and each partition's written records equal the
@@ -251,6 +253,9 @@ struct RunArgs {
     verbose: bool,
 }
 
+// `--all`'s help says the bound.
+const _: () = assert!(offsetlab_engine::EXPLANATIONS_MAX == 200);
+
 #[derive(Debug, Args)]
 struct ExplainArgs {
     #[command(flatten)]
@@ -261,7 +266,8 @@ struct ExplainArgs {
     /// One record's explanations: PARTITION@OFFSET, like P1@17.
     #[arg(long, value_name = "P@OFFSET")]
     record: Option<String>,
-    /// List every record explained (at most 200 a counter), not the first 20.
+    /// List every record explained, not the first 20 lines (a counter explains its first 200 records
+    /// one by one; its causes count them all).
     #[arg(long)]
     all: bool,
 }
