@@ -346,7 +346,10 @@ async fn the_intro_links_to_the_chapters_and_the_fine_print_names_the_kafka_vers
     let fine_print = page.text("#fine-print");
     assert!(fine_print.contains("Apache Kafka 4.4.0"), "{fine_print}");
     assert!(fine_print.contains("consumer.pause()"));
-    assert!(fine_print.contains("auto.offset.reset=earliest"));
+    assert!(
+        fine_print.contains("auto.offset.reset says; left out, earliest, where Kafka's default is latest"),
+        "{fine_print}"
+    );
     assert!(
         page.text("#simulation #describe").contains("CURRENT-OFFSET"),
         "the describe table sits with the simulation"
