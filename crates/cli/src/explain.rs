@@ -2,7 +2,7 @@
 //! sentences with ticks (the engine's `report` and `explain_record`).
 
 use crate::Failure;
-use offsetlab_engine::{Anomaly, Explanation, Part, Report, Sim, explain_record, report};
+use offsetlab_engine::{Anomaly, Explanation, Report, Sim, explain_record, report, run_sentence, runs};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -159,66 +159,6 @@ pub fn text(answers: &[GroupAnswer], query: Query, listed: usize) -> String {
         }
     }
     out
-}
-
-/// `explanations` in runs of records whose chains read the same:
-/// consecutive offsets of one partition, the same anomaly and cause, and the
-/// same steps but for their ticks (a crash that replays a batch gives each of
-/// its records the same story). One line says a run.
-fn runs(explanations: &[Explanation]) -> Vec<&[Explanation]> {
-    let mut runs = Vec::new();
-    let mut start = 0;
-    for i in 1..=explanations.len() {
-        if i == explanations.len() || !reads_on(&explanations[i - 1], &explanations[i]) {
-            runs.push(&explanations[start..i]);
-            start = i;
-        }
-    }
-    runs
-}
-
-/// Whether `next` is of the record after `last`'s, and its chain reads the same.
-fn reads_on(last: &Explanation, next: &Explanation) -> bool {
-    // A step may name the explanation's own record: each its own.
-    let own = |part: Part, e: &Explanation| part == Part::Record { partition: e.partition, offset: e.offset };
-    last.anomaly != Anomaly::AbortedRead
-        && (last.anomaly, last.group, last.cause, last.partition)
-            == (next.anomaly, next.group, next.cause, next.partition)
-        && next.offset == last.offset + last.records.max(1)
-        && last.steps.len() == next.steps.len()
-        && last
-            .steps
-            .iter()
-            .zip(&next.steps)
-            .all(|(a, b)| a.text == b.text && (a.part == b.part || (own(a.part, last) && own(b.part, next))))
-}
-
-/// A run's line: one record's own sentence, or
-/// `P0@60..79 (20 records) delivered twice — t4..5 c1 handled it; …`, a step
-/// whose tick differs from record to record with the ticks it spans.
-fn run_sentence(run: &[Explanation]) -> String {
-    let [first, .., last] = run else { return run[0].sentence() };
-    let end = last.offset + last.records.max(1) - 1;
-    let records: u64 = run.iter().map(|e| e.records).sum();
-    let steps: Vec<String> = first
-        .steps
-        .iter()
-        .enumerate()
-        .map(|(i, step)| {
-            let ticks = || run.iter().map(|e| e.steps[i].tick);
-            match (ticks().min(), ticks().max()) {
-                (Some(from), Some(to)) if from < to => format!("t{from}..{to} {}", step.text),
-                _ => format!("t{} {}", step.tick, step.text),
-            }
-        })
-        .collect();
-    format!(
-        "P{}@{}..{end} ({records} records) {} — {}",
-        first.partition,
-        first.offset,
-        first.anomaly.words(),
-        steps.join("; ")
-    )
 }
 
 #[cfg(test)]

@@ -229,21 +229,95 @@ impl Explanation {
     #[must_use]
     pub fn sentence(&self) -> String {
         let steps: Vec<String> = self.steps.iter().map(|s| format!("t{} {}", s.tick, s.text)).collect();
-        let what = match (self.anomaly, self.records) {
+        format!("{} — {}", self.head(), steps.join("; "))
+    }
+
+    /// `P1@17 delivered twice`: what the sentence is about, before its chain.
+    #[must_use]
+    pub fn head(&self) -> String {
+        match (self.anomaly, self.records) {
             (Anomaly::AbortedRead, n) => {
                 format!("{n} result{} {}", if n == 1 { "" } else { "s" }, self.anomaly.words())
             }
             (_, 1) => format!("P{}@{} {}", self.partition, self.offset, self.anomaly.words()),
-            (_, n) => format!(
-                "P{}@{}..{} ({n} records) {}",
-                self.partition,
-                self.offset,
-                self.offset + n - 1,
-                self.anomaly.words()
-            ),
-        };
-        format!("{what} — {}", steps.join("; "))
+            (_, n) => records_head(self.partition, self.offset, n, self.anomaly),
+        }
     }
+}
+
+/// `P0@60..259 (200 records) delivered twice`.
+fn records_head(partition: u32, offset: u64, records: u64, anomaly: Anomaly) -> String {
+    format!("P{partition}@{offset}..{} ({records} records) {}", offset + records - 1, anomaly.words())
+}
+
+/// `explanations` in runs of records whose chains read the same:
+/// consecutive offsets of one partition, the same anomaly and cause, and the
+/// same steps but for their ticks (a crash that replays a batch gives each of
+/// its records the same story), so that one line can say a run.
+#[must_use]
+pub fn runs(explanations: &[Explanation]) -> Vec<&[Explanation]> {
+    let mut runs = Vec::new();
+    let mut start = 0;
+    for i in 1..=explanations.len() {
+        if i == explanations.len() || !reads_on(&explanations[i - 1], &explanations[i]) {
+            runs.push(&explanations[start..i]);
+            start = i;
+        }
+    }
+    runs
+}
+
+/// Whether `next` is of the record after `last`'s, and its chain reads the same.
+fn reads_on(last: &Explanation, next: &Explanation) -> bool {
+    // A step may name the explanation's own record: each its own.
+    let own = |part: Part, e: &Explanation| part == Part::Record { partition: e.partition, offset: e.offset };
+    last.anomaly != Anomaly::AbortedRead
+        && (last.anomaly, last.group, last.cause, last.partition)
+            == (next.anomaly, next.group, next.cause, next.partition)
+        && next.offset == last.offset + last.records.max(1)
+        && last.steps.len() == next.steps.len()
+        && last
+            .steps
+            .iter()
+            .zip(&next.steps)
+            .all(|(a, b)| a.text == b.text && (a.part == b.part || (own(a.part, last) && own(b.part, next))))
+}
+
+/// A run's head: one record's own, or `P0@60..79 (20 records) delivered twice`.
+#[must_use]
+pub fn run_head(run: &[Explanation]) -> String {
+    match run {
+        // Consecutive offsets (`reads_on`): from the first's to the last's last.
+        [first, .., last] => records_head(
+            first.partition,
+            first.offset,
+            last.offset + last.records.max(1) - first.offset,
+            first.anomaly,
+        ),
+        [one] => one.head(),
+        [] => String::new(),
+    }
+}
+
+/// A run in one line: one record's sentence, or `P0@60..79 (20 records)
+/// delivered twice — t4..5 c1 handled it; …`, a step whose tick differs from
+/// record to record with the ticks it spans.
+#[must_use]
+pub fn run_sentence(run: &[Explanation]) -> String {
+    let [first, _, ..] = run else { return run.first().map(Explanation::sentence).unwrap_or_default() };
+    let steps: Vec<String> = first
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| {
+            let ticks = || run.iter().map(|e| e.steps[i].tick);
+            match (ticks().min(), ticks().max()) {
+                (Some(from), Some(to)) if from < to => format!("t{from}..{to} {}", step.text),
+                _ => format!("t{} {}", step.tick, step.text),
+            }
+        })
+        .collect();
+    format!("{} — {}", run_head(run), steps.join("; "))
 }
 
 /// A counter's records explained: the first [`EXPLANATIONS_MAX`], and every

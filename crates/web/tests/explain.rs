@@ -43,6 +43,32 @@ async fn a_counter_explains_its_records_and_a_step_shows_its_tick() {
     assert!(page.root.query_selector("[data-field=explanation]").unwrap().is_none());
 }
 
+/// A crash replays a batch: its records' chains read the same but for their ticks, and the
+/// counter's explanation says them as one entry, with which record's chain it shows.
+#[wasm_bindgen_test]
+async fn records_with_the_same_chain_are_one_entry() {
+    let page = Page::with_link("scenario=crash-commit-after").await;
+    for _ in 0..80 {
+        if page.counter("duplicates") >= 2 {
+            break;
+        }
+        page.step(1).await;
+    }
+    let duplicates = page.counter("duplicates");
+    assert!(duplicates >= 2, "crash-commit-after hands a batch over twice");
+    page.click("button.counter-why[data-explain-counter=duplicates]").await;
+    let heads: Vec<String> = page
+        .all("[data-field=explanation] .explain-records summary")
+        .iter()
+        .map(|s| s.text_content().unwrap_or_default())
+        .collect();
+    assert!(heads.len() < duplicates as usize, "records with the same chain are one entry: {heads:?}");
+    assert!(heads[0].contains(" records) delivered twice"), "{heads:?}");
+    let note = page.text("[data-field=explanation] .explain-run-note");
+    assert!(note.contains("chains differ only in their ticks"), "{note}");
+    assert!(!page.all("[data-field=explanation] button.explain-step").is_empty(), "the first record's steps");
+}
+
 /// A group beside the first has its own anomaly counters, and they explain that group's records:
 /// two-groups with a second audit consumer, which crashes between handling and committing.
 #[wasm_bindgen_test]

@@ -6,7 +6,7 @@
 
 use crate::components::send;
 use crate::state::{Action, Asked, Explaining};
-use offsetlab_engine::{Explanation, Metric, Part};
+use offsetlab_engine::{Explanation, Metric, Part, run_head, runs};
 use std::rc::Rc;
 use wasm_bindgen::JsCast as _;
 use yew::prelude::*;
@@ -38,12 +38,6 @@ fn title(e: &Explaining) -> String {
             }
         }
     }
-}
-
-/// "P1@17 delivered twice": an explanation's head, without its chain.
-fn head(x: &Explanation) -> String {
-    let sentence = x.sentence();
-    sentence.split(" — ").next().unwrap_or_default().to_string()
 }
 
 /// The step's part as `data-part` (tests): `consumer:c1`, `record:1@17`, `commit:1@18`, `group:0`, `producer`, `topic`.
@@ -180,21 +174,30 @@ pub fn ExplanationPanel(props: &ExplanationProps) -> Html {
         .and_then(|a| a.standard_name());
     let body = match &e.report {
         Some(report) => {
+            // Records whose chains read the same (one crash replays a batch) are one entry.
+            let runs = runs(&report.explanations);
             let causes = report.causes.iter().map(|(cause, n)| {
-                let of_cause: Vec<&Explanation> =
-                    report.explanations.iter().filter(|x| x.cause == *cause).collect();
-                let more = n.saturating_sub(of_cause.iter().take(PER_CAUSE_SHOWN).map(|x| x.records).sum());
+                let of_cause: Vec<&[Explanation]> = runs.iter().copied().filter(|run| run[0].cause == *cause).collect();
+                let shown: u64 =
+                    of_cause.iter().take(PER_CAUSE_SHOWN).flat_map(|run| run.iter()).map(|x| x.records).sum();
+                let more = n.saturating_sub(shown);
                 html! {
                     <li class="explain-cause" key={*cause}>
                         // ASCII only: str::to_uppercase brings Unicode tables of several KB into the page.
                         <h3>{ format!("{}{}: {n} record{}", cause.get(..1).unwrap_or_default().to_ascii_uppercase(),
                             cause.get(1..).unwrap_or_default(), if *n == 1 { "" } else { "s" }) }</h3>
                         <ul class="explain-records">
-                            { for of_cause.iter().take(PER_CAUSE_SHOWN).enumerate().map(|(i, x)| html! {
+                            { for of_cause.iter().take(PER_CAUSE_SHOWN).enumerate().map(|(i, run)| html! {
                                 <li>
                                     <details open={i == 0}>
-                                        <summary>{ head(x) }</summary>
-                                        { chain(x, e.step, on_action) }
+                                        <summary>{ run_head(run) }</summary>
+                                        if let [first, .., last] = run {
+                                            <p class="explain-run-note">{ format!(
+                                                "P{}@{}'s chain; the other {} records' chains differ only in their ticks.",
+                                                first.partition, first.offset,
+                                                last.offset + last.records.max(1) - first.offset - first.records.max(1)) }</p>
+                                        }
+                                        { chain(&run[0], e.step, on_action) }
                                     </details>
                                 </li>
                             }) }
@@ -225,7 +228,7 @@ pub fn ExplanationPanel(props: &ExplanationProps) -> Html {
             { for e.explanations.iter().map(|x| html! {
                 <div class="explain-record">
                     if e.explanations.len() > 1 {
-                        <h3>{ head(x) }</h3>
+                        <h3>{ x.head() }</h3>
                     }
                     { chain(x, e.step, on_action) }
                 </div>
