@@ -601,6 +601,20 @@ proptest! {
                     prop_assert!(first.tick <= last.tick, "{}", e.sentence());
                     prop_assert!(e.steps.windows(2).all(|w| w[0].tick <= w[1].tick), "{}", e.sentence());
                 }
+                // Runs (one line, one entry) cover the explanations in their order, each run one
+                // partition's consecutive offsets of one anomaly and one cause.
+                let mut at = 0;
+                for run in offsetlab_engine::runs(&report.explanations) {
+                    prop_assert!(std::ptr::eq(&run[0], &report.explanations[at]), "runs in order");
+                    at += run.len();
+                    prop_assert!(
+                        run.windows(2).all(|w| (w[0].partition, w[0].cause, w[0].anomaly) == (w[1].partition, w[1].cause, w[1].anomaly)
+                            && w[1].offset == w[0].offset + w[0].records.max(1)),
+                        "{}",
+                        offsetlab_engine::run_sentence(run)
+                    );
+                }
+                prop_assert_eq!(at, report.explanations.len(), "every explanation in a run");
                 let mut explained: Vec<(u32, u64)> = report.explanations.iter().map(|e| (e.partition, e.offset)).collect();
                 explained.sort_unstable();
                 if !anomaly.of_a_group() {
