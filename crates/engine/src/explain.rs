@@ -283,17 +283,22 @@ fn reads_on(last: &Explanation, next: &Explanation) -> bool {
             .all(|(a, b)| a.text == b.text && (a.part == b.part || (own(a.part, last) && own(b.part, next))))
 }
 
+/// The records a run explains: its offsets are consecutive (`reads_on`), from
+/// the first's to the last's last.
+#[must_use]
+pub fn run_records(run: &[Explanation]) -> u64 {
+    match run {
+        [first, .., last] => last.offset + last.records.max(1) - first.offset,
+        [one] => one.records,
+        [] => 0,
+    }
+}
+
 /// A run's head: one record's own, or `P0@60..79 (20 records) delivered twice`.
 #[must_use]
 pub fn run_head(run: &[Explanation]) -> String {
     match run {
-        // Consecutive offsets (`reads_on`): from the first's to the last's last.
-        [first, .., last] => records_head(
-            first.partition,
-            first.offset,
-            last.offset + last.records.max(1) - first.offset,
-            first.anomaly,
-        ),
+        [first, _, ..] => records_head(first.partition, first.offset, run_records(run), first.anomaly),
         [one] => one.head(),
         [] => String::new(),
     }

@@ -70,7 +70,7 @@ pub use event::{
 };
 pub use explain::{
     Anomaly, EXPLANATIONS_MAX, Explanation, Part, Report, StandardName, Step, explain_record, report,
-    run_head, run_sentence, runs,
+    run_head, run_records, run_sentence, runs,
 };
 pub use guide::{Condition, GUIDE_STEPS_MAX, Guide, Metric, OUTCOME_CONDITIONS_MAX, Outcome, Topic};
 pub use history::{

@@ -6,7 +6,7 @@
 
 use crate::components::send;
 use crate::state::{Action, Asked, Explaining};
-use offsetlab_engine::{Explanation, Metric, Part, run_head, runs};
+use offsetlab_engine::{Explanation, Metric, Part, run_head, run_records, runs};
 use std::rc::Rc;
 use wasm_bindgen::JsCast as _;
 use yew::prelude::*;
@@ -191,11 +191,10 @@ pub fn ExplanationPanel(props: &ExplanationProps) -> Html {
                                 <li>
                                     <details open={i == 0}>
                                         <summary>{ run_head(run) }</summary>
-                                        if let [first, .., last] = run {
+                                        if let [first, _, ..] = run {
                                             <p class="explain-run-note">{ format!(
                                                 "P{}@{}'s chain; the other {} records' chains differ only in their ticks.",
-                                                first.partition, first.offset,
-                                                last.offset + last.records.max(1) - first.offset - first.records.max(1)) }</p>
+                                                first.partition, first.offset, run_records(run) - first.records.max(1)) }</p>
                                         }
                                         { chain(&run[0], e.step, on_action) }
                                     </details>
