@@ -110,6 +110,45 @@ describe('the prerendered page', () => {
     }
   });
 
+  it('leaves the parts below the first screen to their copies in the first live render', async () => {
+    // The first usable control waits for the first live render: the explanation, the
+    // `--describe` table and the timeline (below the first screen at 1440 × 900) show their
+    // prerendered copy in it, inert, and go live once the browser is idle.
+    const parts = ['#explanation', '#describe', '#simulation > .timeline', '#log-and-keys'];
+    // `init` runs in the page with no arguments: the selectors are written into its text.
+    const lab = await openLab(env, {
+      seed: 4,
+      init: new Function(
+        `const parts = ${JSON.stringify(parts)};
+         window.__atSwap = null;
+         new MutationObserver((_, observer) => {
+           if (document.getElementById('offsetlab-live')?.hidden !== false) return;
+           window.__atSwap = parts.map((s) => document.querySelector(s)?.hasAttribute('data-prerendered') ?? null);
+           observer.disconnect();
+         }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['hidden'] });`,
+      ),
+    });
+    try {
+      const atSwap = await lab.page.evaluate(() => window.__atSwap);
+      assert.deepEqual(atSwap, parts.map(() => true), `standing in when the live app is shown: ${parts}`);
+      // openLab waited for every part to go live: they work.
+      for (const part of parts) {
+        assert.equal(await lab.page.locator(`${part}[data-prerendered]`).count(), 0, `${part} is live`);
+      }
+      const describe = () => lab.text('#describe .terminal');
+      const before = await describe();
+      await lab.send10();
+      await lab.step(3);
+      const after = await describe();
+      assert.match(after, /CURRENT-OFFSET/);
+      assert.notEqual(after, before, 'the live --describe table follows the run');
+      const timeline = await lab.page.locator('#simulation > .timeline button[data-action]').count();
+      assert.ok(timeline > 0, 'the live timeline has its buttons');
+    } finally {
+      await lab.close();
+    }
+  });
+
   it('gives way to the embedded simulation alone with ?embed=1', async () => {
     const lab = await openLab(env, { query: '?embed=1&seed=2' });
     try {

@@ -181,15 +181,24 @@ pub fn App(props: &AppProps) -> Html {
                     }
                     // The one place that explains the run, next to it: the running
                     // experiment's story and live check, and what happened, in words.
-                    <div class="explain" id="explanation">
-                        <ExplanationPanel explaining={state.explaining.clone()} tick={state.tick()}
-                            on_action={on_action.clone()} />
-                        <Guide state={state.clone()} on_action={on_action.clone()} />
-                        <Announcer state={state.clone()} on_action={on_action.clone()} />
-                    </div>
-                    <DescribeTable run={state.run.clone()} {share}
-                        view={state.ui.describe_view} on_action={on_action.clone()} />
-                    <Timeline state={state.clone()} on_action={on_action.clone()} />
+                    // Below the first screen (at 1440 × 900 it starts at the fold): each
+                    // part goes live once the browser is idle after the first frame, its
+                    // prerendered copy standing in meanwhile (see `Deferred`).
+                    <Deferred copy="#explanation">
+                        <div class="explain" id="explanation">
+                            <ExplanationPanel explaining={state.explaining.clone()} tick={state.tick()}
+                                on_action={on_action.clone()} />
+                            <Guide state={state.clone()} on_action={on_action.clone()} />
+                            <Announcer state={state.clone()} on_action={on_action.clone()} />
+                        </div>
+                    </Deferred>
+                    <Deferred copy="#describe">
+                        <DescribeTable run={state.run.clone()} {share}
+                            view={state.ui.describe_view} on_action={on_action.clone()} />
+                    </Deferred>
+                    <Deferred copy="#simulation > .timeline">
+                        <Timeline state={state.clone()} on_action={on_action.clone()} />
+                    </Deferred>
                     if let Some(full) = full {
                         <p class="embed-footer">
                             <a data-field="open-full" href={full} target="_blank" rel="noopener">
