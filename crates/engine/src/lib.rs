@@ -51,7 +51,9 @@ pub use assign::{
 };
 pub use bridge::{BridgePartitionView, BridgeRecordView};
 pub use broker::payouts::{Fate, PayoutPartitionView, PayoutRecordView};
-pub use codec::builtins::{CommitCost, builtin, builtins, commit_cost_comparison};
+pub use codec::builtins::{
+    CommitCost, builtin, builtins, builtins_loaded, commit_cost_comparison, provide_builtins,
+};
 pub use codec::{Link, LinkError, LinkScenario};
 pub use config::{
     AcknowledgementMode, Assignor, AutoOffsetReset, CheckpointWrites, CommitMode, Config, ConfigError,
@@ -86,7 +88,7 @@ pub use limits::{SCENARIO_BYTES_MAX, SCENARIO_TICKS_MAX, TIMELINE_INPUTS_MAX};
 pub use observe::{FailingRecord, HISTORY_SAMPLES_MAX, StuckPartition};
 pub use partitioner::{KeylessStrategy, murmur2, partition_for_key, to_positive};
 pub use scenario::shrink::{ShrinkError, ShrinkLimit, ShrinkReport, anomaly, shrink};
-pub use scenario::{BUILTINS, Scenario, ScenarioError, TimedInput};
+pub use scenario::{BUILTIN_NAMES, BUILTINS, Scenario, ScenarioError, TimedInput};
 pub use sim::{IN_FLIGHT_SHOWN_MAX, Sim, subject_key};
 pub use view::{BrokerView, ClusterView, ReplicaSetView, ReplicaView, TransactionsView, TxnProducerView};
 pub use view::{

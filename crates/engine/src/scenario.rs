@@ -86,6 +86,9 @@ pub enum ScenarioError {
         message: String,
     },
     UnknownBuiltin(String),
+    /// A built-in this build does not carry, not given yet
+    /// ([`crate::provide_builtins`]): the page before its fetch has arrived.
+    BuiltinNotLoaded(String),
 }
 
 impl fmt::Display for ScenarioError {
@@ -110,6 +113,9 @@ impl fmt::Display for ScenarioError {
                     crate::quote::quoted(name),
                     builtin_names().collect::<Vec<_>>().join(", ")
                 )
+            }
+            ScenarioError::BuiltinNotLoaded(name) => {
+                write!(f, "the built-in scenario {} has not loaded yet", crate::quote::quoted(name))
             }
         }
     }
@@ -248,17 +254,29 @@ impl Scenario {
     }
 }
 
-/// Embeds `scenarios/NAME.json` for each name, in the order given.
+/// For each name, in the order given: [`BUILTIN_NAMES`], and [`BUILTINS`] with
+/// `scenarios/NAME.json` embedded (with the `builtin-texts` feature).
 macro_rules! builtins {
     ($($(#[$attr:meta])* $name:literal),* $(,)?) => {
-        &[$($(#[$attr])* ($name, include_str!(concat!("../scenarios/", $name, ".json")))),*]
+        /// The built-in scenarios' names, in listing order (`offsetlab run --list`,
+        /// the page's experiments).
+        pub const BUILTIN_NAMES: &[&str] = &[$($(#[$attr])* $name),*];
+
+        /// The built-in scenarios, by name, as shipped JSON, in listing order.
+        /// The tests check that every file in `scenarios/` is listed and reads back.
+        #[cfg(feature = "builtin-texts")]
+        pub const BUILTINS: &[(&str, &str)] =
+            &[$($(#[$attr])* ($name, include_str!(concat!("../scenarios/", $name, ".json")))),*];
     };
 }
 
-/// The built-in scenarios, by name, as shipped JSON, in listing order
-/// (`offsetlab run --list`, the page's experiments). The tests check that
-/// every file in `scenarios/` is listed and reads back.
-pub const BUILTINS: &[(&str, &str)] = builtins![
+/// The built-in scenarios this build carries: only the starting point, whose
+/// first render cannot wait; the others are given at run time
+/// ([`crate::provide_builtins`]).
+#[cfg(not(feature = "builtin-texts"))]
+pub const BUILTINS: &[(&str, &str)] = &[("default", include_str!("../scenarios/default.json"))];
+
+builtins![
     "default",
     "keys-keep-order",
     "no-keys-reorder",
@@ -327,7 +345,7 @@ pub const BUILTINS: &[(&str, &str)] = builtins![
 
 /// The built-ins' names, in listing order.
 fn builtin_names() -> impl Iterator<Item = &'static str> {
-    BUILTINS.iter().map(|(name, _)| *name)
+    BUILTIN_NAMES.iter().copied()
 }
 
 /// `Debug` is the message: an `expect` or a failed test shows the sentence,

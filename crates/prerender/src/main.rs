@@ -6,12 +6,15 @@
 //! "post_build"`), on `$TRUNK_STAGING_DIR/index.html`, before the staged
 //! files move to `dist/`. The HTML comes from the page's own components, so
 //! the prerender follows whatever they render; nothing here knows the layout.
+//! It also writes the built-in scenarios the page fetches beside `index.html`
+//! and names that file in it ([`builtins`]).
 
 use std::env;
 use std::fs;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod builtins;
 mod render;
 
 fn main() -> ExitCode {
@@ -39,7 +42,15 @@ fn run() -> Result<String, String> {
     };
     let page = fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let html = render::first_render();
-    let written = render::inject(&page, &html)?;
+    let (file, content) = builtins::file();
+    let written = builtins::name_in(&render::inject(&page, &html)?, &file)?;
+    let beside = path.with_file_name(&file);
+    fs::write(&beside, &content).map_err(|e| format!("cannot write {}: {e}", beside.display()))?;
     fs::write(&path, &written).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(format!("prerendered the page into {} ({} bytes of HTML)", path.display(), html.len()))
+    Ok(format!(
+        "prerendered the page into {} ({} bytes of HTML), and its built-ins into {file} ({} bytes)",
+        path.display(),
+        html.len(),
+        content.len()
+    ))
 }

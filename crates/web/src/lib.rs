@@ -7,9 +7,11 @@
 //!   browser outside Yew (panic banner, `window.offsetlab_view()`).
 //! - [`prerender`]: the first render written into `index.html` at build time,
 //!   and the live app that replaces it.
+//! - [`builtins`]: the built-in scenarios the wasm does not carry, fetched.
 //!
 //! [`start`] is the page's entry point (called by the binary trunk builds).
 
+pub mod builtins;
 pub mod components;
 pub mod frames;
 pub mod js_api;
@@ -23,7 +25,8 @@ pub use components::{App, AppProps};
 use yew::AttrValue;
 
 /// Starts the page: installs the panic hook and `window.offsetlab_view`,
-/// reads the URL — a shared run's link (`?h=…&s=…&seed=…&in=…`), a plain
+/// fetches the built-ins first when the URL's link names one the wasm does
+/// not carry ([`builtins`]), reads the URL — a shared run's link (`?h=…&s=…&seed=…&in=…`), a plain
 /// `?seed=N`, `embed=1` for an iframe — and renders [`App`] into its root at
 /// the end of `<body>`, in place of the copy prerendered at build time
 /// ([`prerender::Live`]).
@@ -36,6 +39,22 @@ pub fn start() {
         web_sys::console::error_2(&"offsetlab: cannot set window.offsetlab_view:".into(), &e);
     }
     let search = web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
+    if builtins::needed_by(&search) {
+        // A link to a built-in the wasm does not carry: its first render needs the file.
+        wasm_bindgen_futures::spawn_local(async move {
+            if let Err(e) = builtins::load().await {
+                // The link then names a scenario that did not load, and says so.
+                web_sys::console::error_1(&format!("offsetlab: {e}").into());
+            }
+            mount(&search);
+        });
+    } else {
+        mount(&search);
+    }
+}
+
+/// Reads the URL's link (`search`) and renders the app.
+fn mount(search: &str) {
     let embed = search.trim_start_matches('?').split('&').any(|pair| pair == "embed=1");
     if embed {
         if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {

@@ -23,6 +23,7 @@ use yew::prelude::*;
 
 mod deferred;
 
+pub(crate) use deferred::after_next_frame;
 pub use deferred::{Deferred, DeferredProps};
 
 /// The id of the element that holds the prerendered copy (see `index.html`).

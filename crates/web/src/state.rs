@@ -44,9 +44,9 @@ use yew::Reducible;
 
 thread_local! {
     /// The commit-cost comparison runs three scenarios headless: once per page,
-    /// when the table first renders (not in the page's first render: see
-    /// `prerender::Deferred`).
-    static COMMIT_COST: Rc<Vec<CommitCost>> = Rc::new(offsetlab_engine::commit_cost_comparison());
+    /// when the table first renders with the built-ins loaded (not in the page's
+    /// first render: see `prerender::Deferred`).
+    static COMMIT_COST: std::cell::OnceCell<Rc<Vec<CommitCost>>> = const { std::cell::OnceCell::new() };
 }
 
 /// The built-in scenario the page starts from.
@@ -213,10 +213,21 @@ impl AppState {
     }
 
     /// Commit every record, every batch or on a timer, measured side by side
-    /// (computed on the first call, then shared).
-    #[must_use]
-    pub fn commit_cost(&self) -> Rc<Vec<CommitCost>> {
-        COMMIT_COST.with(Rc::clone)
+    /// (computed on the first call, then shared); until the built-ins it runs
+    /// have loaded, why not.
+    ///
+    /// # Errors
+    /// The built-ins are loading, or did not load.
+    pub fn commit_cost(&self) -> Result<Rc<Vec<CommitCost>>, &'static str> {
+        if !offsetlab_engine::builtins_loaded() {
+            return Err(if self.ui.builtins_pending {
+                "Loading the three runs…"
+            } else {
+                "The built-in scenarios it runs did not load."
+            });
+        }
+        Ok(COMMIT_COST
+            .with(|cost| cost.get_or_init(|| Rc::new(offsetlab_engine::commit_cost_comparison())).clone()))
     }
 
     fn around(scenario: Rc<Scenario>, guided: bool, history: History, builtin: Option<bool>) -> AppState {
@@ -715,6 +726,13 @@ impl Reducible for AppState {
                 return self.start_changed(next, scenario, &setting, &setting);
             }
             Action::Guide(scenario) => next = self.load(scenario, true),
+            Action::BuiltinsArrived(arrived) => {
+                next.ui.builtins_pending = false;
+                if let Err(why) = arrived {
+                    next.message = Some(format!("The built-in experiments could not load: {why}").into());
+                }
+                return Rc::new(next);
+            }
             Action::Restart => {
                 next = AppState::start(self.scenario.clone(), self.seed, self.guided, Some(self.builtin));
                 self.carry_ui(&mut next);

@@ -37,7 +37,7 @@ use super::builtins::builtin;
 use super::quoted;
 use crate::input::Input;
 use crate::limits::{SCENARIO_TICKS_MAX, TIMELINE_INPUTS_MAX};
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, ScenarioError};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
@@ -198,9 +198,11 @@ impl Link {
         let scenario = match (s, j) {
             (Some(name), None) => match builtin(&name) {
                 Ok(_) => LinkScenario::Builtin { name, guided },
-                Err(_) => {
+                Err(ScenarioError::UnknownBuiltin(_)) => {
                     return Err(LinkError::Invalid(format!("unknown scenario {}", quoted(&clip(&name)))));
                 }
+                // Not loaded yet (the page, before its fetch), or a given text that does not read.
+                Err(e) => return Err(LinkError::Invalid(e.to_string())),
             },
             (None, Some(encoded)) => {
                 // `to_json_compact` writes ASCII: anything else is not a link's.

@@ -114,6 +114,23 @@ pub fn App(props: &AppProps) -> Html {
         });
     }
 
+    // The built-ins the wasm does not carry (all but the starting point): fetched
+    // once the page is usable, after its first frame, when the browser is idle.
+    {
+        let dispatcher = state.dispatcher();
+        let pending = state.ui.builtins_pending;
+        use_effect_with((), move |()| {
+            if pending {
+                crate::prerender::after_next_frame(move || {
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let arrived = crate::builtins::load().await.map_err(std::rc::Rc::from);
+                        dispatcher.dispatch(Action::BuiltinsArrived(arrived));
+                    });
+                });
+            }
+        });
+    }
+
     // A deep link (`#rebalances`): the chapter exists only once the app has
     // rendered, so jump to it after the first render.
     use_effect_with((), |()| {
@@ -214,7 +231,7 @@ pub fn App(props: &AppProps) -> Html {
                 if !embed {
                     <div class="explainer">
                         <Chapters state={state.clone()} on_action={on_action.clone()} />
-                        <Deferred copy="#experiments">
+                        <Deferred copy="#experiments" ready={!state.ui.builtins_pending}>
                             <ExperimentIndex filter={AttrValue::from(state.ui.index_filter.clone())}
                                 running={AttrValue::from(state.scenario.name.clone())} on_action={on_action.clone()} />
                         </Deferred>

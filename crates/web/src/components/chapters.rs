@@ -459,7 +459,8 @@ pub fn Chapters(props: &SectionProps) -> Html {
                 // Only a chapter whose live output follows the run gets the state.
                 let follows = matches!(chapter.live, Some(live) if live != Live::Describe);
                 html! {
-                    <Deferred key={chapter.id} copy={AttrValue::from(format!("#{}", chapter.id))}>
+                    <Deferred key={chapter.id} copy={AttrValue::from(format!("#{}", chapter.id))}
+                        ready={!state.ui.builtins_pending}>
                         <ChapterSection index={i} running={running.clone()}
                             answer={chapter.question.and_then(|q| state.ui.quiz.get(q).copied().flatten())}
                             state={follows.then(|| state.clone())} on_action={props.on_action.clone()} />

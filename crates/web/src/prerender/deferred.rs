@@ -12,6 +12,10 @@ pub struct DeferredProps {
     /// A selector for the one element `children` render at their top, unique
     /// on the page (`.stage > .settings`): it finds the part's prerendered copy.
     pub copy: AttrValue,
+    /// What the part shows is there (the built-ins it lists have loaded):
+    /// until then its copy stands in, however idle the browser.
+    #[prop_or(true)]
+    pub ready: bool,
     pub children: Html,
 }
 
@@ -19,7 +23,7 @@ pub struct DeferredProps {
 /// (no wrapper: a grid's `.stage > .settings` still matches). When the page
 /// has a prerendered copy of the part, the app's first render puts a clone of
 /// it here, inert, instead of rendering the children, and renders them once
-/// the browser is idle after a frame: the first render, which the first usable
+/// the browser is idle after a frame (and the part is `ready`): the first render, which the first usable
 /// control waits for, then
 /// builds less and calls fewer of the wasm's functions for the first time
 /// (each is compiled on its first call), and nothing on screen moves. Without
@@ -32,9 +36,9 @@ pub fn Deferred(props: &DeferredProps) -> Html {
     let live = use_state(|| standing_in.is_none());
     {
         let live = live.clone();
-        let pending = standing_in.is_some();
-        use_effect_with((), move |()| {
-            if pending {
+        let pending = standing_in.is_some() && !*live;
+        use_effect_with(props.ready, move |&ready| {
+            if pending && ready {
                 after_next_frame(move || live.set(true));
             }
         });
@@ -81,7 +85,7 @@ fn copy_of(selector: &str) -> Option<web_sys::Node> {
 /// paints the first render (with the copy in place), and the parts then
 /// render one per idle period, between frames and clicks, so the first usable
 /// control does not wait behind them.
-fn after_next_frame(then: impl FnOnce() + 'static) {
+pub(crate) fn after_next_frame(then: impl FnOnce() + 'static) {
     let Some(window) = web_sys::window() else { return then() };
     let idle = Closure::once_into_js(then);
     let first = {

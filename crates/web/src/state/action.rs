@@ -39,6 +39,9 @@ pub enum Action {
     Guide(Rc<Scenario>),
     /// Start the current scenario again from tick 0 with the same seed.
     Restart,
+    /// The fetch of the built-ins the wasm does not carry ended: how many it
+    /// gave, or why it failed (`crate::builtins::load`).
+    BuiltinsArrived(Result<usize, Rc<str>>),
     /// Start the current scenario again from tick 0 with another seed.
     Reseed(u64),
     ScrollTape {

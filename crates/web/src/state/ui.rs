@@ -23,6 +23,10 @@ pub struct Ui {
     pub describe_view: (DescribeView, bool),
     /// Cells a tape's box shows ([`super::Action::TapeShown`]).
     pub tape_shown: u64,
+    /// The fetch of the built-in scenarios the wasm does not carry has not
+    /// ended (`crate::builtins`): the parts that list them wait for it
+    /// ([`super::Action::BuiltinsArrived`]). Once it has, they show what reads.
+    pub builtins_pending: bool,
 }
 
 impl Default for Ui {
@@ -34,6 +38,7 @@ impl Default for Ui {
             index_filter: Rc::from(""),
             describe_view: (DescribeView::Offsets, false),
             tape_shown: TAPE_SHOWN_DEFAULT,
+            builtins_pending: !offsetlab_engine::builtins_loaded(),
         }
     }
 }

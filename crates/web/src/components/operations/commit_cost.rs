@@ -9,7 +9,8 @@ use yew::prelude::*;
 /// The comparison is computed once: the table renders once.
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct CommitCostProps {
-    pub rows: Rc<Vec<CommitCost>>,
+    /// Until the built-ins it runs have loaded, why not.
+    pub rows: Result<Rc<Vec<CommitCost>>, &'static str>,
     pub on_action: Callback<Action>,
 }
 
@@ -22,13 +23,14 @@ pub fn CommitCostTable(props: &CommitCostProps) -> Html {
                 { "The same traffic and the same crash of c1 at tick 40, three ways of committing: \
                    fewer commit requests buy a wider replay window." }
             </p>
+            if let Ok(rows) = &props.rows {
             <table data-field="commit-cost">
                 <thead>
                     <tr><th scope="col">{ "Commit" }</th><th scope="col">{ "Commit requests" }</th>
                         <th scope="col">{ "Replayed after the crash" }</th><th scope="col">{ "Run it" }</th></tr>
                 </thead>
                 <tbody>
-                    { for props.rows.iter().map(|row| {
+                    { for rows.iter().map(|row| {
                         let name = row.scenario;
                         let onclick = props.on_action.reform(move |_: MouseEvent| {
                             Action::Load(Rc::new(builtin(name).expect("a built-in scenario")))
@@ -45,6 +47,9 @@ pub fn CommitCostTable(props: &CommitCostProps) -> Html {
                     }) }
                 </tbody>
             </table>
+            } else if let Err(why) = props.rows {
+                <p class="ops-help" data-field="commit-cost-waiting">{ why }</p>
+            }
         </div>
     }
 }

@@ -1,0 +1,48 @@
+//! The built-in scenarios the page's wasm does not carry, written beside the
+//! page as one file that it fetches (`offsetlab_web::builtins`).
+
+use offsetlab_engine::BUILTINS;
+use offsetlab_web::builtins::PLACEHOLDER;
+
+/// The file's name and content: every built-in but the starting point, as a
+/// JSON list of `[name, scenario JSON]` pairs, named by a hash of the content
+/// (FNV-1a 64) so that a page is never read with another build's file.
+#[must_use]
+pub fn file() -> (String, String) {
+    let pairs: Vec<(&str, &str)> = BUILTINS.iter().copied().filter(|(name, _)| *name != "default").collect();
+    let content = serde_json::to_string(&pairs).expect("strings serialize");
+    let hash = content
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    (format!("builtins-{hash:016x}.json"), content)
+}
+
+/// `page` with the file's placeholder name (in its `<meta>`) replaced by `name`.
+pub fn name_in(page: &str, name: &str) -> Result<String, String> {
+    match page.matches(PLACEHOLDER).count() {
+        1 => Ok(page.replacen(PLACEHOLDER, name, 1)),
+        n => Err(format!(
+            "the page has {n} of {PLACEHOLDER}, not one (index.html's <meta name=offsetlab-builtins>)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_file_holds_every_built_in_but_the_starting_point() {
+        let (name, content) = file();
+        let pairs: Vec<(String, String)> = serde_json::from_str(&content).unwrap();
+        assert_eq!(pairs.len(), BUILTINS.len() - 1);
+        for (name, text) in &pairs {
+            assert_eq!(offsetlab_engine::Scenario::parse(text).unwrap().name, *name);
+        }
+        assert!(name.starts_with("builtins-") && name.ends_with(".json"));
+        assert_eq!(file().0, name, "the same content, the same name");
+        let page = format!("<meta name=offsetlab-builtins content={PLACEHOLDER}>");
+        assert_eq!(name_in(&page, &name).unwrap(), format!("<meta name=offsetlab-builtins content={name}>"));
+        assert!(name_in("<head></head>", &name).is_err());
+    }
+}
