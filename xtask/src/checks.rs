@@ -17,13 +17,16 @@ use crate::setup::{self, CHROMEDRIVER, CHROMIUM, WASM_TARGET};
 /// page's explanation panel and marks 15 KB), so the guard was 540,000, a little above. Issue 40's
 /// failing handler is meant growth again: the engine's error policies, letter topics, replay, share
 /// dead-letter queue and seven built-ins about 26 KB, the page's letter tapes, stuck mark, policy and
-/// chapter about 14 KB (561,989 bytes as built before the merge), so the guard is 580,000, a little
-/// above, to catch an accident only (a heavy dependency pulled in, debug info kept, a feature meant
-/// to stay off). It
+/// chapter about 14 KB (561,989 bytes as built before the merge), so the guard was 580,000. Then
+/// the built-ins but the starting point left the wasm (fetched once the page is usable,
+/// crates/web/src/builtins.rs): 556,182 bytes as built, so the guard is 568,000, a little above
+/// again, so that the room left under it is not taken by growth no one meant (and the load bench's
+/// copy padded to the guard stays near the page as built), to catch an accident only (a heavy
+/// dependency pulled in, debug info kept, a feature meant to stay off). It
 /// does not say the page's weight is right: its loading targets do (docs/page-loading.md, "The
 /// prerendered page"), which `cargo xtask bench-page load` measures, and the first usable control
 /// misses its target at this size (docs/page-loading.md has the figures).
-pub const PAGE_GZIP_GUARD_BYTES: u64 = 580_000;
+pub const PAGE_GZIP_GUARD_BYTES: u64 = 568_000;
 
 /// About what a clean `cargo xtask test` writes to the disk (target/, node_modules, Maven's and
 /// cargo's caches, the tools it installs): 4.7 GB measured on a clean clone on a fresh machine,
