@@ -62,6 +62,30 @@ describe('layout and story', () => {
     });
   });
 
+  it('at 390 × 844 every panel under the simulation fits inside its box', async () => {
+    await withLab(env, { seed: 1, viewport: { width: 390, height: 844 } }, async (lab) => {
+      for (const panel of ['settings', 'offset-storage', 'operations', 'share']) {
+        await lab.openPanel(panel);
+        // What sticks out past the panel's right edge, clipped by no scrolling box of its own.
+        const out = await lab.page.evaluate((slug) => {
+          const body = document.querySelector(`[data-open-panel=${slug}]`);
+          const edge = body.getBoundingClientRect().right + 1;
+          const scrolls = (e) => {
+            for (let p = e.parentElement; p && p !== body; p = p.parentElement) {
+              if (['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(p).overflowX)) return true;
+            }
+            return false;
+          };
+          return [...body.querySelectorAll('*')]
+            .filter((e) => e.getBoundingClientRect().right > edge && !scrolls(e))
+            .slice(0, 3)
+            .map((e) => `${e.tagName.toLowerCase()}.${e.className} (${Math.round(e.getBoundingClientRect().right)} > ${Math.round(edge)})`);
+        }, panel);
+        assert.deepEqual(out, [], `${panel}: nothing past the panel's edge`);
+      }
+    });
+  });
+
   it(`with everything collapsed the page is at most ${PAGE_HEIGHT_MAX_PX} px tall at 1440`, async (t) => {
     await withLab(env, { seed: 1, viewport: { width: 1440, height: 900 } }, async (lab) => {
       // The chapters' live figures keep a guessed size until first drawn (content-visibility):
