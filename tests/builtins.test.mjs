@@ -87,6 +87,8 @@ describe('the built-in scenarios', () => {
         assert.equal(await lab.text('[data-field=scenario]'), 'default');
         // The chapters are live, without the experiments that did not load; the simulation runs.
         assert.equal(await lab.page.locator('#groups button[data-scenario]').count(), 0);
+        await lab.openPanel('operations');
+        assert.match(await lab.text('[data-field=commit-cost-waiting]'), /did not load/);
         const before = (await lab.view()).metrics.produced;
         await lab.send10();
         assert.equal((await lab.view()).metrics.produced, before + 10);

@@ -199,7 +199,7 @@ fn commit_cost_trades_requests_for_the_replay_window() {
 
 #[test]
 fn the_commit_cost_comparison_reads_the_three_runs() {
-    let rows = offsetlab_engine::commit_cost_comparison();
+    let rows = offsetlab_engine::commit_cost_comparison().unwrap();
     assert_eq!(
         rows.iter().map(|r| r.scenario).collect::<Vec<_>>(),
         vec!["commit-each-record", "commit-each-batch", "commit-on-timer"]

@@ -46,7 +46,7 @@ thread_local! {
     /// The commit-cost comparison runs three scenarios headless: once per page,
     /// when the table first renders with the built-ins loaded (not in the page's
     /// first render: see `prerender::Deferred`).
-    static COMMIT_COST: std::cell::OnceCell<Rc<Vec<CommitCost>>> = const { std::cell::OnceCell::new() };
+    static COMMIT_COST: std::cell::OnceCell<Result<Rc<Vec<CommitCost>>, Rc<str>>> = const { std::cell::OnceCell::new() };
 }
 
 /// The built-in scenario the page starts from.
@@ -217,17 +217,23 @@ impl AppState {
     /// have loaded, why not.
     ///
     /// # Errors
-    /// The built-ins are loading, or did not load.
-    pub fn commit_cost(&self) -> Result<Rc<Vec<CommitCost>>, &'static str> {
+    /// The built-ins are loading or did not load, or the three runs do not read.
+    pub fn commit_cost(&self) -> Result<Rc<Vec<CommitCost>>, Rc<str>> {
         if !offsetlab_engine::builtins_loaded() {
-            return Err(if self.ui.builtins_pending {
+            return Err(Rc::from(if self.ui.builtins_pending {
                 "Loading the three runs…"
             } else {
                 "The built-in scenarios it runs did not load."
-            });
+            }));
         }
-        Ok(COMMIT_COST
-            .with(|cost| cost.get_or_init(|| Rc::new(offsetlab_engine::commit_cost_comparison())).clone()))
+        COMMIT_COST.with(|cost| {
+            cost.get_or_init(|| {
+                offsetlab_engine::commit_cost_comparison()
+                    .map(Rc::new)
+                    .map_err(|e| Rc::from(format!("The three runs did not read: {e}")))
+            })
+            .clone()
+        })
     }
 
     fn around(scenario: Rc<Scenario>, guided: bool, history: History, builtin: Option<bool>) -> AppState {

@@ -106,8 +106,11 @@ pub struct CommitCost {
 
 /// Committing every record, every batch, or on a timer, side by side: the
 /// three built-in commit-cost scenarios (same traffic, same crash) run headless.
-#[must_use]
-pub fn commit_cost_comparison() -> Vec<CommitCost> {
+///
+/// # Errors
+/// One of the three does not read or run: in a build that does not carry
+/// them, not given yet or given a text that is not theirs.
+pub fn commit_cost_comparison() -> Result<Vec<CommitCost>, ScenarioError> {
     [
         ("commit-each-record", "every record"),
         ("commit-each-batch", "every batch"),
@@ -115,11 +118,8 @@ pub fn commit_cost_comparison() -> Vec<CommitCost> {
     ]
     .into_iter()
     .map(|(scenario, label)| {
-        let sim = builtin(scenario)
-            .and_then(|s| s.run(None, None))
-            .expect("the commit-cost scenarios are built in and run (tested)");
-        let m = sim.metrics();
-        CommitCost { scenario, label, commit_requests: m.commit_requests, replayed: m.duplicates }
+        let m = builtin(scenario)?.run(None, None)?.metrics();
+        Ok(CommitCost { scenario, label, commit_requests: m.commit_requests, replayed: m.duplicates })
     })
     .collect()
 }
@@ -173,5 +173,6 @@ mod tests {
         assert_eq!(provide_builtins(given("spare-consumers", "{")), Ok(1));
         assert!(matches!(builtin("spare-consumers"), Err(ScenarioError::Json { .. })));
         assert!(!builtins_loaded());
+        assert!(matches!(commit_cost_comparison(), Err(ScenarioError::BuiltinNotLoaded(_))));
     }
 }

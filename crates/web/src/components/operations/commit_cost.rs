@@ -10,7 +10,7 @@ use yew::prelude::*;
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct CommitCostProps {
     /// Until the built-ins it runs have loaded, why not.
-    pub rows: Result<Rc<Vec<CommitCost>>, &'static str>,
+    pub rows: Result<Rc<Vec<CommitCost>>, Rc<str>>,
     pub on_action: Callback<Action>,
 }
 
@@ -47,8 +47,8 @@ pub fn CommitCostTable(props: &CommitCostProps) -> Html {
                     }) }
                 </tbody>
             </table>
-            } else if let Err(why) = props.rows {
-                <p class="ops-help" data-field="commit-cost-waiting">{ why }</p>
+            } else if let Err(why) = &props.rows {
+                <p class="ops-help" data-field="commit-cost-waiting">{ why.to_string() }</p>
             }
         </div>
     }
