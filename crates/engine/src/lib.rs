@@ -54,7 +54,7 @@ pub use broker::payouts::{Fate, PayoutPartitionView, PayoutRecordView};
 pub use codec::builtins::{
     CommitCost, builtin, builtins, builtins_loaded, commit_cost_comparison, provide_builtins,
 };
-pub use codec::{Link, LinkError, LinkScenario};
+pub use codec::{Link, LinkError, LinkScenario, fnv1a_64};
 pub use config::{
     AcknowledgementMode, Assignor, AutoOffsetReset, CheckpointWrites, CommitMode, Config, ConfigError,
     ErrorPolicy, GroupProtocol, PositionModel, ProducerConfig, RemoteAssignor, ShareAutoOffsetReset,

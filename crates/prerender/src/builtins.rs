@@ -1,19 +1,18 @@
 //! The built-in scenarios the page's wasm does not carry, written beside the
 //! page as one file that it fetches (`offsetlab_web::builtins`).
 
-use offsetlab_engine::BUILTINS;
+use offsetlab_engine::{BUILTINS, fnv1a_64};
 use offsetlab_web::builtins::PLACEHOLDER;
+use offsetlab_web::state::SCENARIO;
 
 /// The file's name and content: every built-in but the starting point, as a
 /// JSON list of `[name, scenario JSON]` pairs, named by a hash of the content
 /// (FNV-1a 64) so that a page is never read with another build's file.
 #[must_use]
 pub fn file() -> (String, String) {
-    let pairs: Vec<(&str, &str)> = BUILTINS.iter().copied().filter(|(name, _)| *name != "default").collect();
+    let pairs: Vec<(&str, &str)> = BUILTINS.iter().copied().filter(|(name, _)| *name != SCENARIO).collect();
     let content = serde_json::to_string(&pairs).expect("strings serialize");
-    let hash = content
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    let hash = fnv1a_64(content.bytes());
     (format!("builtins-{hash:016x}.json"), content)
 }
 

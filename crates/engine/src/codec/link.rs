@@ -259,14 +259,10 @@ fn clip(text: &str) -> String {
 /// FNV-1a 64 over `name=value&` of each present parameter, in base36. Over the
 /// decoded values, so a browser re-encoding the query does not break it.
 fn checksum(values: &[Option<String>; 6]) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for (name, value) in KEYS.iter().zip(values) {
-        if let Some(value) = value {
-            for &b in name.as_bytes().iter().chain(b"=").chain(value.as_bytes()).chain(b"&") {
-                hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-            }
-        }
-    }
+    let present = KEYS.iter().zip(values).filter_map(|(name, value)| Some((name, value.as_ref()?)));
+    let mut hash = super::fnv1a_64(
+        present.flat_map(|(name, value)| name.bytes().chain(*b"=").chain(value.bytes()).chain(*b"&")),
+    );
     let mut digits = Vec::new();
     loop {
         digits.push(b"0123456789abcdefghijklmnopqrstuvwxyz"[(hash % 36) as usize]);

@@ -25,6 +25,15 @@ pub(crate) mod tagged;
 pub use crate::quote::quoted;
 pub use link::{Link, LinkError, LinkScenario, QUERY_BYTES_MAX};
 
+/// FNV-1a 64 of `bytes`: a link's checksum (`h=`), and the name the page's
+/// build gives the built-ins' file. Not for security: a change, not an attack.
+#[must_use]
+pub fn fnv1a_64(bytes: impl IntoIterator<Item = u8>) -> u64 {
+    bytes
+        .into_iter()
+        .fold(0xcbf2_9ce4_8422_2325, |hash, b| (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
 use crate::limits::SCENARIO_BYTES_MAX;
 use crate::scenario::{Scenario, ScenarioError};
 use serde::Serialize;
