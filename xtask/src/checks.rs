@@ -22,11 +22,15 @@ use crate::setup::{self, CHROMEDRIVER, CHROMIUM, WASM_TARGET};
 /// crates/web/src/builtins.rs): 556,182 bytes as built, so the guard is 568,000, a little above
 /// again, so that the room left under it is not taken by growth no one meant (and the load bench's
 /// copy padded to the guard stays near the page as built), to catch an accident only (a heavy
-/// dependency pulled in, debug info kept, a feature meant to stay off). It
+/// dependency pulled in, debug info kept, a feature meant to stay off). Then the wasm was split in
+/// two (the parts below the first screen fetched once the page is usable, crates/web/src/below.rs):
+/// the two parts and their js weigh 13 KB more than the one wasm did (code both parts call is
+/// reached across them, and the second part's loader), 569,821 bytes as built, so the guard is
+/// 582,000. It counts every wasm and js file, all parts together; the load bench pads the first
+/// part, which the first usable control waits for, to reach it (the worst place for growth). It
 /// does not say the page's weight is right: its loading targets do (docs/page-loading.md, "The
-/// prerendered page"), which `cargo xtask bench-page load` measures, and the first usable control
-/// misses its target at this size (docs/page-loading.md has the figures).
-pub const PAGE_GZIP_GUARD_BYTES: u64 = 568_000;
+/// prerendered page"), which `cargo xtask bench-page load` measures.
+pub const PAGE_GZIP_GUARD_BYTES: u64 = 582_000;
 
 /// About what a clean `cargo xtask test` writes to the disk (target/, node_modules, Maven's and
 /// cargo's caches, the tools it installs): 4.7 GB measured on a clean clone on a fresh machine,
@@ -53,10 +57,11 @@ pub fn all(ctx: &Ctx, skip_setup: bool) -> Result {
     step("clippy (native, workspace)", || {
         run::run(ctx.cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))
     })?;
-    step("clippy (wasm32, offsetlab-web)", || {
+    // As the page builds it (index.html's features): its wasm split in two (src/below.rs).
+    step("clippy (wasm32, offsetlab-web, split)", || {
         run::run(
             ctx.cargo()
-                .args(["clippy", "-p", "offsetlab-web", "--target", WASM_TARGET])
+                .args(["clippy", "-p", "offsetlab-web", "--target", WASM_TARGET, "--features", "split"])
                 .args(["--", "-D", "warnings"]),
         )
     })?;

@@ -7,15 +7,17 @@
 //! files move to `dist/`. The HTML comes from the page's own components, so
 //! the prerender follows whatever they render; nothing here knows the layout.
 //! It also writes the built-in scenarios the page fetches beside `index.html`
-//! and names that file in it ([`builtins`]).
+//! and names that file in it ([`builtins`]). As trunk's hook, it first splits
+//! the page's wasm in two ([`split`]).
 
 use std::env;
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod builtins;
 mod render;
+mod split;
 
 fn main() -> ExitCode {
     match run() {
@@ -40,6 +42,14 @@ fn run() -> Result<String, String> {
                 .to_owned());
         }
     };
+    let mut report = String::new();
+    if let Some(staging) = env::var_os("TRUNK_STAGING_DIR") {
+        let release = env::var_os("TRUNK_PROFILE").is_some_and(|p| p == "release");
+        let split = split::run(Path::new(&staging), &split::target_dir(), release)?;
+        let files: Vec<String> =
+            split.written.iter().map(|(name, bytes)| format!("{name} ({bytes} bytes)")).collect();
+        report = format!("split the wasm: {}\n", files.join(", "));
+    }
     let page = fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let html = render::first_render();
     let (file, content) = builtins::file();
@@ -48,7 +58,7 @@ fn run() -> Result<String, String> {
     fs::write(&beside, &content).map_err(|e| format!("cannot write {}: {e}", beside.display()))?;
     fs::write(&path, &written).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(format!(
-        "prerendered the page into {} ({} bytes of HTML), and its built-ins into {file} ({} bytes)",
+        "{report}prerendered the page into {} ({} bytes of HTML), and its built-ins into {file} ({} bytes)",
         path.display(),
         html.len(),
         content.len()

@@ -11,6 +11,7 @@
 //!
 //! [`start`] is the page's entry point (called by the binary trunk builds).
 
+pub mod below;
 pub mod builtins;
 pub mod components;
 pub mod frames;

@@ -739,6 +739,10 @@ impl Reducible for AppState {
                 }
                 return Rc::new(next);
             }
+            Action::PartsArrived(parts) => {
+                next.ui.parts = Some(parts);
+                return Rc::new(next);
+            }
             Action::Restart => {
                 next = AppState::start(self.scenario.clone(), self.seed, self.guided, Some(self.builtin));
                 self.carry_ui(&mut next);

@@ -1,10 +1,10 @@
 //! The page: the state, the clock, the URL, and the sections laid out.
 
+use crate::components::chapters::ExperimentIndexProps;
 use crate::components::class_list;
 use crate::components::{
-    Announcer, Chapters, ClockBar, CounterSummary, DescribeTable, ExperimentIndex, ExplanationPanel,
-    FinePrint, Group, Guide, Intro, Panels, PayoutsTopic, ProducerCard, Sink, StatusLine, Timeline, Topic,
-    share,
+    Chapters, ClockBar, CounterSummary, DescribeTableProps, Group, Intro, Panels, PayoutsTopic, ProducerCard,
+    Sink, StatusLine, Topic, share,
 };
 use crate::frames::FrameLoop;
 use crate::prerender::Deferred;
@@ -131,6 +131,23 @@ pub fn App(props: &AppProps) -> Html {
         });
     }
 
+    // The parts below the first screen, when the wasm is split: their wasm is
+    // fetched once the page is usable, after its first frame, when the browser
+    // is idle, so that it takes nothing from the first screen's download.
+    {
+        let dispatcher = state.dispatcher();
+        let missing = state.ui.parts.is_none();
+        use_effect_with((), move |()| {
+            if missing {
+                crate::prerender::after_next_frame(move || {
+                    wasm_bindgen_futures::spawn_local(async move {
+                        dispatcher.dispatch(Action::PartsArrived(crate::below::load().await));
+                    });
+                });
+            }
+        });
+    }
+
     // A deep link (`#rebalances`): the chapter exists only once the app has
     // rendered, so jump to it after the first render.
     use_effect_with((), |()| {
@@ -170,6 +187,7 @@ pub fn App(props: &AppProps) -> Html {
     // Sections that draw the whole state get it with the one callback; the
     // others get only what they draw, and render again only when that changes.
     let share = state.view.groups.first().is_some_and(|g| g.protocol == GroupProtocol::Share);
+    let parts = state.ui.parts;
     html! {
         <>
             if !embed {
@@ -201,20 +219,20 @@ pub fn App(props: &AppProps) -> Html {
                     // Below the first screen (at 1440 × 900 it starts at the fold): each
                     // part goes live once the browser is idle after the first frame, its
                     // prerendered copy standing in meanwhile (see `Deferred`).
-                    <Deferred copy="#explanation">
-                        <div class="explain" id="explanation">
-                            <ExplanationPanel explaining={state.explaining.clone()} tick={state.tick()}
-                                on_action={on_action.clone()} />
-                            <Guide state={state.clone()} on_action={on_action.clone()} />
-                            <Announcer state={state.clone()} on_action={on_action.clone()} />
-                        </div>
+                    // Their renderers are in the wasm's second part (`crate::below`).
+                    <Deferred copy="#explanation" ready={parts.is_some()}>
+                        { parts.map(|p| (p.explanation)(&state, &on_action)).unwrap_or_default() }
                     </Deferred>
-                    <Deferred copy="#describe">
-                        <DescribeTable run={state.run.clone()} {share}
-                            view={state.ui.describe_view} on_action={on_action.clone()} />
+                    <Deferred copy="#describe" ready={parts.is_some()}>
+                        { parts.map(|p| (p.describe)(DescribeTableProps {
+                            run: state.run.clone(),
+                            share,
+                            view: state.ui.describe_view,
+                            on_action: on_action.clone(),
+                        })).unwrap_or_default() }
                     </Deferred>
-                    <Deferred copy="#simulation > .timeline">
-                        <Timeline state={state.clone()} on_action={on_action.clone()} />
+                    <Deferred copy="#simulation > .timeline" ready={parts.is_some()}>
+                        { parts.map(|p| (p.timeline)(&state, &on_action)).unwrap_or_default() }
                     </Deferred>
                     if let Some(full) = full {
                         <p class="embed-footer">
@@ -231,11 +249,16 @@ pub fn App(props: &AppProps) -> Html {
                 if !embed {
                     <div class="explainer">
                         <Chapters state={state.clone()} on_action={on_action.clone()} />
-                        <Deferred copy="#experiments" ready={!state.ui.builtins_pending}>
-                            <ExperimentIndex filter={AttrValue::from(state.ui.index_filter.clone())}
-                                running={AttrValue::from(state.scenario.name.clone())} on_action={on_action.clone()} />
+                        <Deferred copy="#experiments" ready={!state.ui.builtins_pending && parts.is_some()}>
+                            { parts.map(|p| (p.index)(ExperimentIndexProps {
+                                filter: AttrValue::from(state.ui.index_filter.clone()),
+                                running: AttrValue::from(state.scenario.name.clone()),
+                                on_action: on_action.clone(),
+                            })).unwrap_or_default() }
                         </Deferred>
-                        <FinePrint />
+                        <Deferred copy="#fine-print" ready={parts.is_some()}>
+                            { parts.map(|p| (p.fine_print)()).unwrap_or_default() }
+                        </Deferred>
                     </div>
                 }
             </main>

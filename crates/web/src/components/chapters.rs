@@ -14,9 +14,9 @@ mod topic_describe;
 
 pub use chapter_experiments::{ChapterExperiments, Part};
 pub use chapter_rules::ChapterRules;
-pub use chapter_section::ChapterSection;
+pub use chapter_section::{ChapterSection, ChapterSectionProps};
 pub use chapter_text::ChapterText;
-pub use experiment_index::ExperimentIndex;
+pub use experiment_index::{ExperimentIndex, ExperimentIndexProps};
 pub use prediction::Prediction;
 #[cfg(feature = "cluster")]
 pub use topic_describe::TopicDescribe;
@@ -458,12 +458,17 @@ pub fn Chapters(props: &SectionProps) -> Html {
             { for CHAPTERS.iter().enumerate().map(|(i, chapter)| {
                 // Only a chapter whose live output follows the run gets the state.
                 let follows = matches!(chapter.live, Some(live) if live != Live::Describe);
+                let section = state.ui.parts.map(|parts| (parts.chapter)(ChapterSectionProps {
+                    index: i,
+                    running: running.clone(),
+                    answer: chapter.question.and_then(|q| state.ui.quiz.get(q).copied().flatten()),
+                    state: follows.then(|| state.clone()),
+                    on_action: props.on_action.clone(),
+                }));
                 html! {
                     <Deferred key={chapter.id} copy={AttrValue::from(format!("#{}", chapter.id))}
-                        ready={!state.ui.builtins_pending}>
-                        <ChapterSection index={i} running={running.clone()}
-                            answer={chapter.question.and_then(|q| state.ui.quiz.get(q).copied().flatten())}
-                            state={follows.then(|| state.clone())} on_action={props.on_action.clone()} />
+                        ready={!state.ui.builtins_pending && section.is_some()}>
+                        { section.unwrap_or_default() }
                     </Deferred>
                 }
             }) }

@@ -1,10 +1,12 @@
 //! The panels a first visit does not need (consumer settings, offset
 //! storage, operations, sharing), behind a row of disclosure buttons under the
 //! simulation: one open at most, none at first. A closed panel is not
-//! rendered at all, so it costs nothing per tick.
+//! rendered at all, so it costs nothing per tick. What an open panel shows is
+//! one of the parts below the first screen (`crate::below`): until they have
+//! loaded, it says so.
 
 use crate::components::class_list;
-use crate::components::{Booblik, Operations, SectionProps, Settings, Share, send};
+use crate::components::{SectionProps, send};
 use crate::state::{Action, Panel};
 use yew::prelude::*;
 
@@ -31,12 +33,11 @@ pub fn Panels(props: &SectionProps) -> Html {
             </div>
             if let Some(panel) = open {
                 <div class="panel-body" id={format!("panel-{}", panel.slug())} data-open-panel={panel.slug()}>
-                    { match panel {
-                        Panel::Settings => html! { <Settings state={state.clone()} on_action={on_action.clone()} /> },
-                        Panel::OffsetStorage => html! { <Booblik state={state.clone()} on_action={on_action.clone()} /> },
-                        Panel::Operations => html! { <Operations state={state.clone()} on_action={on_action.clone()} /> },
-                        Panel::Share => html! { <Share state={state.clone()} on_action={on_action.clone()} /> },
-                    } }
+                    if let Some(parts) = state.ui.parts {
+                        { (parts.panel)(panel, state, on_action) }
+                    } else {
+                        <p class="panel-loading" data-field="panel-loading">{ "Loading this panel…" }</p>
+                    }
                 </div>
             }
         </div>

@@ -42,6 +42,8 @@ pub enum Action {
     /// The fetch of the built-ins the wasm does not carry ended: how many it
     /// gave, or why it failed (`crate::builtins::load`).
     BuiltinsArrived(Result<usize, Rc<str>>),
+    /// The parts below the first screen have loaded (`crate::below::load`).
+    PartsArrived(crate::below::Parts),
     /// Start the current scenario again from tick 0 with another seed.
     Reseed(u64),
     ScrollTape {

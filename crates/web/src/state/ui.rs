@@ -27,6 +27,10 @@ pub struct Ui {
     /// ended (`crate::builtins`): the parts that list them wait for it
     /// ([`super::Action::BuiltinsArrived`]). Once it has, they show what reads.
     pub builtins_pending: bool,
+    /// The renderers of the parts below the first screen, once their wasm has
+    /// loaded (`crate::below`; [`super::Action::PartsArrived`]): until then
+    /// their prerendered copies stand in.
+    pub parts: Option<crate::below::Parts>,
 }
 
 impl Default for Ui {
@@ -39,6 +43,7 @@ impl Default for Ui {
             describe_view: (DescribeView::Offsets, false),
             tape_shown: TAPE_SHOWN_DEFAULT,
             builtins_pending: !offsetlab_engine::builtins_loaded(),
+            parts: crate::below::at_start(),
         }
     }
 }
