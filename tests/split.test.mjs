@@ -81,4 +81,30 @@ describe('the wasm split in two', () => {
       await context.close();
     }
   });
+
+  it('that cannot be fetched are said after three tries, and the simulation still runs', async () => {
+    const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
+    try {
+      let tries = 0;
+      await context.route(BELOW, (route) => {
+        tries += 1;
+        return route.fulfill({ status: 503, body: 'nope' });
+      });
+      const page = await context.newPage();
+      await page.goto(`${env.server.url}/?seed=7`);
+      await page.waitForFunction(() => /could not load/.test(document.querySelector('.status')?.textContent ?? ''), null, { timeout: 15_000 });
+      assert.match(await page.locator('.status').textContent(), /The rest of the page .* could not load: .*\(3 tries\).*still runs/);
+      assert.equal(tries, 3, 'fetched three times');
+      assert.equal(await page.locator('#offsetlab-panic').count(), 0, 'no panic banner');
+      // The copies stay; the first screen works; an open panel says why it is empty.
+      assert.equal(await page.locator('#explanation[data-prerendered]').count(), 1);
+      const before = await page.evaluate(() => window.offsetlab_view().metrics.produced);
+      await page.click('button[data-action=send-10]');
+      await page.waitForFunction((n) => window.offsetlab_view().metrics.produced >= n + 10, before);
+      await page.click('button[data-panel=settings]');
+      assert.equal(await page.locator('[data-field=panel-loading]').textContent(), 'This panel could not load: reload the page.');
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -19,6 +19,7 @@ use crate::components::{
     Guide, Operations, Settings, Share, Timeline,
 };
 use crate::state::{Action, AppState, Panel};
+use std::rc::Rc;
 use yew::prelude::*;
 
 /// The renderers of the parts below the first screen. There is one set, so
@@ -59,23 +60,49 @@ pub fn at_start() -> Option<Parts> {
     if cfg!(all(feature = "split", target_arch = "wasm32")) { None } else { Some(parts()) }
 }
 
-/// The parts, once their wasm has loaded (at once when the build is not split).
-pub async fn load() -> Parts {
+/// How many times [`load`] fetches the second wasm before it gives up, and
+/// how long it waits before each try after the first, in ms.
+pub const LOAD_RETRY_DELAYS_MS: [i32; 2] = [500, 2_000];
+
+/// The parts, once their wasm has loaded (at once when the build is not
+/// split), or why it did not, after a try and [`LOAD_RETRY_DELAYS_MS`]'s.
+pub async fn load() -> Result<Parts, Rc<str>> {
     #[cfg(all(feature = "split", target_arch = "wasm32"))]
     {
-        split_parts().await
+        let mut tried = split_parts().await;
+        for delay_ms in LOAD_RETRY_DELAYS_MS {
+            if tried.is_ok() {
+                break;
+            }
+            sleep(delay_ms).await;
+            tried = split_parts().await;
+        }
+        tried.map_err(|e| Rc::from(format!("{e} ({} tries)", LOAD_RETRY_DELAYS_MS.len() + 1)))
     }
     #[cfg(not(all(feature = "split", target_arch = "wasm32")))]
     {
-        parts()
+        Ok(parts())
     }
 }
 
-/// The split point: this function, and what only it reaches, is the second wasm.
+/// The split point: this function, and what only it reaches, is the second
+/// wasm. A failed fetch is an error, not a panic (`fallible`), and is not
+/// remembered: the next call fetches again.
 #[cfg(all(feature = "split", target_arch = "wasm32"))]
-#[wasm_split_helpers::wasm_split(below)]
-fn split_parts() -> Parts {
-    parts()
+#[wasm_split_helpers::wasm_split(below, fallible)]
+fn split_parts() -> Result<Parts, wasm_split_helpers::SplitLoaderError> {
+    Ok(parts())
+}
+
+/// Resolves after `ms` (the browser's timer).
+#[cfg(all(feature = "split", target_arch = "wasm32"))]
+async fn sleep(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(window) = web_sys::window() {
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
 fn parts() -> Parts {

@@ -739,8 +739,21 @@ impl Reducible for AppState {
                 }
                 return Rc::new(next);
             }
-            Action::PartsArrived(parts) => {
-                next.ui.parts = Some(parts);
+            Action::PartsArrived(arrived) => {
+                match arrived {
+                    Ok(parts) => next.ui.parts = Some(parts),
+                    Err(why) => {
+                        next.message = Some(
+                            format!(
+                                "The rest of the page (the explainer, the explanation, the timeline and the \
+                                 panels) could not load: {why}. The simulation above still runs; reload the \
+                                 page to try again."
+                            )
+                            .into(),
+                        );
+                        next.ui.parts_failed = Some(why);
+                    }
+                }
                 return Rc::new(next);
             }
             Action::Restart => {

@@ -42,8 +42,9 @@ pub enum Action {
     /// The fetch of the built-ins the wasm does not carry ended: how many it
     /// gave, or why it failed (`crate::builtins::load`).
     BuiltinsArrived(Result<usize, Rc<str>>),
-    /// The parts below the first screen have loaded (`crate::below::load`).
-    PartsArrived(crate::below::Parts),
+    /// The fetch of the parts below the first screen ended: them, or why
+    /// they did not load (`crate::below::load`).
+    PartsArrived(Result<crate::below::Parts, Rc<str>>),
     /// Start the current scenario again from tick 0 with another seed.
     Reseed(u64),
     ScrollTape {

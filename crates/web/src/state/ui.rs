@@ -31,6 +31,8 @@ pub struct Ui {
     /// loaded (`crate::below`; [`super::Action::PartsArrived`]): until then
     /// their prerendered copies stand in.
     pub parts: Option<crate::below::Parts>,
+    /// Why the parts below the first screen did not load, if they did not.
+    pub parts_failed: Option<Rc<str>>,
 }
 
 impl Default for Ui {
@@ -44,6 +46,7 @@ impl Default for Ui {
             tape_shown: TAPE_SHOWN_DEFAULT,
             builtins_pending: !offsetlab_engine::builtins_loaded(),
             parts: crate::below::at_start(),
+            parts_failed: None,
         }
     }
 }
