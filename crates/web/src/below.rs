@@ -77,7 +77,10 @@ pub async fn load() -> Result<Parts, Rc<str>> {
             sleep(delay_ms).await;
             tried = split_parts().await;
         }
-        tried.map_err(|e| Rc::from(format!("{e} ({} tries)", LOAD_RETRY_DELAYS_MS.len() + 1)))
+        // The helpers' error says only that it failed; the browser's console has why.
+        tried.map_err(|_| {
+            Rc::from(format!("its wasm could not be fetched after {} tries", LOAD_RETRY_DELAYS_MS.len() + 1))
+        })
     }
     #[cfg(not(all(feature = "split", target_arch = "wasm32")))]
     {

@@ -745,9 +745,9 @@ impl Reducible for AppState {
                     Err(why) => {
                         next.message = Some(
                             format!(
-                                "The rest of the page (the explainer, the explanation, the timeline and the \
-                                 panels) could not load: {why}. The simulation above still runs; reload the \
-                                 page to try again."
+                                "The rest of the page (the chapters, the explanation, the timeline and the \
+                                 panels) could not load: {why}. The simulation still runs; reload the page to \
+                                 try again."
                             )
                             .into(),
                         );
