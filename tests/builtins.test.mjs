@@ -22,7 +22,7 @@ async function timings(page) {
     const entries = performance.getEntriesByType('resource');
     const find = (test) => entries.find((e) => test(new URL(e.name).pathname));
     const file = find((path) => /\/builtins-[0-9a-f]{16}\.json$/.test(path));
-    const wasm = find((path) => path.endsWith('.wasm'));
+    const wasm = find((path) => path.endsWith('_bg.wasm')); // the first part, not the one below
     const times = (e) => e && { start: e.startTime, end: e.responseEnd };
     return [times(file), times(wasm)];
   });

@@ -98,7 +98,7 @@ try {
   // The deferred parts render when the browser is idle after the first frame: in the trace too.
   await page.waitForTimeout(3000);
   load = await page.evaluate(() => {
-    const wasm = performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm'));
+    const wasm = performance.getEntriesByType('resource').find((e) => e.name.endsWith('_bg.wasm'));
     const paint = Object.fromEntries(performance.getEntriesByType('paint').map((e) => [e.name, e.startTime]));
     return { fcp: paint['first-contentful-paint'], wasmStart: wasm?.requestStart, wasm: wasm?.responseEnd, ...window.__load };
   });
