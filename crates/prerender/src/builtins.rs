@@ -18,12 +18,9 @@ pub fn file() -> (String, String) {
 
 /// `page` with the file's placeholder name (in its `<meta>`) replaced by `name`.
 pub fn name_in(page: &str, name: &str) -> Result<String, String> {
-    match page.matches(PLACEHOLDER).count() {
-        1 => Ok(page.replacen(PLACEHOLDER, name, 1)),
-        n => Err(format!(
-            "the page has {n} of {PLACEHOLDER}, not one (index.html's <meta name=offsetlab-builtins>)"
-        )),
-    }
+    crate::replace_once(page, PLACEHOLDER, name).map_err(|n| {
+        format!("the page has {n} of {PLACEHOLDER}, not one (index.html's <meta name=offsetlab-builtins>)")
+    })
 }
 
 #[cfg(test)]

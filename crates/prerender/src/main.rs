@@ -19,6 +19,15 @@ mod builtins;
 mod render;
 mod split;
 
+/// `text` with its one `from` replaced by `to`, or how many `from` it has
+/// when that is not one: each text the hook fills in has its place once.
+fn replace_once(text: &str, from: &str, to: &str) -> Result<String, usize> {
+    match text.matches(from).count() {
+        1 => Ok(text.replacen(from, to, 1)),
+        n => Err(n),
+    }
+}
+
 fn main() -> ExitCode {
     match run() {
         Ok(message) => {
@@ -63,4 +72,19 @@ fn run() -> Result<String, String> {
         html.len(),
         content.len()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::replace_once;
+
+    #[test]
+    fn replace_once_refuses_none_and_two() {
+        assert_eq!(
+            replace_once("a \"./x.wasm\" b", "\"./x.wasm\"", "\"./y.wasm\""),
+            Ok("a \"./y.wasm\" b".to_owned())
+        );
+        assert_eq!(replace_once("nothing", "x", "y"), Err(0));
+        assert_eq!(replace_once("x x", "x", "y"), Err(2));
+    }
 }

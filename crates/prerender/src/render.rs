@@ -27,11 +27,10 @@ pub fn first_render() -> String {
 
 /// `page` with its one [`MARKER`] replaced by `html`.
 pub fn inject(page: &str, html: &str) -> Result<String, String> {
-    match page.matches(MARKER).count() {
-        1 => Ok(page.replacen(MARKER, html, 1)),
-        0 => Err(format!("the page has no {MARKER} to replace (index.html's body holds it)")),
-        n => Err(format!("the page has {n} of {MARKER}, not one")),
-    }
+    crate::replace_once(page, MARKER, html).map_err(|n| match n {
+        0 => format!("the page has no {MARKER} to replace (index.html's body holds it)"),
+        n => format!("the page has {n} of {MARKER}, not one"),
+    })
 }
 
 /// Wakes the thread that waits in [`block_on`].

@@ -108,8 +108,9 @@ pub fn run(staging: &Path, target_dir: &Path, release: bool) -> Result<Split, St
     let below_name = format!("{js_stem}-below.wasm");
     let loader = fs::read_to_string(cut.join(&loader_name))
         .map_err(|e| format!("cannot read the split's loader {loader_name}: {e}"))?;
-    let loader = replace_once(&loader, &format!("\"./{below_cut_name}\""), &format!("\"./{below_name}\""))
-        .map_err(|e| format!("the split's loader {loader_name}: {e}"))?;
+    let cut_path = format!("\"./{below_cut_name}\"");
+    let loader = crate::replace_once(&loader, &cut_path, &format!("\"./{below_name}\""))
+        .map_err(|n| format!("the split's loader {loader_name} has {n} of {cut_path}, not one"))?;
 
     let mut page = fs::read_to_string(staging.join("index.html"))
         .map_err(|e| format!("cannot read {}: {e}", staging.join("index.html").display()))?;
@@ -172,14 +173,6 @@ fn run_tool(command: &mut Command) -> Result<(), String> {
     }
 }
 
-/// `text` with its one `from` replaced by `to`.
-pub fn replace_once(text: &str, from: &str, to: &str) -> Result<String, String> {
-    match text.matches(from).count() {
-        1 => Ok(text.replacen(from, to, 1)),
-        n => Err(format!("{n} of {from}, not one")),
-    }
-}
-
 /// A subresource integrity value, as trunk writes it: `sha384-` and the base64 digest.
 #[must_use]
 pub fn integrity(bytes: &[u8]) -> String {
@@ -205,16 +198,6 @@ mod tests {
             integrity(b"abc"),
             "sha384-ywB1P0WjXou1oD1pmsZQBycsMqsO3tFjGotgWkP/W+2AhgcroefMI1i67KE0yCWn"
         );
-    }
-
-    #[test]
-    fn replace_once_refuses_none_and_two() {
-        assert_eq!(
-            replace_once("a \"./x.wasm\" b", "\"./x.wasm\"", "\"./y.wasm\"").unwrap(),
-            "a \"./y.wasm\" b"
-        );
-        assert!(replace_once("nothing", "x", "y").is_err());
-        assert!(replace_once("x x", "x", "y").is_err());
     }
 
     /// The page's build and this hook agree: trunk builds the split feature

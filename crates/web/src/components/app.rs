@@ -114,35 +114,29 @@ pub fn App(props: &AppProps) -> Html {
         });
     }
 
-    // The built-ins the wasm does not carry (all but the starting point): fetched
-    // once the page is usable, after its first frame, when the browser is idle.
+    // What the first screen does without: the built-ins the wasm does not carry
+    // (all but the starting point), and, when the wasm is split, the parts below
+    // the first screen. Fetched once the page is usable, after its first frame,
+    // when the browser is idle, so that they take nothing from the first
+    // screen's download.
     {
         let dispatcher = state.dispatcher();
-        let pending = state.ui.builtins_pending;
+        let (builtins_pending, parts_missing) = (state.ui.builtins_pending, state.ui.parts.is_none());
         use_effect_with((), move |()| {
-            if pending {
+            if builtins_pending || parts_missing {
                 crate::prerender::after_next_frame(move || {
-                    wasm_bindgen_futures::spawn_local(async move {
-                        let arrived = crate::builtins::load().await.map_err(std::rc::Rc::from);
-                        dispatcher.dispatch(Action::BuiltinsArrived(arrived));
-                    });
-                });
-            }
-        });
-    }
-
-    // The parts below the first screen, when the wasm is split: their wasm is
-    // fetched once the page is usable, after its first frame, when the browser
-    // is idle, so that it takes nothing from the first screen's download.
-    {
-        let dispatcher = state.dispatcher();
-        let missing = state.ui.parts.is_none();
-        use_effect_with((), move |()| {
-            if missing {
-                crate::prerender::after_next_frame(move || {
-                    wasm_bindgen_futures::spawn_local(async move {
-                        dispatcher.dispatch(Action::PartsArrived(crate::below::load().await));
-                    });
+                    if builtins_pending {
+                        let dispatcher = dispatcher.clone();
+                        wasm_bindgen_futures::spawn_local(async move {
+                            let arrived = crate::builtins::load().await.map_err(std::rc::Rc::from);
+                            dispatcher.dispatch(Action::BuiltinsArrived(arrived));
+                        });
+                    }
+                    if parts_missing {
+                        wasm_bindgen_futures::spawn_local(async move {
+                            dispatcher.dispatch(Action::PartsArrived(crate::below::load().await));
+                        });
+                    }
                 });
             }
         });

@@ -35,10 +35,14 @@ pub fn Panels(props: &SectionProps) -> Html {
                 <div class="panel-body" id={format!("panel-{}", panel.slug())} data-open-panel={panel.slug()}>
                     if let Some(parts) = state.ui.parts {
                         { (parts.panel)(panel, state, on_action) }
-                    } else if state.ui.parts_failed.is_some() {
-                        <p class="panel-loading" data-field="panel-loading">{ "This panel could not load: reload the page." }</p>
                     } else {
-                        <p class="panel-loading" data-field="panel-loading">{ "Loading this panel…" }</p>
+                        <p class="panel-loading" data-field="panel-loading">
+                            { if state.ui.parts_failed.is_some() {
+                                "This panel could not load: reload the page."
+                            } else {
+                                "Loading this panel…"
+                            } }
+                        </p>
                     }
                 </div>
             }
